@@ -1,0 +1,50 @@
+// The estimator M~ = (1/s) Σ_k M(h_k) of MATH §2 as a Spectra-style operator.
+// Its product costs O(n + total number of blocks) (MATH §6): one prefix sum of
+// x shared by all hashes, then O(1) work per block into a difference array.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "alibi_kernel.h"
+#include "positional_hash.h"
+
+namespace poslsh {
+
+class MaskMean {
+ public:
+  using Scalar = double;
+
+  // Throws std::invalid_argument if n < 1 or hashes is empty.
+  MaskMean(std::int64_t n, std::span<const PositionalHash> hashes, Form form = Form::kSymmetric);
+
+  Eigen::Index rows() const { return n_; }
+  Eigen::Index cols() const { return n_; }
+  std::int64_t num_hashes() const { return static_cast<std::int64_t>(offsets_.size()) - 1; }
+  std::int64_t num_blocks() const { return static_cast<std::int64_t>(starts_.size()) - num_hashes(); }
+  Form form() const { return form_; }
+
+  // Block starts of hash k over [0, n), ending with n (see block_starts()).
+  std::span<const std::int64_t> blocks(std::int64_t k) const {
+    return {starts_.data() + offsets_[k], starts_.data() + offsets_[k + 1]};
+  }
+  // Largest block over all hashes: b_max.
+  std::int64_t largest_block() const { return largest_block_; }
+
+  // y = M~ x (or (M~ ⊙ T) x). Uses internal scratch: not for concurrent calls
+  // on one object (Spectra calls it serially; give each thread its own copy).
+  void perform_op(const Scalar* x_in, Scalar* y_out) const;
+  Eigen::MatrixXd dense() const;
+
+ private:
+  std::int64_t n_;
+  Form form_;
+  std::vector<std::int64_t> starts_;   // all hashes' block starts, concatenated
+  std::vector<std::int64_t> offsets_;  // hash k's starts: [offsets_[k], offsets_[k+1])
+  std::int64_t largest_block_ = 0;
+  mutable std::vector<double> prefix_, diff_;
+};
+
+}  // namespace poslsh
