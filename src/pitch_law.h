@@ -1,0 +1,32 @@
+// The law of the hash pitch, delta ~ Gamma(shape 2, scale sigma) (MATH §2),
+// in Boost.Math style: a tiny object holding the parameter and free functions.
+// Closed forms with x = t / sigma:
+//   P(delta > t) = (1 + x) e^-x,  E[delta 1(delta > t)] = sigma (x^2 + 2x + 2) e^-x.
+#pragma once
+
+#include <cstdint>
+
+namespace poslsh {
+
+class PitchLaw {
+ public:
+  // Throws std::invalid_argument unless sigma is finite and > 0.
+  explicit PitchLaw(double sigma);
+  double sigma() const { return sigma_; }
+
+ private:
+  double sigma_;
+};
+
+double cdf(const PitchLaw& law, double t);   // P(delta <= t)
+double tail(const PitchLaw& law, double t);  // P(delta > t), accurate in the far tail
+double pdf(const PitchLaw& law, double t);
+// E[delta · 1(delta > t)].
+double truncated_mean(const PitchLaw& law, double t);
+
+// The x >= 0 solving s (1 + x) e^-x = p (union bound over s pitches: with
+// probability >= 1 - p every pitch is <= sigma x). Returns 0 when s <= p.
+// Throws std::invalid_argument unless s >= 1 and 0 < p < 1.
+double union_tail_threshold(double s, double p);
+
+}  // namespace poslsh
