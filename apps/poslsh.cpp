@@ -97,7 +97,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "poslsh: error: %s\n", describe(e).c_str());
+    std::string message = describe(e);
+    if (e.get_name() == "RequiredError" && argc > 1 && argv[1][0] != '-' &&
+        app.get_subcommands([&](CLI::App* sub) { return sub->check_name(argv[1]); }).empty()) {
+      std::string accepted;
+      for (const CLI::App* sub : app.get_subcommands(all))
+        accepted += (accepted.empty() ? "" : ", ") + sub->get_name();
+      message = fmt::format("unknown subcommand '{}' (accepted: {})", argv[1], accepted);
+    }
+    std::fprintf(stderr, "poslsh: error: %s\n", message.c_str());
     return 2;
   }
 
