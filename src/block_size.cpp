@@ -23,7 +23,8 @@ class BinMeter {
   std::int64_t first_position(std::int64_t k) {
     const double edge = h_.shift + static_cast<double>(k) * h_.pitch;
     const double c = std::ceil(edge);
-    std::int64_t i = c <= 0 ? 0 : (c >= static_cast<double>(n_) ? n_ : static_cast<std::int64_t>(c));
+    std::int64_t i =
+        c <= 0 ? 0 : (c >= static_cast<double>(n_) ? n_ : static_cast<std::int64_t>(c));
     while (i > 0 && h_.bin(i - 1) >= k) --i;
     while (i < n_ && h_.bin(i) < k) ++i;
     return i;
@@ -99,8 +100,8 @@ std::int64_t largest_interior_generic(BinMeter& meter, std::int64_t ka, std::int
 // bins); all others have the real size, m (f tiny, d = -f) or m + 1 (f close
 // to 1, d = 1 - f).
 std::int64_t largest_interior_near_integer(BinMeter& meter, std::int64_t ka, std::int64_t kb,
-                                           std::int64_t m, bool pitch_above_integer,
-                                           double d, double w, bool& full_scan) {
+                                           std::int64_t m, bool pitch_above_integer, double d,
+                                           double w, bool& full_scan) {
   const double x0 = meter.alignment(ka);
   const std::int64_t last = kb - ka;  // j in [0, last]
   const std::int64_t unmeasured_size = pitch_above_integer ? m : m + 1;

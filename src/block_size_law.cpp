@@ -60,10 +60,9 @@ std::int64_t quantile(const BlockSizeLaw& law, double p) {
   const boost::math::gamma_distribution<double> g(2.0, law.sigma());
   const double t = boost::math::quantile(boost::math::complement(g, q));
   double start = std::ceil(t);
-  std::int64_t b = start < 1 ? 1
-                   : start >= static_cast<double>(law.n())
-                       ? law.n()
-                       : static_cast<std::int64_t>(start);
+  std::int64_t b = start < 1                               ? 1
+                   : start >= static_cast<double>(law.n()) ? law.n()
+                                                           : static_cast<std::int64_t>(start);
   // Settle rounding in the quantile on the integer grid with the CDF itself.
   while (b > 1 && cdf(law, b - 1) >= p) --b;
   while (b < law.n() && cdf(law, b) < p) ++b;
@@ -122,7 +121,8 @@ bool law_applies(std::int64_t n, double sigma, std::int64_t s, std::int64_t tria
   return static_cast<double>(trials) * law_deviation_rate(n, sigma, s) <= 0.5;
 }
 
-ChiSquareResult chi_square_test(std::span<const double> observed, std::span<const double> expected) {
+ChiSquareResult chi_square_test(std::span<const double> observed,
+                                std::span<const double> expected) {
   if (observed.size() != expected.size())
     throw std::invalid_argument("observed and expected must have the same number of cells");
   ChiSquareResult out;

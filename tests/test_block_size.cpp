@@ -1,7 +1,5 @@
 // b_max without visiting every block (src/block_size.h) against the
 // block-by-block oracle largest_block() of src/positional_hash.h.
-#include "block_size.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "block_size.h"
 #include "positional_hash.h"
 #include "rng.h"
 
@@ -41,15 +40,20 @@ struct PathCounts {
 // A shift in [0, pitch) that stresses the ends of that range.
 double stressed_shift(Stream& rng, double pitch) {
   switch (rng.next_u64() % 6) {
-    case 0: return 0.0;
-    case 1: return pitch * 1e-12 * rng.uniform();
-    case 2: return std::nextafter(pitch, 0.0);
-    case 3: return pitch * (1 - 1e-12 * rng.uniform_pos());
+    case 0:
+      return 0.0;
+    case 1:
+      return pitch * 1e-12 * rng.uniform();
+    case 2:
+      return std::nextafter(pitch, 0.0);
+    case 3:
+      return pitch * (1 - 1e-12 * rng.uniform_pos());
     case 4: {  // integer shift
       const double u = std::round(pitch * rng.uniform());
       return u < pitch ? u : 0.0;
     }
-    default: return pitch * rng.uniform();
+    default:
+      return pitch * rng.uniform();
   }
 }
 
@@ -57,14 +61,22 @@ double stressed_shift(Stream& rng, double pitch) {
 double stressed_pitch(Stream& rng) {
   const double m = std::floor(1 + 40 * rng.uniform());
   switch (rng.next_u64() % 8) {
-    case 0: return std::exp(std::log(1e-3) + rng.uniform() * std::log(1e6));  // 1e-3 .. 1e3
-    case 1: return m;                                                      // exact integer
-    case 2: return m + 1e-13 * rng.uniform_pos();                          // just above
-    case 3: return m - 1e-13 * rng.uniform_pos();                          // just below
-    case 4: return std::nextafter(m, 0.0);
-    case 5: return m + 1.0 / std::floor(2 + 30 * rng.uniform());  // rational: periodic sizes
-    case 6: return 0.5 + rng.uniform();                           // around 1
-    default: return 0.5 + 60 * rng.uniform();
+    case 0:
+      return std::exp(std::log(1e-3) + rng.uniform() * std::log(1e6));  // 1e-3 .. 1e3
+    case 1:
+      return m;  // exact integer
+    case 2:
+      return m + 1e-13 * rng.uniform_pos();  // just above
+    case 3:
+      return m - 1e-13 * rng.uniform_pos();  // just below
+    case 4:
+      return std::nextafter(m, 0.0);
+    case 5:
+      return m + 1.0 / std::floor(2 + 30 * rng.uniform());  // rational: periodic sizes
+    case 6:
+      return 0.5 + rng.uniform();  // around 1
+    default:
+      return 0.5 + 60 * rng.uniform();
   }
 }
 
@@ -110,8 +122,8 @@ TEST(LargestBlockSize, HandComputedPartialBlocks) {
   EXPECT_EQ(largest_block_size({2.5, 0.2}, 10), 3);
   // First block [0, ceil(u)) = {0,1,2,3} is the largest when u is 3.9 of pitch 4.5.
   EXPECT_EQ(largest_block_size({4.5, 3.9}, 40), 5);
-  EXPECT_EQ(largest_block_size({4.5, 3.9}, 4), 4);   // only the first block, clipped at n
-  EXPECT_EQ(largest_block_size({4.5, 3.9}, 6), 4);   // {0..3} then {4,5} clipped
+  EXPECT_EQ(largest_block_size({4.5, 3.9}, 4), 4);     // only the first block, clipped at n
+  EXPECT_EQ(largest_block_size({4.5, 3.9}, 6), 4);     // {0..3} then {4,5} clipped
   EXPECT_EQ(largest_block_size({3.0, 0.0}, 1000), 3);  // integer pitch: every block 3
   EXPECT_EQ(largest_block_size({3.0, 0.0}, 1), 1);
   EXPECT_EQ(largest_block_size({0.25, 0.1}, 1 << 20), 1);
@@ -132,10 +144,18 @@ TEST(LargestBlockSize, MatchesOracleWhereRoundingDecides) {
     const double ulps = std::ldexp(1.0, -50) * n;
     double pitch = m;
     switch (trial % 4) {
-      case 0: pitch = m + ulps * rng.uniform(); break;
-      case 1: pitch = m - ulps * rng.uniform(); break;
-      case 2: pitch = m + 1e-3 * ulps * rng.uniform(); break;
-      default: pitch = m; break;
+      case 0:
+        pitch = m + ulps * rng.uniform();
+        break;
+      case 1:
+        pitch = m - ulps * rng.uniform();
+        break;
+      case 2:
+        pitch = m + 1e-3 * ulps * rng.uniform();
+        break;
+      default:
+        pitch = m;
+        break;
     }
     double shift = 0.0;
     if (trial % 3 != 0) shift = std::floor(pitch * rng.uniform());

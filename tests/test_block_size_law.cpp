@@ -2,8 +2,6 @@
 // Carlo, chi-square p-values by hand, and the goodness of fit with negative
 // controls. Statistical assertions use fixed seeds; each states its false-alarm
 // probability for a fresh seed.
-#include "block_size_law.h"
-
 #include <gtest/gtest.h>
 
 #include <boost/math/distributions/gamma.hpp>
@@ -15,6 +13,7 @@
 #include <vector>
 
 #include "block_size.h"
+#include "block_size_law.h"
 #include "pitch_law.h"
 #include "positional_hash.h"
 #include "rng.h"
@@ -49,8 +48,8 @@ TEST(ExpectedMaxPitch, AgreesWithExpSinhOnTheDecayingIntegrand) {
     };
     boost::math::quadrature::exp_sinh<double> integrator;
     double error = 0;
-    const double reference = integrator.integrate(f, 0.0, std::numeric_limits<double>::infinity(),
-                                                  1e-12, &error);
+    const double reference =
+        integrator.integrate(f, 0.0, std::numeric_limits<double>::infinity(), 1e-12, &error);
     const QuadratureResult q = expected_max_pitch(1.0, s);
     EXPECT_TRUE(q.converged) << "s=" << s;
     EXPECT_NEAR(q.value, reference, 1e-9 * reference) << "s=" << s;
@@ -321,8 +320,8 @@ TEST(LawCriterion, FitFailsWhereTheCriterionFails) {
   };
   EXPECT_FALSE(law_applies(n, sigma, s, trials));
   EXPECT_GT(law_deviation_rate(n, sigma, s), 0.25);
-  const BlockSizeFit fit = block_size_fit(sample_b_max(correct, n, s, trials),
-                                          BlockSizeLaw(n, sigma, s));
+  const BlockSizeFit fit =
+      block_size_fit(sample_b_max(correct, n, s, trials), BlockSizeLaw(n, sigma, s));
   EXPECT_LT(fit.test.p_value, 1e-3);
   EXPECT_TRUE(law_applies(std::int64_t{1} << 30, sigma, s, 1000));
 }
