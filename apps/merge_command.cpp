@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <regex>
 
 #include "atomic_file.h"
 #include "cli_common.h"
@@ -22,12 +21,25 @@ struct ShardFile {
   Shard shard;
 };
 
+// A top-level field of a .meta.json sidecar written by poslsh (one field per
+// line, `"key": value`): enough for merge, without a JSON dependency.
 std::string json_field(const std::string& json, const std::string& key, const std::string& path) {
-  const std::regex re("\"" + key + "\": (\"([^\"]*)\"|[^,\\n]*)");
-  std::smatch m;
-  if (!std::regex_search(json, m, re))
+  const std::string tag = "\"" + key + "\": ";
+  const auto at = json.find(tag);
+  if (at == std::string::npos)
     throw UsageError(fmt::format("merge: '{}' has no \"{}\" field", path, key));
-  return m[2].matched ? m[2].str() : m[1].str();
+  std::size_t begin = at + tag.size();
+  if (json[begin] != '"') return json.substr(begin, json.find_first_of(",\n", begin) - begin);
+  std::string value;  // a string literal: undo json_quote's escapes
+  for (std::size_t i = begin + 1; i < json.size() && json[i] != '"'; ++i) {
+    if (json[i] != '\\' || i + 1 >= json.size()) {
+      value += json[i];
+      continue;
+    }
+    const char e = json[++i];
+    value += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+  }
+  return value;
 }
 
 }  // namespace

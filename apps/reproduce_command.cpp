@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <regex>
+#include <sstream>
 #include <set>
 #include <thread>
 
@@ -51,11 +51,12 @@ std::string self_path() {
 // Section names in a TOML file: "[convergence]" -> "convergence".
 std::vector<std::string> sections(const std::string& toml) {
   std::vector<std::string> out;
-  const std::regex re(R"(^\s*\[([A-Za-z0-9_.-]+)\]\s*(#.*)?$)");
   std::istringstream in(toml);
   for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (std::regex_match(line, m, re)) out.push_back(m[1]);
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] != '[') continue;
+    const auto close = line.find(']', first);
+    if (close != std::string::npos) out.push_back(line.substr(first + 1, close - first - 1));
   }
   return out;
 }

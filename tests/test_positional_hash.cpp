@@ -20,7 +20,9 @@ void expect_valid_partition(const PositionalHash& h, std::int64_t n) {
     EXPECT_LE(st[b + 1] - st[b], max_size) << "pitch " << h.pitch;
     const std::int64_t bin = h.bin(st[b]);
     for (std::int64_t i = st[b]; i < st[b + 1]; ++i) ASSERT_EQ(h.bin(i), bin) << "i=" << i;
-    if (st[b + 1] < n) ASSERT_NE(h.bin(st[b + 1]), bin);
+    if (st[b + 1] < n) {
+      ASSERT_NE(h.bin(st[b + 1]), bin);
+    }
   }
 }
 
