@@ -119,6 +119,7 @@ AttentionBounds bounds_impl(const ConstRowMatrixRef<double>& q, const ConstRowMa
     throw std::invalid_argument("attention bounds: exact row statistics must have n entries");
   AttentionBounds out;
   out.v_max = v.cwiseAbs().maxCoeff();
+  out.rounding_allowance = kRoundingAllowance * out.v_max;
   out.max_abs_logit = exact.max_abs_logit;
   out.row_bound.resize(n);
   const double scale = 1.0 / std::sqrt(static_cast<double>(q.cols()));

@@ -32,7 +32,17 @@ struct AttentionBounds {
   double max_abs_logit = 0.0;    // β_qk
   double v_max = 0.0;            // ||V||_max
   Eigen::VectorXd row_bound;     // per-row certificate 2 ||V||_max ratio_i
+  // The bounds are about exact arithmetic; T~ and T* are computed in float64,
+  // whose rounding (~1e-16 ||V||_max per output, more for long rows) can exceed
+  // a zero or tiny certificate (e.g. causal row 0, where both equal v_0). A
+  // measured error is compared with bound + rounding_allowance.
+  double rounding_allowance = 0.0;  // kRoundingAllowance * v_max
 };
+
+// Rounding allowance relative to ||V||_max: ~4500 float64 epsilons, far above
+// the float64 evaluation error of these sums and far below any error of
+// interest.
+inline constexpr double kRoundingAllowance = 1e-12;
 
 // Bounds for positional-LSH (or fixed-block) attention with mask `mask`
 // (its form applies). `exact` must be the SoftmaxRowStats of
