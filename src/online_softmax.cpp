@@ -8,9 +8,16 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace poslsh {
+namespace {
+// exp(x) is a normal number for x >= kExpFloor: float e^-87 = 1.6e-38 >
+// FLT_MIN = 1.18e-38; double e^-708 = 3.3e-308 > DBL_MIN = 2.2e-308.
+template <typename Scalar>
+constexpr Scalar kExpFloor = std::is_same_v<Scalar, float> ? Scalar(-87) : Scalar(-708);
+}  // namespace
 
 template <typename Scalar>
 OnlineSoftmax<Scalar>::OnlineSoftmax(Eigen::Index rows, Eigen::Index /*d*/, Eigen::Index dv)
@@ -60,6 +67,11 @@ void OnlineSoftmax<Scalar>::accumulate_tile(const ConstRowMatrixRef<Scalar>& q,
   const Eigen::Index rq = qb - qa, ck = kb - ka;
   const Scalar scale = Scalar(1) / std::sqrt(static_cast<Scalar>(q.cols()));
   const Scalar slope = static_cast<Scalar>(rule.slope);
+  if (slope != Scalar(0) && ramp_slope_ != slope) {
+    ramp_ = Eigen::Array<Scalar, Eigen::Dynamic, 1>::LinSpaced(kKeyTile, 0, Scalar(kKeyTile - 1)) *
+            slope;
+    ramp_slope_ = slope;
+  }
   auto tile = s_.topLeftCorner(rq, ck);
   tile.noalias() = q.middleRows(qa, rq) * k.middleRows(ka, ck).transpose();
 
@@ -82,20 +94,28 @@ void OnlineSoftmax<Scalar>::accumulate_tile(const ConstRowMatrixRef<Scalar>& q,
       Eigen::Map<Array> seg(row + lo, hi - lo);
       beta_ = std::max(beta_, seg.abs().maxCoeff() * scale);
     }
+    Eigen::Map<Array> all(row, ck);
     if (slope != Scalar(0)) {
-      // int32 offsets convert to floating point in vector registers; exact for
-      // |i - j| < 2^24 in float (n is far below that in practice).
-      const int base = static_cast<int>(ka - i);
-      const int c_lo = static_cast<int>(lo), c_hi = static_cast<int>(hi);
-      for (int c = c_lo; c < c_hi; ++c)
-        row[c] = row[c] * scale - slope * std::abs(static_cast<Scalar>(base + c));
+      // -slope |i - j| is linear on each side of the diagonal: with
+      // ramp[c] = slope c and sb = slope (i - ka), it is ramp[c] - sb for
+      // j <= i and sb - ramp[c] for j > i. Two vectorised passes.
+      const Scalar sb = slope * static_cast<Scalar>(i - ka);
+      const Eigen::Index mid = std::clamp<Eigen::Index>(i - ka + 1, lo, hi);
+      all.segment(lo, mid - lo) = all.segment(lo, mid - lo) * scale +
+                                  (ramp_.segment(lo, mid - lo) - sb);
+      all.segment(mid, hi - mid) = all.segment(mid, hi - mid) * scale +
+                                   (sb - ramp_.segment(mid, hi - mid));
     } else {
-      for (Eigen::Index c = lo; c < hi; ++c) row[c] *= scale;
+      all.segment(lo, hi - lo) *= scale;
     }
     Eigen::Map<Array> seg(row + lo, hi - lo);
     const Scalar m_new = std::max(m_[sr], seg.maxCoeff());
     const Scalar alpha = std::exp(m_[sr] - m_new);  // 0 when m_old = -inf
-    seg = (seg - m_new).exp();
+    // Weights below the smallest normal number are flushed to exactly 0:
+    // denormal arithmetic is ~100x slower on x86, and such a weight is less
+    // than 1e-37 (float) of the row's largest weight, 1: far below rounding.
+    seg = (seg - m_new);
+    seg = (seg < kExpFloor<Scalar>).select(Scalar(0), seg.exp());
     std::fill(row, row + lo, Scalar(0));
     std::fill(row + hi, row + ck, Scalar(0));
     l_[sr] = l_[sr] * alpha + seg.sum();
