@@ -6,16 +6,6 @@
 
 namespace poslsh {
 
-std::vector<double> alibi_head_sigmas(std::int64_t heads) {
-  if (heads < 1)
-    throw std::invalid_argument("alibi heads must be an integer >= 1, got " +
-                                std::to_string(heads));
-  std::vector<double> sigmas;
-  for (std::int64_t h = 1; h <= heads; ++h)
-    sigmas.push_back(std::exp2(8.0 * static_cast<double>(h) / static_cast<double>(heads)));
-  return sigmas;
-}
-
 void validate_attention_shapes(Eigen::Index q_rows, Eigen::Index q_cols, Eigen::Index k_rows,
                                Eigen::Index k_cols, Eigen::Index v_rows, Eigen::Index v_cols) {
   if (q_rows < 1) throw std::invalid_argument("attention needs n >= 1 query rows");

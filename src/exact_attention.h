@@ -33,10 +33,6 @@ struct HeadStack {
   auto head(Eigen::Index h) { return data.middleRows(heads == 1 ? 0 : h * n(), n()); }
 };
 
-// The standard ALiBi scales of H heads: sigma_h = 2^(8h/H), h = 1..H
-// (slopes m_h = 2^(-8h/H)). Throws std::invalid_argument unless H >= 1.
-std::vector<double> alibi_head_sigmas(std::int64_t heads);
-
 // Softmax row statistics of one exact pass, used by the certificate
 // (attention_bounds.h): row_max[i] = max_j logit(i,j) (bias included),
 // row_sum[i] = Σ_j exp(logit(i,j) - row_max[i]) = e^{-row_max[i]} Σ_j A L*,
@@ -57,7 +53,8 @@ RowMatrix<Scalar> exact_alibi_attention(const ConstRowMatrixRef<Scalar>& q,
                                         Form form, const AttentionOptions& options = {},
                                         SoftmaxRowStats* stats = nullptr);
 
-// Multi-head: head h uses sigmas[h] and head h of each stack (stacks have 1 or
+// Multi-head: head h uses sigmas[h] (standard ALiBi: alibi_head_sigmas(H),
+// cli_common.h) and head h of each stack (stacks have 1 or
 // sigmas.size() heads, equal n and d). Returns a stack of sigmas.size() heads.
 template <typename Scalar>
 HeadStack<Scalar> exact_alibi_attention(const HeadStack<Scalar>& q, const HeadStack<Scalar>& k,

@@ -6,6 +6,7 @@
 
 #include "attention_bounds.h"
 #include "attention_test_util.h"
+#include "cli_common.h"
 #include "lsh_attention.h"
 
 namespace poslsh {
