@@ -1,0 +1,294 @@
+#include "attention.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "attention_bounds.h"
+#include "baseline_attention.h"
+#include "cli_common.h"
+#include "lsh_attention.h"
+#include "npy.h"
+#include "rng.h"
+#include "sweep.h"
+
+namespace poslsh {
+
+QkvData synthetic_qkv(std::uint64_t seed, std::int64_t n, std::int64_t d, double qk_scale) {
+  auto draw = [&](std::uint64_t tensor, double sd) {
+    Stream rng(seed, 0, tensor, StreamPurpose::kSyntheticQkv);
+    HeadStack<double> m{1, RowMatrix<double>(n, d)};
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t c = 0; c < d; ++c) m.data(i, c) = sd * rng.normal();
+    return m;
+  };
+  const double sd = std::sqrt(qk_scale);
+  return {draw(0, sd), draw(1, sd), draw(2, 1.0)};
+}
+
+QkvData load_qkv_dir(const std::string& dir) {
+  const std::filesystem::path base(dir);
+  if (!std::filesystem::is_directory(base))
+    throw std::invalid_argument("--qkv: '" + dir + "' is neither 'synthetic' nor a directory");
+  QkvData data{read_head_stack_npy((base / "q.npy").string()),
+               read_head_stack_npy((base / "k.npy").string()),
+               read_head_stack_npy((base / "v.npy").string())};
+  const HeadStack<double>* stacks[] = {&data.q, &data.k, &data.v};
+  const char* names[] = {"q.npy", "k.npy", "v.npy"};
+  for (int t = 1; t < 3; ++t) {
+    if (stacks[t]->n() != data.q.n())
+      throw std::invalid_argument(fmt::format("--qkv: {} has n = {} but q.npy has n = {}",
+                                              names[t], stacks[t]->n(), data.q.n()));
+  }
+  if (data.k.d() != data.q.d())
+    throw std::invalid_argument(fmt::format("--qkv: k.npy has d = {} but q.npy has d = {}",
+                                            data.k.d(), data.q.d()));
+  std::int64_t heads = 1;
+  for (int t = 0; t < 3; ++t) {
+    if (stacks[t]->heads == 1) continue;
+    if (heads != 1 && stacks[t]->heads != heads)
+      throw std::invalid_argument(fmt::format("--qkv: {} has {} heads, another file has {}",
+                                              names[t], stacks[t]->heads, heads));
+    heads = stacks[t]->heads;
+  }
+  return data;
+}
+
+const std::vector<std::string>& attention_columns() {
+  static const std::vector<std::string> columns = {
+      "n",           "d",          "sigma",           "head",
+      "form",        "s",          "trial",           "estimator",
+      "width",       "keys_per_query", "largest_block", "max_error",
+      "rel_frobenius_error", "certificate", "uniform_bound", "rounding_allowance",
+      "max_abs_logit", "seconds"};
+  return columns;
+}
+
+double fitted_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  const double m = static_cast<double>(x.size());
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sx += x[i];
+    sy += y[i];
+    sxx += x[i] * x[i];
+    sxy += x[i] * y[i];
+  }
+  return (m * sxy - sx * sy) / (m * sxx - sx * sx);
+}
+
+namespace {
+
+struct AttentionOptionsCli {
+  std::vector<std::int64_t> n = {1024, 4096};
+  std::vector<std::int64_t> d = {64};
+  std::vector<double> sigma;
+  int alibi_heads = 0;
+  std::vector<std::int64_t> s = {1, 4, 16, 64};
+  std::int64_t trials = 4;
+  std::uint64_t seed = 0;
+  std::vector<std::string> estimator = {"lsh", "fixed", "window"};
+  std::int64_t width = 0;
+  bool causal = false;
+  std::string qkv = "synthetic";
+  double qk_scale = 1.0;
+  SweepOptions sweep;
+};
+
+struct Problem {  // one (n, d) data set
+  std::int64_t n, d;
+  QkvData data;
+};
+
+struct Cell {
+  std::size_t problem;
+  std::int64_t head;  // index into the sigma list
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
+  return [cmd, o]() -> int {
+    const bool from_files = o->qkv != "synthetic";
+    if (!o->sigma.empty() && o->alibi_heads != 0)
+      throw UsageError("--sigma and --alibi-heads are exclusive: give one");
+    std::vector<double> sigmas = o->sigma;
+    if (o->alibi_heads != 0) sigmas = alibi_head_sigmas(o->alibi_heads);
+    if (sigmas.empty()) throw UsageError("give --sigma (a list of scales > 0) or --alibi-heads H");
+    require_positive_finite("--sigma", sigmas);
+    require_at_least("--s", o->s, 1);
+    require_at_least("--trials", o->trials, 1);
+    require_nonempty("--estimator", o->estimator.size());
+    for (const auto& e : o->estimator)
+      if (e != "lsh" && e != "fixed" && e != "window")
+        throw UsageError(fmt::format("--estimator accepts lsh, fixed, window (got '{}')", e));
+    require_at_least("--width", o->width, 0);
+    require_positive_finite("--qk-scale", o->qk_scale);
+    const Form form = o->causal ? Form::kCausal : Form::kSymmetric;
+
+    std::vector<Problem> problems;
+    if (from_files) {
+      if (cmd->count("--n") || cmd->count("--d"))
+        throw UsageError("--n and --d come from the .npy files with --qkv DIR; drop them");
+      QkvData data = load_qkv_dir(o->qkv);
+      const std::int64_t heads = std::max({data.q.heads, data.k.heads, data.v.heads});
+      if (heads > 1 && static_cast<std::int64_t>(sigmas.size()) != heads)
+        throw UsageError(fmt::format(
+            "--qkv: the files have {} heads, so give {} scales (--alibi-heads {} or --sigma "
+            "with {} values), got {}",
+            heads, heads, heads, heads, sigmas.size()));
+      const std::int64_t n = data.q.n(), d = data.q.d();
+      problems.push_back({n, d, std::move(data)});
+    } else {
+      require_at_least("--n", o->n, 1);
+      require_at_least("--d", o->d, 1);
+      for (auto n : o->n)
+        for (auto d : o->d) problems.push_back({n, d, synthetic_qkv(o->seed, n, d, o->qk_scale)});
+    }
+    auto shared_problems = std::make_shared<std::vector<Problem>>(std::move(problems));
+    std::vector<Cell> cells;
+    for (std::size_t p = 0; p < shared_problems->size(); ++p)
+      for (std::size_t h = 0; h < sigmas.size(); ++h)
+        cells.push_back({p, static_cast<std::int64_t>(h)});
+    const int workers = resolve_threads(o->sweep.threads);
+    // Threads left over when there are fewer cells than workers go inside a
+    // cell; results do not depend on it (bit-identical for any thread count).
+    const int inner = std::max<int>(1, workers / std::max<int>(1, std::min<int>(workers, cells.size())));
+
+    Sweep sweep;
+    sweep.experiment = "attention";
+    sweep.columns = attention_columns();
+    sweep.timing_columns = {"seconds"};
+    sweep.num_cells = cells.size();
+    sweep.seed = o->seed;
+    sweep.resolved_config = resolved_config(*cmd);
+    sweep.label = [cells, shared_problems, sigmas](std::size_t c) {
+      const auto& p = (*shared_problems)[cells[c].problem];
+      return fmt::format("n={} d={} sigma={}", p.n, p.d, format_double(sigmas[cells[c].head]));
+    };
+    sweep.run_cell = [cells, shared_problems, sigmas, o, form, inner](std::size_t c) {
+      const Cell cell = cells[c];
+      const Problem& p = (*shared_problems)[cell.problem];
+      const double sigma = sigmas[static_cast<std::size_t>(cell.head)];
+      const auto q = p.data.q.head(cell.head), k = p.data.k.head(cell.head),
+                 v = p.data.v.head(cell.head);
+      const AttentionOptions opts{.threads = inner};
+      SoftmaxRowStats stats;
+      const RowMatrix<double> exact =
+          exact_alibi_attention<double>(q, k, v, sigma, form, opts, &stats);
+      const double exact_norm = exact.norm();
+      std::vector<CsvRow> rows;
+      auto emit = [&](std::int64_t s, std::int64_t trial, const std::string& est,
+                      std::int64_t width, double kpq, std::int64_t largest,
+                      const RowMatrix<double>& approx, const AttentionBounds& b, double secs) {
+        rows.push_back({std::to_string(p.n), std::to_string(p.d), format_double(sigma),
+                        std::to_string(cell.head), form == Form::kCausal ? "causal" : "symmetric",
+                        std::to_string(s), std::to_string(trial), est, std::to_string(width),
+                        format_double(kpq), std::to_string(largest),
+                        format_double((approx - exact).cwiseAbs().maxCoeff()),
+                        format_double((approx - exact).norm() / exact_norm),
+                        format_double(b.certificate), format_double(b.uniform_bound),
+                        format_double(b.rounding_allowance), format_double(b.max_abs_logit),
+                        format_double(secs)});
+      };
+      const bool want_lsh = std::count(o->estimator.begin(), o->estimator.end(), "lsh") > 0;
+      const bool want_fixed = std::count(o->estimator.begin(), o->estimator.end(), "fixed") > 0;
+      const bool want_window = std::count(o->estimator.begin(), o->estimator.end(), "window") > 0;
+      auto run_window = [&](std::int64_t s, std::int64_t trial, std::int64_t w) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto approx = sliding_window_attention<double>(q, k, v, sigma, w, form, opts);
+        const double secs = seconds_since(t0);
+        const auto b = window_attention_bounds(q, k, v, sigma, w, form, stats, opts);
+        emit(s, trial, "window", w, window_keys_per_query(p.n, w, form), 0, approx, b, secs);
+      };
+      if (want_fixed) {
+        const std::int64_t w =
+            o->width > 0 ? o->width : std::max<std::int64_t>(1, std::llround(2 * sigma));
+        const auto mask = fixed_block_mask(p.n, w, form);
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto approx = lsh_attention<double>(q, k, v, mask, opts);
+        const double secs = seconds_since(t0);
+        const auto b = lsh_attention_bounds(q, k, v, sigma, mask, stats, opts);
+        emit(0, 0, "fixed", w, lsh_keys_per_query(mask), mask.largest_block(), approx, b, secs);
+      }
+      if (want_window && o->width > 0) run_window(0, 0, o->width);
+      for (std::int64_t s : o->s) {
+        for (std::int64_t trial = 0; trial < o->trials; ++trial) {
+          if (!want_lsh && !(want_window && o->width == 0)) continue;
+          const MaskMean mask(p.n, draw_hashes(o->seed, trial, s, sigma), form);
+          const double kpq = lsh_keys_per_query(mask);
+          if (want_lsh) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const auto approx = lsh_attention<double>(q, k, v, mask, opts);
+            const double secs = seconds_since(t0);
+            const auto b = lsh_attention_bounds(q, k, v, sigma, mask, stats, opts);
+            emit(s, trial, "lsh", 0, kpq, mask.largest_block(), approx, b, secs);
+          }
+          if (want_window && o->width == 0) run_window(s, trial, equal_cost_half_width(kpq, form));
+        }
+      }
+      return rows;
+    };
+    return run_sweep(sweep, o->sweep);
+  };
+}
+
+Action add_attention_command(CLI::App& parent) {
+  auto o = std::make_shared<AttentionOptionsCli>();
+  auto* cmd = parent.add_subcommand(
+      "attention", "Error of positional-LSH attention and baselines vs exact ALiBi attention");
+  cmd->add_option("--n", o->n, "Context lengths (list, >= 1; synthetic data only)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--d", o->d, "Head dimensions (list, >= 1; synthetic data only)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--sigma", o->sigma, "ALiBi scales sigma = 1/slope (list, > 0)")
+      ->delimiter(',');
+  cmd->add_option("--alibi-heads", o->alibi_heads,
+                  "H heads with the standard ALiBi scales sigma_h = 2^(8h/H) (instead of --sigma)");
+  cmd->add_option("--s", o->s, "Numbers of hashes (list, >= 1)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--trials", o->trials, "Independent hash sets per (n, d, sigma, s)")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Random seed (hashes and synthetic Q, K, V)")
+      ->capture_default_str();
+  cmd->add_option("--estimator", o->estimator, "Estimators: lsh, fixed, window (list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--width", o->width,
+                  "Baselines' width: fixed-block width and window half-width (0: fixed uses "
+                  "round(2 sigma), window matches each LSH instance's cost)")
+      ->capture_default_str();
+  cmd->add_flag("--causal", o->causal, "Causal attention (keys j <= i)");
+  cmd->add_option("--qkv", o->qkv,
+                  "'synthetic' (seeded Gaussian) or a directory with q.npy, k.npy, v.npy "
+                  "(float32/float64, C order, (n, d) or (H, n, d))")
+      ->capture_default_str();
+  cmd->add_option("--qk-scale", o->qk_scale,
+                  "Synthetic data: standard deviation of the logits q.k/sqrt(d) (> 0)")
+      ->capture_default_str();
+  add_sweep_options(*cmd, o->sweep);
+  return make_action(cmd, o);
+}
+
+const bool registered = register_experiment({
+    .name = "attention",
+    .summary = "Positional-LSH attention vs exact ALiBi attention and baselines",
+    .add_command = add_attention_command,
+    .add_bench = add_attention_bench,
+    .checker = {.required_columns = {"n", "d", "sigma", "s", "trial", "estimator", "max_error",
+                                     "certificate", "uniform_bound", "rounding_allowance"},
+                .run = check_attention_table},
+});
+
+}  // namespace
+}  // namespace poslsh

@@ -1,0 +1,55 @@
+// `poslsh attention`: error of positional-LSH attention and of its baselines
+// against exact ALiBi attention (MATH §7-§8), with the per-instance
+// certificate and the uniform bound; `poslsh bench attention`: their speed.
+//
+// Table rows (one per (n, d, sigma, s, trial, estimator)):
+//   lsh     one row per (s, trial); hashes draw_hashes(seed, trial, s, sigma),
+//           exactly what `poslsh sample` exports for that seed and trial.
+//   window  without --width: one row per (s, trial), half-width matched to the
+//           cost of that LSH instance (keys per query, keys_per_query column);
+//           with --width: one row per cell, s = 0, trial = 0.
+//   fixed   one row per cell, s = 0, trial = 0: blocks of width --width, or by
+//           default round(2 sigma) = E[delta], the expected LSH pitch, so that a
+//           fixed block has the mean width (and per-mask cost) of an LSH block.
+// max_error = max |T~ - T*|, rel_frobenius_error = ||T~ - T*||_F / ||T*||_F,
+// both from float64 computations; seconds = wall time of the float64 estimator.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "csv_table.h"
+#include "exact_attention.h"
+#include "experiment.h"
+
+namespace poslsh {
+
+// Seeded Gaussian Q, K, V of one problem size, shared by all sigmas/heads:
+// stream (seed, 0, tensor, kSyntheticQkv), tensor 0/1/2 = Q/K/V, entries drawn
+// row-major (so the first rows do not depend on n). Q and K entries have
+// standard deviation sqrt(qk_scale), so logits q·k/sqrt(d) have standard
+// deviation qk_scale; V is standard normal.
+struct QkvData {
+  HeadStack<double> q, k, v;
+};
+QkvData synthetic_qkv(std::uint64_t seed, std::int64_t n, std::int64_t d, double qk_scale);
+
+// DIR/q.npy, DIR/k.npy, DIR/v.npy (float32 or float64, C order, (n, d) or
+// (H, n, d)). Throws std::invalid_argument (one line) on a malformed file or
+// mismatched shapes between the files.
+QkvData load_qkv_dir(const std::string& dir);
+
+// The column list of attention tables.
+const std::vector<std::string>& attention_columns();
+
+// The checks of `poslsh check` on an attention table.
+std::vector<CheckOutcome> check_attention_table(const CsvTable& table);
+
+// `poslsh bench attention` (attention_bench.cpp).
+Action add_attention_bench(CLI::App& bench_parent);
+
+// Least-squares slope of y against x.
+double fitted_slope(const std::vector<double>& x, const std::vector<double>& y);
+
+}  // namespace poslsh

@@ -1,0 +1,45 @@
+// Reading and writing NumPy .npy files (format versions 1.0, 2.0 and 3.0):
+// little-endian float32 ('<f4') or float64 ('<f8'), C order. No maintained
+// Debian package offers this for C++, hence this small implementation.
+//
+// Anything else — bad magic, an unsupported dtype or byte order, Fortran
+// order, a malformed header, a shape of the wrong rank, truncated or trailing
+// data — throws std::invalid_argument with a one-line message naming the file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "exact_attention.h"
+
+namespace poslsh {
+
+enum class NpyDtype { kFloat32, kFloat64 };
+
+struct NpyArray {
+  std::vector<std::int64_t> shape;
+  NpyDtype dtype = NpyDtype::kFloat64;
+  std::vector<double> data;  // C order; float32 values widen exactly
+};
+
+// Reads any rank >= 1 with every dimension >= 1.
+NpyArray read_npy(const std::string& path);
+
+// Reads Q, K or V: shape (n, d) (one head, shared) or (H, n, d).
+HeadStack<double> read_head_stack_npy(const std::string& path);
+
+// Writes data (C order, product of shape entries) as dtype.
+void write_npy(const std::string& path, const std::vector<std::int64_t>& shape,
+               const double* data, NpyDtype dtype);
+
+// Parses the header dictionary, e.g. "{'descr': '<f8', 'fortran_order': False,
+// 'shape': (3, 4), }". Exposed for tests; throws std::invalid_argument.
+struct NpyHeader {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<std::int64_t> shape;
+};
+NpyHeader parse_npy_header(const std::string& header);
+
+}  // namespace poslsh

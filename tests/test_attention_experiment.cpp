@@ -1,0 +1,136 @@
+// End-to-end tests of `poslsh attention`, its checks and `poslsh bench attention`.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "attention.h"
+#include "attention_bounds.h"
+#include "cli_harness.h"
+#include "csv_table.h"
+#include "lsh_attention.h"
+#include "npy.h"
+
+namespace poslsh {
+namespace {
+
+using testing::CliTest;
+using AttentionCli = CliTest;
+
+TEST_F(AttentionCli, TableRowsMatchTheLibraryAndPassTheChecks) {
+  const std::string out = path("a.csv");
+  const auto r = cli("attention --n 256 --d 8 --sigma 4 --s 1,4,16,64 --trials 3 --seed 5 "
+                     "--quiet --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CsvTable t = CsvTable::read(out);
+  // fixed: 1 row; lsh and matched window: 4 s x 3 trials each.
+  ASSERT_EQ(t.size(), 1u + 2 * 12);
+  // Recompute one lsh row with the library and the hashes `poslsh sample` exports.
+  const QkvData data = synthetic_qkv(5, 256, 8, 1.0);
+  const MaskMean mask(256, draw_hashes(5, 2, 16, 4.0), Form::kSymmetric);
+  const auto exact = exact_alibi_attention<double>(data.q.data, data.k.data, data.v.data, 4.0,
+                                                   Form::kSymmetric);
+  const auto approx = lsh_attention<double>(data.q.data, data.k.data, data.v.data, mask);
+  bool found = false;
+  for (std::size_t row = 0; row < t.size(); ++row) {
+    if (t.text(row, "estimator") != "lsh" || t.number(row, "s") != 16 || t.number(row, "trial") != 2)
+      continue;
+    found = true;
+    EXPECT_DOUBLE_EQ(t.number(row, "max_error"), (approx - exact).cwiseAbs().maxCoeff());
+    EXPECT_LE(t.number(row, "max_error"), t.number(row, "certificate"));
+  }
+  EXPECT_TRUE(found);
+  const auto c = cli("check " + out);
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find("PASS  certificate"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("rate["), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("beats-fixed["), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("window-at-equal-cost["), std::string::npos) << c.out;
+}
+
+TEST_F(AttentionCli, ByteIdenticalForAnyThreadCount) {
+  const std::string args = "attention --n 200,300 --d 4 --alibi-heads 2 --s 2,8 --trials 2 "
+                           "--causal --no-timing --quiet ";
+  ASSERT_EQ(cli(args + "--threads 1 --out " + path("one.csv")).exit_code, 0);
+  ASSERT_EQ(cli(args + "--threads 3 --out " + path("three.csv")).exit_code, 0);
+  EXPECT_EQ(testing::slurp(path("one.csv")), testing::slurp(path("three.csv")));
+  EXPECT_NE(testing::slurp(path("one.csv")).find("causal"), std::string::npos);
+}
+
+TEST_F(AttentionCli, ReadsNpyDirectoriesAndRejectsMalformedOnes) {
+  const QkvData data = synthetic_qkv(1, 120, 4, 1.0);
+  std::filesystem::create_directories(path("qkv"));
+  write_npy(path("qkv/q.npy"), {120, 4}, data.q.data.data(), NpyDtype::kFloat32);
+  write_npy(path("qkv/k.npy"), {120, 4}, data.k.data.data(), NpyDtype::kFloat64);
+  write_npy(path("qkv/v.npy"), {120, 4}, data.v.data.data(), NpyDtype::kFloat64);
+  const auto ok = cli("attention --qkv " + path("qkv") +
+                      " --sigma 4 --s 4 --trials 1 --quiet --out " + path("f.csv"));
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(CsvTable::read(path("f.csv")).number(0, "n"), 120);
+
+  const std::string base = "attention --sigma 4 --s 4 --quiet --out " + path("bad.csv") + " --qkv ";
+  // Mismatched n between files.
+  write_npy(path("qkv/v.npy"), {119, 4}, data.v.data.data(), NpyDtype::kFloat64);
+  expect_usage_error(base + path("qkv"), "n = 119");
+  // Truncated data.
+  write_npy(path("qkv/v.npy"), {120, 4}, data.v.data.data(), NpyDtype::kFloat64);
+  std::filesystem::resize_file(path("qkv/v.npy"), std::filesystem::file_size(path("qkv/v.npy")) - 8);
+  expect_usage_error(base + path("qkv"), "truncated data");
+  // Bad magic.
+  { std::ofstream(path("qkv/v.npy")) << "not numpy at all"; }
+  expect_usage_error(base + path("qkv"), "bad magic");
+  // Missing directory.
+  expect_usage_error(base + path("nowhere"), "neither 'synthetic' nor a directory");
+  EXPECT_FALSE(std::filesystem::exists(path("bad.csv")));
+}
+
+TEST_F(AttentionCli, RejectsBadOptions) {
+  const std::string out = " --quiet --out " + path("x.csv");
+  expect_usage_error("attention --n 64 --s 4" + out, "--sigma");
+  expect_usage_error("attention --n 64 --sigma 4 --alibi-heads 2" + out, "exclusive");
+  expect_usage_error("attention --n 64 --sigma 4 --estimator lsh,exact" + out, "--estimator");
+  expect_usage_error("attention --n 64 --sigma -1" + out, "--sigma");
+  expect_usage_error("attention --n 0 --sigma 4" + out, "--n");
+  expect_usage_error("attention --n 64 --sigma 4 --s 0" + out, "--s");
+}
+
+// Check 1 is deterministic: a single row whose error exceeds its certificate fails it.
+TEST(AttentionChecks, OneCertificateViolationFails) {
+  const std::string header =
+      "n,d,sigma,head,form,s,trial,estimator,width,keys_per_query,largest_block,max_error,"
+      "rel_frobenius_error,certificate,uniform_bound,rounding_allowance,max_abs_logit,seconds\n";
+  auto row = [](int s, double err, double cert) {
+    return "64,4,4,0,symmetric," + std::to_string(s) + ",0,lsh,0,8,9," + std::to_string(err) +
+           ",0.1," + std::to_string(cert) + ",100,1e-12,1,0.01\n";
+  };
+  // Errors halving per 4x s: slope -0.5.
+  const std::string good = header + row(1, 0.8, 2) + row(4, 0.4, 2) + row(16, 0.2, 2);
+  auto verdicts = [](const std::string& text) {
+    int fails = 0;
+    for (const auto& o : check_attention_table(CsvTable::parse(text)))
+      if (o.verdict == Verdict::kFail) ++fails;
+    return fails;
+  };
+  EXPECT_EQ(verdicts(good), 0);
+  EXPECT_EQ(verdicts(header + row(1, 0.8, 2) + row(4, 0.4, 0.39) + row(16, 0.2, 2)), 1);
+  // A wrong rate (error flat in s) fails check 2.
+  EXPECT_EQ(verdicts(header + row(1, 0.8, 2) + row(4, 0.8, 2) + row(16, 0.8, 2)), 1);
+}
+
+TEST_F(AttentionCli, BenchWritesTimesAndErrors) {
+  const auto r = cli("bench attention --n 512,1024 --d 16 --s 2 --repeats 1 --reference-rows 64 "
+                     "--threads 1 --out " + path("b.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CsvTable t = CsvTable::read(path("b.csv"));
+  ASSERT_EQ(t.size(), 6u);
+  for (std::size_t row = 0; row < t.size(); ++row) {
+    EXPECT_GT(t.number(row, "seconds"), 0);
+    if (t.text(row, "method") == "exact") {
+      EXPECT_LT(t.number(row, "max_error"), 1e-4);
+    }
+  }
+  EXPECT_NE(r.out.find("slope of log time vs log n"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace poslsh
