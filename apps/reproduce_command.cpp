@@ -18,6 +18,7 @@
 #include "atomic_file.h"
 #include "cli_common.h"
 #include "commands.h"
+#include "csv_table.h"
 #include "sweep.h"
 
 extern char** environ;
@@ -68,9 +69,20 @@ const std::vector<std::pair<std::string, std::string>>& figure_scripts() {
       {"convergence", "convergence_constant_vs_n"},
       {"blocksize", "blocksize_law"},
       {"attention", "attention_error_vs_s"},
-      {"attention-bench", "attention_time_vs_n"},
+      {"bench.attention", "attention_time_vs_n"},
   };
   return f;
+}
+
+// A CSV as a Markdown table (benchmark tables are small).
+std::string markdown_table(const std::string& csv_path) {
+  const CsvTable t = CsvTable::read(csv_path);
+  std::string md = "| " + fmt::format("{}", fmt::join(t.columns(), " | ")) + " |\n|";
+  for (std::size_t i = 0; i < t.columns().size(); ++i) md += "---|";
+  md += "\n";
+  for (std::size_t r = 0; r < t.size(); ++r)
+    md += "| " + fmt::format("{}", fmt::join(t.row(r), " | ")) + " |\n";
+  return md;
 }
 
 }  // namespace
@@ -104,12 +116,18 @@ Action add_reproduce_command(CLI::App& app) {
     require_writable("--out", (fs::path(out) / "report.md").string());
     if (o->threads < 0) throw UsageError("--threads must be an integer >= 0");
 
+    // Sections name what to run: [convergence] runs `poslsh convergence`,
+    // [bench.attention] runs `poslsh bench attention`.
     std::set<std::string> known;
-    for (const auto& e : experiments()) known.insert(e.name);
+    for (const auto& e : experiments()) {
+      known.insert(e.name);
+      if (e.add_bench) known.insert("bench." + e.name);
+    }
     std::vector<std::string> to_run;
     for (const auto& s : sections(toml)) {
-      if (known.count(s)) to_run.push_back(s);
-      else if (s != "reproduce" && s != "sample")
+      if (known.count(s))
+        to_run.push_back(s);
+      else if (s != "reproduce" && s != "sample" && s != "bench")
         throw UsageError(fmt::format("--config: section [{}] names no experiment (accepted: {})", s,
                                      fmt::join(known, ", ")));
     }
@@ -120,21 +138,29 @@ Action add_reproduce_command(CLI::App& app) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::string exe = self_path();
     struct Ran {
-      std::string experiment, csv;
+      std::string section, csv;
+      bool is_bench;
       int exit_code;
       double seconds;
     };
     std::vector<Ran> ran;
-    for (const auto& name : to_run) {
-      const std::string csv = (fs::path(out) / (name + ".csv")).string();
-      std::vector<std::string> args = {exe, name, "--config", config, "--out", csv};
+    for (const auto& section : to_run) {
+      const bool is_bench = section.rfind("bench.", 0) == 0;
+      const std::string name = is_bench ? section.substr(6) : section;
+      const std::string csv =
+          (fs::path(out) / (is_bench ? name + "_bench.csv" : name + ".csv")).string();
+      std::vector<std::string> args = {exe};
+      if (is_bench) args.push_back("bench");
+      args.insert(args.end(), {name, "--config", config, "--out", csv});
       if (o->threads) args.insert(args.end(), {"--threads", std::to_string(o->threads)});
-      if (o->resume && fs::exists(csv + ".partial")) args.push_back("--resume");
-      if (o->quiet) args.push_back("--quiet");
-      if (!o->quiet) std::fprintf(stderr, "== reproduce: %s -> %s\n", name.c_str(), csv.c_str());
+      if (!is_bench) {
+        if (o->resume && fs::exists(csv + ".partial")) args.push_back("--resume");
+        if (o->quiet) args.push_back("--quiet");
+      }
+      if (!o->quiet) std::fprintf(stderr, "== reproduce: %s -> %s\n", section.c_str(), csv.c_str());
       const auto t = std::chrono::steady_clock::now();
       const int rc = spawn(args);
-      ran.push_back({name, csv, rc,
+      ran.push_back({section, csv, is_bench, rc,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count()});
       if (rc == 2) return 2;  // unusable input: the child said why
       if (rc == 130) {
@@ -145,17 +171,22 @@ Action add_reproduce_command(CLI::App& app) {
 
     // Checks.
     int failed = 0;
+    std::string benches;
     std::string checks = "| table | verdict | check | numbers |\n|---|---|---|---|\n";
     for (const auto& r : ran) {
       if (r.exit_code != 0) {
         ++failed;
-        checks += fmt::format("| {} | FAIL | run | exit code {} |\n", r.experiment, r.exit_code);
+        checks += fmt::format("| {} | FAIL | run | exit code {} |\n", r.section, r.exit_code);
+        continue;
+      }
+      if (r.is_bench) {
+        benches += fmt::format("### {}\n\n{}\n", r.section, markdown_table(r.csv));
         continue;
       }
       const auto report = check_file(r.csv);
       for (const auto& c : report.outcomes) {
         if (c.verdict == Verdict::kFail) ++failed;
-        checks += fmt::format("| {} | {} | {} | {} |\n", r.experiment, verdict_name(c.verdict),
+        checks += fmt::format("| {} | {} | {} | {} |\n", r.section, verdict_name(c.verdict),
                               c.check, c.detail);
       }
     }
@@ -166,7 +197,7 @@ Action add_reproduce_command(CLI::App& app) {
     if (!o->no_plots) {
       for (const auto& [experiment, script] : figure_scripts()) {
         const auto it = std::find_if(ran.begin(), ran.end(),
-                                     [&](const Ran& r) { return r.experiment == experiment; });
+                                     [&](const Ran& r) { return r.section == experiment; });
         if (it == ran.end() || it->exit_code != 0) continue;
         const fs::path py = fs::path(POSLSH_SOURCE_DIR) / "plots" / (script + ".py");
         const std::string png = (fs::path(out) / (script + ".png")).string();
@@ -184,7 +215,7 @@ Action add_reproduce_command(CLI::App& app) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string experiments_table = "| experiment | CSV | exit | seconds |\n|---|---|---|---|\n";
     for (const auto& r : ran)
-      experiments_table += fmt::format("| {} | {} | {} | {:.1f} |\n", r.experiment,
+      experiments_table += fmt::format("| {} | {} | {} | {:.1f} |\n", r.section,
                                        fs::path(r.csv).filename().string(), r.exit_code, r.seconds);
     AtomicFile report((fs::path(out) / "report.md").string(), "--out");
     report.write(fmt::format(
@@ -194,7 +225,7 @@ Action add_reproduce_command(CLI::App& app) {
         "Provenance of each table (resolved config, seed, duration) is in its `.meta.json`.\n\n"
         "## Configuration\n\n```toml\n{}```\n\n## Experiments\n\n{}\n## Checks\n\n{}\n## Figures\n\n{}",
         config, POSLSH_VERSION, POSLSH_GIT_COMMIT, std::thread::hardware_concurrency(), seconds,
-        failed ? "some checks FAILED" : "all checks passed", toml, experiments_table, checks,
+        failed ? "some checks FAILED" : "all checks passed", toml, experiments_table, checks, benches.empty() ? "(none)\n" : benches,
         figures.empty() ? "(none)\n" : figures));
     report.commit();
     if (!o->quiet)
