@@ -1,1 +1,132 @@
-int main() { return 0; }
+// The poslsh command-line tool: builds the subcommands, parses, and maps every
+// outcome to the documented exit codes (0 ok, 1 a check or run failed,
+// 2 unusable input, 130 interrupted).
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "experiment.h"
+
+namespace {
+
+// CLI11 (2.1) reads --config only before the subcommand name; users write it
+// anywhere, e.g. `poslsh convergence --config c.toml`, so move it to the front.
+std::vector<std::string> hoist_config(int argc, char** argv) {
+  std::vector<std::string> front, rest;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--config" && i + 1 < argc) {
+      front.push_back(a);
+      front.push_back(argv[++i]);
+    } else if (a.rfind("--config=", 0) == 0) {
+      front.push_back(a);
+    } else {
+      rest.push_back(a);
+    }
+  }
+  front.insert(front.end(), rest.begin(), rest.end());
+  // CLI11 parses a reversed vector of arguments.
+  return {front.rbegin(), front.rend()};
+}
+
+std::string one_line(std::string s) {
+  for (auto& c : s)
+    if (c == '\n') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// CLI11's parse errors, reworded to name the option and what it accepts.
+std::string describe(const CLI::ParseError& e) {
+  const std::string what = one_line(e.what());
+  const std::string name = e.get_name();
+  if (name == "ConfigError") {
+    const std::string prefix = "INI was not able to parse ";
+    if (what.rfind(prefix, 0) == 0)
+      return fmt::format(
+          "--config: unknown key '{}' (sections are subcommand names; keys are "
+          "their option names, see poslsh <subcommand> --help)",
+          what.substr(prefix.size()));
+  }
+  if (name == "FileError") return fmt::format("--config: {}", what);
+  if (name == "ConversionError") return what + " (expected a number of the option's type)";
+  return what;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"poslsh: numerical verification of positional LSH for ALiBi attention"};
+  app.set_version_flag("--version",
+                       std::string("poslsh ") + POSLSH_VERSION + " (" + POSLSH_GIT_COMMIT + ")");
+  app.set_config("--config", "", "TOML file; section [subcommand] sets that subcommand's options");
+  app.allow_config_extras(false);
+  app.require_subcommand(1);
+
+  std::map<CLI::App*, poslsh::Action> actions;
+  const auto all = [](CLI::App*) { return true; };
+  auto add = [&](poslsh::Action action) {
+    actions[app.get_subcommands(all).back()] = std::move(action);
+  };
+  add(poslsh::add_sample_command(app));
+  add(poslsh::add_check_command(app));
+  add(poslsh::add_merge_command(app));
+  add(poslsh::add_reproduce_command(app));
+  auto* bench = app.add_subcommand("bench", "Speed benchmarks (ratios measured side by side)");
+  bench->require_subcommand(1);
+  std::map<CLI::App*, poslsh::Action> bench_actions;
+  for (const auto& e : poslsh::experiments()) {
+    add(e.add_command(app));
+    if (e.add_bench) {
+      poslsh::Action a = e.add_bench(*bench);
+      bench_actions[bench->get_subcommands(all).back()] = std::move(a);
+    }
+  }
+
+  try {
+    app.parse(hoist_config(argc, argv));
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string message = describe(e);
+    if (e.get_name() == "RequiredError" && argc > 1 && argv[1][0] != '-' &&
+        app.get_subcommands([&](CLI::App* sub) { return sub->check_name(argv[1]); }).empty()) {
+      std::string accepted;
+      for (const CLI::App* sub : app.get_subcommands(all))
+        accepted += (accepted.empty() ? "" : ", ") + sub->get_name();
+      message = fmt::format("unknown subcommand '{}' (accepted: {})", argv[1], accepted);
+    }
+    std::fprintf(stderr, "poslsh: error: %s\n", message.c_str());
+    return 2;
+  }
+
+  CLI::App* chosen = app.get_subcommands().front();
+  poslsh::Action action;
+  if (chosen == bench)
+    action = bench_actions.at(bench->get_subcommands().front());
+  else
+    action = actions.at(chosen);
+  const std::string who = "poslsh " + chosen->get_name();
+  try {
+    return action();
+  } catch (const poslsh::UsageError& e) {
+    std::fprintf(stderr, "%s: error: %s\n", who.c_str(), one_line(e.what()).c_str());
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s: error: %s\n", who.c_str(), one_line(e.what()).c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: failed: %s\n", who.c_str(), one_line(e.what()).c_str());
+    return 1;
+  }
+}

@@ -23,7 +23,9 @@ class MaskMean {
   Eigen::Index rows() const { return n_; }
   Eigen::Index cols() const { return n_; }
   std::int64_t num_hashes() const { return static_cast<std::int64_t>(offsets_.size()) - 1; }
-  std::int64_t num_blocks() const { return static_cast<std::int64_t>(starts_.size()) - num_hashes(); }
+  std::int64_t num_blocks() const {
+    return static_cast<std::int64_t>(starts_.size()) - num_hashes();
+  }
   Form form() const { return form_; }
 
   // Block starts of hash k over [0, n), ending with n (see block_starts()).

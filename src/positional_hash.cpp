@@ -44,8 +44,8 @@ std::int64_t next_block_start(const PositionalHash& h, std::int64_t i, std::int6
     // Edge beyond the range (or huge): the block may still end before n by rounding.
     if (h.bin(n - 1) == b) return n;
   }
-  std::int64_t j = std::clamp<double>(std::ceil(edge), static_cast<double>(i + 1),
-                                      static_cast<double>(n));
+  std::int64_t j =
+      std::clamp<double>(std::ceil(edge), static_cast<double>(i + 1), static_cast<double>(n));
   while (j > i + 1 && h.bin(j - 1) != b) --j;
   while (j < n && h.bin(j) == b) ++j;
   return j;

@@ -1,3 +1,88 @@
+// The O(n) and O(n + #blocks) products against their dense oracles (MATH §6).
 #include <gtest/gtest.h>
+
+#include "alibi_kernel.h"
 #include "mask_mean.h"
-TEST(Placeholder, Builds) { EXPECT_EQ(poslsh::AlibiKernel(4, 2.0).rows(), 4); }
+#include "rng.h"
+
+namespace poslsh {
+namespace {
+
+Eigen::VectorXd random_vector(std::int64_t n, std::uint64_t seed) {
+  Stream rng(seed, 0, 0, StreamPurpose::kLanczosStart);
+  Eigen::VectorXd x(n);
+  for (auto& v : x) v = rng.normal();
+  return x;
+}
+
+template <class Op>
+void expect_matches_dense(const Op& op, std::uint64_t seed) {
+  const Eigen::MatrixXd dense = op.dense();
+  const Eigen::VectorXd x = random_vector(op.rows(), seed);
+  Eigen::VectorXd y(op.rows());
+  op.perform_op(x.data(), y.data());
+  const Eigen::VectorXd expected = dense * x;
+  EXPECT_LE((y - expected).norm(), 1e-12 * std::max(1.0, expected.norm())) << "n=" << op.rows();
+}
+
+TEST(Operators, AlibiKernelProductMatchesDense) {
+  for (auto form : {Form::kSymmetric, Form::kCausal})
+    for (std::int64_t n : {1, 2, 5, 64, 700})
+      for (double sigma : {0.3, 1.0, 8.0, 500.0})
+        expect_matches_dense(AlibiKernel(n, sigma, form), n);
+}
+
+TEST(Operators, AlibiKernelDenseIsTheDefinition) {
+  const AlibiKernel sym(6, 2.0), causal(6, 2.0, Form::kCausal);
+  const Eigen::MatrixXd d = sym.dense(), c = causal.dense();
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) {
+      EXPECT_DOUBLE_EQ(d(i, j), std::exp(-std::abs(i - j) / 2.0));
+      EXPECT_DOUBLE_EQ(c(i, j), j <= i ? std::exp(-(i - j) / 2.0) : 0.0);
+    }
+  // ||L*|| approaches coth(1/(2 sigma)) from below.
+  const double norm = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(AlibiKernel(400, 3.0).dense())
+                          .eigenvalues()
+                          .maxCoeff();
+  EXPECT_LT(norm, alibi_norm_limit(3.0));
+  EXPECT_GT(norm, 0.95 * alibi_norm_limit(3.0));
+}
+
+TEST(Operators, MaskMeanProductMatchesDense) {
+  for (auto form : {Form::kSymmetric, Form::kCausal})
+    for (std::int64_t n : {1, 3, 64, 513})
+      for (double sigma : {0.4, 4.0, 2000.0})  // 2000: blocks larger than n
+        for (std::int64_t s : {1, 7, 64}) {
+          const auto hashes = draw_hashes(5, 1, s, sigma);
+          expect_matches_dense(MaskMean(n, hashes, form), n + s);
+        }
+}
+
+TEST(Operators, MaskMeanDenseIsTheMeanOfBlockMasks) {
+  // Two hand-made hashes on n = 6: blocks {0,1},{2,3,4},{5} and {0..2},{3..5}.
+  const std::vector<PositionalHash> h = {{3.0, 2.0}, {3.0, 0.0}};
+  EXPECT_EQ(block_starts(h[0], 6), (std::vector<std::int64_t>{0, 2, 5, 6}));
+  EXPECT_EQ(block_starts(h[1], 6), (std::vector<std::int64_t>{0, 3, 6}));
+  const Eigen::MatrixXd m = MaskMean(6, h).dense();
+  EXPECT_DOUBLE_EQ(m(0, 1), 1.0);
+  EXPECT_DOUBLE_EQ(m(1, 2), 0.5);
+  EXPECT_DOUBLE_EQ(m(2, 4), 0.5);
+  EXPECT_DOUBLE_EQ(m(4, 5), 0.5);
+  EXPECT_DOUBLE_EQ(m(0, 3), 0.0);
+  EXPECT_EQ(MaskMean(6, h).largest_block(), 3);
+  EXPECT_EQ(MaskMean(6, h).num_blocks(), 5);
+  const Eigen::MatrixXd c = MaskMean(6, h, Form::kCausal).dense();
+  EXPECT_DOUBLE_EQ(c(2, 1), 0.5);
+  EXPECT_DOUBLE_EQ(c(1, 2), 0.0);
+}
+
+TEST(Operators, RejectBadParameters) {
+  EXPECT_THROW(AlibiKernel(0, 1.0), std::invalid_argument);
+  EXPECT_THROW(AlibiKernel(4, -1.0), std::invalid_argument);
+  EXPECT_THROW(AlibiKernel(4, NAN), std::invalid_argument);
+  EXPECT_THROW(MaskMean(4, std::vector<PositionalHash>{}), std::invalid_argument);
+  EXPECT_THROW(MaskMean(0, draw_hashes(1, 0, 2, 1.0)), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace poslsh

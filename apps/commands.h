@@ -1,0 +1,17 @@
+// The CLI's built-in subcommands (experiments register themselves; see
+// experiments/experiment.h). Each adds its subcommand to `app` and returns the
+// action to run when it is chosen.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "experiment.h"
+
+namespace poslsh {
+
+Action add_sample_command(CLI::App& app);
+Action add_check_command(CLI::App& app);
+Action add_merge_command(CLI::App& app);
+Action add_reproduce_command(CLI::App& app);
+
+}  // namespace poslsh

@@ -1,0 +1,95 @@
+// `poslsh merge --out FILE.csv SHARD.csv...`: combines the outputs of
+// `--shard K/N` runs into the bytes a single run would have written. Shards
+// are contiguous slices of the cell list, so merging is concatenation in K
+// order; the .meta.json sidecars prove the shards belong to one sweep.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <regex>
+
+#include "atomic_file.h"
+#include "cli_common.h"
+#include "commands.h"
+#include "sweep.h"
+
+namespace poslsh {
+
+namespace {
+
+struct ShardFile {
+  std::string path, csv, meta, experiment, fingerprint;
+  Shard shard;
+};
+
+std::string json_field(const std::string& json, const std::string& key, const std::string& path) {
+  const std::regex re("\"" + key + "\": (\"([^\"]*)\"|[^,\\n]*)");
+  std::smatch m;
+  if (!std::regex_search(json, m, re))
+    throw UsageError(fmt::format("merge: '{}' has no \"{}\" field", path, key));
+  return m[2].matched ? m[2].str() : m[1].str();
+}
+
+}  // namespace
+
+Action add_merge_command(CLI::App& app) {
+  struct Options {
+    std::vector<std::string> inputs;
+    std::string out;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("merge", "Combine --shard K/N outputs into the single-run CSV");
+  cmd->add_option("--out", o->out, "Merged CSV (written atomically)")->required();
+  cmd->add_option("shards", o->inputs, "Shard CSVs (each with its .meta.json beside it)")
+      ->required();
+  return [o] {
+    std::vector<ShardFile> shards;
+    for (const auto& path : o->inputs) {
+      ShardFile s;
+      s.path = path;
+      s.csv = read_file("merge", path);
+      s.meta = read_file("merge", path + ".meta.json");
+      s.experiment = json_field(s.meta, "experiment", path);
+      s.fingerprint = json_field(s.meta, "config_fingerprint", path);
+      s.shard = parse_shard(json_field(s.meta, "shard", path));
+      shards.push_back(std::move(s));
+    }
+    std::sort(shards.begin(), shards.end(),
+              [](const auto& a, const auto& b) { return a.shard.index < b.shard.index; });
+    const auto& first = shards.front();
+    const int count = first.shard.count;
+    if (static_cast<int>(shards.size()) != count)
+      throw UsageError(fmt::format("merge: {} files given but the shards are 1..{} of {}",
+                                   shards.size(), count, count));
+    const auto header_of = [](const std::string& csv) { return csv.substr(0, csv.find('\n') + 1); };
+    std::string merged = header_of(first.csv);
+    for (int k = 0; k < count; ++k) {
+      const auto& s = shards[k];
+      if (s.shard.index != k + 1 || s.shard.count != count)
+        throw UsageError(fmt::format("merge: expected shard {}/{}, '{}' is shard {}/{}", k + 1,
+                                     count, s.path, s.shard.index, s.shard.count));
+      if (s.experiment != first.experiment || s.fingerprint != first.fingerprint ||
+          header_of(s.csv) != header_of(first.csv))
+        throw UsageError(
+            fmt::format("merge: '{}' comes from a different sweep than '{}'", s.path, first.path));
+      merged += s.csv.substr(header_of(s.csv).size());
+    }
+    AtomicFile csv(o->out, "--out");
+    csv.write(merged);
+    std::string from;
+    for (const auto& s : shards) from += (from.empty() ? "" : ", ") + json_quote(s.path);
+    AtomicFile meta(o->out + ".meta.json", "--out");
+    meta.write(fmt::format(
+        "{{\n  \"tool\": \"poslsh\",\n  \"version\": {},\n  \"git_commit\": {},\n"
+        "  \"experiment\": {},\n  \"shard\": \"1/1\",\n  \"config_fingerprint\": {},\n"
+        "  \"seed\": {},\n  \"merged_from\": [{}],\n  \"config\": {}\n}}\n",
+        json_quote(POSLSH_VERSION), json_quote(POSLSH_GIT_COMMIT), json_quote(first.experiment),
+        json_quote(first.fingerprint), json_field(first.meta, "seed", first.path), from,
+        json_quote(json_field(first.meta, "config", first.path))));
+    csv.commit();
+    meta.commit();
+    return 0;
+  };
+}
+
+}  // namespace poslsh

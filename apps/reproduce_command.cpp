@@ -1,0 +1,207 @@
+// `poslsh reproduce --config configs/X.toml --out results/X`: runs every
+// experiment the config has a section for, checks each table, draws the
+// figures and writes report.md. Exit 0: all ran and all checks pass; 1: a
+// check (or a plot) failed, the report is still written; 2: unusable input.
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "atomic_file.h"
+#include "cli_common.h"
+#include "commands.h"
+#include "sweep.h"
+
+extern char** environ;
+
+namespace poslsh {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs argv as a child process (no shell); returns its exit code.
+int spawn(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) return 127;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string self_path() {
+  std::error_code ec;
+  const auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("poslsh") : p.string();
+}
+
+// Section names in a TOML file: "[convergence]" -> "convergence".
+std::vector<std::string> sections(const std::string& toml) {
+  std::vector<std::string> out;
+  const std::regex re(R"(^\s*\[([A-Za-z0-9_.-]+)\]\s*(#.*)?$)");
+  std::istringstream in(toml);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, re)) out.push_back(m[1]);
+  }
+  return out;
+}
+
+// The plot scripts that draw each experiment's figures (plots/<script>.py CSV -o PNG).
+const std::vector<std::pair<std::string, std::string>>& figure_scripts() {
+  static const std::vector<std::pair<std::string, std::string>> f = {
+      {"convergence", "convergence_error_vs_s"},
+      {"convergence", "convergence_constant_vs_n"},
+      {"blocksize", "blocksize_law"},
+      {"attention", "attention_error_vs_s"},
+      {"attention-bench", "attention_time_vs_n"},
+  };
+  return f;
+}
+
+}  // namespace
+
+Action add_reproduce_command(CLI::App& app) {
+  struct Options {
+    std::string out;
+    int threads = 0;
+    bool resume = false, no_plots = false, quiet = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "reproduce", "Run every experiment of --config, check the tables, draw figures, write report.md");
+  cmd->add_option("--out", o->out, "Results directory (default: results/<config name>)");
+  cmd->add_option("--threads", o->threads, "Worker threads per experiment (0: all cores)")
+      ->capture_default_str();
+  cmd->add_flag("--resume", o->resume, "Continue interrupted experiments from their .partial files");
+  cmd->add_flag("--no-plots", o->no_plots, "Skip the figures (no Python needed)");
+  cmd->add_flag("--quiet", o->quiet, "No progress output");
+  CLI::App* top = &app;
+  return [o, top] {
+    const auto* config_opt = top->get_option("--config");
+    if (config_opt->count() == 0)
+      throw UsageError("reproduce needs --config FILE.toml (e.g. configs/default.toml)");
+    const std::string config = config_opt->as<std::string>();
+    const std::string toml = read_file("--config", config);
+    const std::string out =
+        o->out.empty() ? (fs::path("results") / fs::path(config).stem()).string() : o->out;
+    std::error_code ec;
+    fs::create_directories(out, ec);
+    require_writable("--out", (fs::path(out) / "report.md").string());
+    if (o->threads < 0) throw UsageError("--threads must be an integer >= 0");
+
+    std::set<std::string> known;
+    for (const auto& e : experiments()) known.insert(e.name);
+    std::vector<std::string> to_run;
+    for (const auto& s : sections(toml)) {
+      if (known.count(s)) to_run.push_back(s);
+      else if (s != "reproduce" && s != "sample")
+        throw UsageError(fmt::format("--config: section [{}] names no experiment (accepted: {})", s,
+                                     fmt::join(known, ", ")));
+    }
+    if (to_run.empty())
+      throw UsageError(fmt::format("--config '{}' has no experiment section (accepted: {})", config,
+                                   fmt::join(known, ", ")));
+
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string exe = self_path();
+    struct Ran {
+      std::string experiment, csv;
+      int exit_code;
+      double seconds;
+    };
+    std::vector<Ran> ran;
+    for (const auto& name : to_run) {
+      const std::string csv = (fs::path(out) / (name + ".csv")).string();
+      std::vector<std::string> args = {exe, name, "--config", config, "--out", csv};
+      if (o->threads) args.insert(args.end(), {"--threads", std::to_string(o->threads)});
+      if (o->resume && fs::exists(csv + ".partial")) args.push_back("--resume");
+      if (o->quiet) args.push_back("--quiet");
+      if (!o->quiet) std::fprintf(stderr, "== reproduce: %s -> %s\n", name.c_str(), csv.c_str());
+      const auto t = std::chrono::steady_clock::now();
+      const int rc = spawn(args);
+      ran.push_back({name, csv, rc,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count()});
+      if (rc == 2) return 2;  // unusable input: the child said why
+      if (rc == 130) {
+        std::fprintf(stderr, "reproduce: interrupted; rerun with --resume to continue\n");
+        return 130;
+      }
+    }
+
+    // Checks.
+    int failed = 0;
+    std::string checks = "| table | verdict | check | numbers |\n|---|---|---|---|\n";
+    for (const auto& r : ran) {
+      if (r.exit_code != 0) {
+        ++failed;
+        checks += fmt::format("| {} | FAIL | run | exit code {} |\n", r.experiment, r.exit_code);
+        continue;
+      }
+      const auto report = check_file(r.csv);
+      for (const auto& c : report.outcomes) {
+        if (c.verdict == Verdict::kFail) ++failed;
+        checks += fmt::format("| {} | {} | {} | {} |\n", r.experiment, verdict_name(c.verdict),
+                              c.check, c.detail);
+      }
+    }
+
+    // Figures.
+    std::string figures;
+    int plot_failures = 0;
+    if (!o->no_plots) {
+      for (const auto& [experiment, script] : figure_scripts()) {
+        const auto it = std::find_if(ran.begin(), ran.end(),
+                                     [&](const Ran& r) { return r.experiment == experiment; });
+        if (it == ran.end() || it->exit_code != 0) continue;
+        const fs::path py = fs::path(POSLSH_SOURCE_DIR) / "plots" / (script + ".py");
+        const std::string png = (fs::path(out) / (script + ".png")).string();
+        const int rc = spawn({"/usr/bin/python3", py.string(), it->csv, "-o", png});
+        if (rc == 0) {
+          figures += fmt::format("### {}\n\n![{}]({}.png)\n\n", script, script, script);
+        } else {
+          ++plot_failures;
+          figures += fmt::format("### {}\n\nplot failed (exit code {})\n\n", script, rc);
+        }
+      }
+    }
+
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::string experiments_table = "| experiment | CSV | exit | seconds |\n|---|---|---|---|\n";
+    for (const auto& r : ran)
+      experiments_table += fmt::format("| {} | {} | {} | {:.1f} |\n", r.experiment,
+                                       fs::path(r.csv).filename().string(), r.exit_code, r.seconds);
+    AtomicFile report((fs::path(out) / "report.md").string(), "--out");
+    report.write(fmt::format(
+        "# poslsh reproduction report\n\n"
+        "- config: `{}`\n- poslsh {} (commit {})\n- machine: {} hardware threads\n"
+        "- duration: {:.1f} s\n- verdict: **{}**\n\n"
+        "Provenance of each table (resolved config, seed, duration) is in its `.meta.json`.\n\n"
+        "## Configuration\n\n```toml\n{}```\n\n## Experiments\n\n{}\n## Checks\n\n{}\n## Figures\n\n{}",
+        config, POSLSH_VERSION, POSLSH_GIT_COMMIT, std::thread::hardware_concurrency(), seconds,
+        failed ? "some checks FAILED" : "all checks passed", toml, experiments_table, checks,
+        figures.empty() ? "(none)\n" : figures));
+    report.commit();
+    if (!o->quiet)
+      std::fprintf(stderr, "reproduce: %s (%d failed checks, %d failed plots); report: %s\n",
+                   failed ? "FAIL" : "PASS", failed, plot_failures,
+                   (fs::path(out) / "report.md").c_str());
+    return failed || plot_failures ? 1 : 0;
+  };
+}
+
+}  // namespace poslsh

@@ -1,0 +1,86 @@
+#include "experiment.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace poslsh {
+
+namespace {
+std::vector<ExperimentRegistration>& registry() {
+  static std::vector<ExperimentRegistration> r;
+  return r;
+}
+}  // namespace
+
+bool register_experiment(ExperimentRegistration experiment) {
+  auto& r = registry();
+  r.push_back(std::move(experiment));
+  std::sort(r.begin(), r.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return true;
+}
+
+const std::vector<ExperimentRegistration>& experiments() { return registry(); }
+
+std::string resolved_config(const CLI::App& command) {
+  static const std::set<std::string> runner = {"out",   "threads",   "resume", "shard",
+                                               "quiet", "no-timing", "help",   "config"};
+  std::ostringstream out;
+  for (const CLI::Option* opt : command.get_options()) {
+    const std::string name = opt->get_single_name();
+    if (name.empty() || runner.count(name) || opt->get_positional()) continue;
+    std::vector<std::string> values = opt->results();
+    if (values.empty()) {
+      const std::string def = opt->get_default_str();
+      if (def.empty()) continue;
+      values = {def};
+    }
+    out << name << " = ";
+    if (values.size() == 1 && opt->get_expected_max() <= 1) {
+      out << values[0];
+    } else {
+      out << "[";
+      for (std::size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
+      out << "]";
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kPass:
+      return "PASS";
+    case Verdict::kFail:
+      return "FAIL";
+    default:
+      return "n/a";
+  }
+}
+
+CheckReport check_file(const std::string& path) {
+  const CsvTable table = CsvTable::read(path);
+  const ExperimentRegistration* best = nullptr;
+  for (const auto& e : experiments()) {
+    if (!e.checker.run || e.checker.required_columns.empty()) continue;
+    const bool fits =
+        std::all_of(e.checker.required_columns.begin(), e.checker.required_columns.end(),
+                    [&](const std::string& c) { return table.has_column(c); });
+    if (fits &&
+        (!best || e.checker.required_columns.size() > best->checker.required_columns.size()))
+      best = &e;
+  }
+  if (!best)
+    throw std::invalid_argument(fmt::format(
+        "'{}': no experiment recognises its columns (expected a convergence, blocksize or "
+        "attention table)",
+        path));
+  return {best->name, best->checker.run(table)};
+}
+
+}  // namespace poslsh

@@ -1,0 +1,89 @@
+// How an experiment plugs into the `poslsh` CLI and `poslsh check`.
+//
+// An experiment file registers itself at static-initialisation time:
+//
+//   namespace {
+//   const bool registered = poslsh::register_experiment({
+//       .name = "convergence",
+//       .summary = "Spectral and max-norm errors of M~ vs s",
+//       .add_command = [](CLI::App& parent) -> poslsh::Action { ... },
+//       .add_bench = ...,   // optional: `poslsh bench convergence`
+//       .checker = ...,     // optional: checks on this experiment's CSVs
+//   });
+//   }
+//
+// add_command creates the subcommand on `parent` (parent.add_subcommand(name,
+// summary)), declares its options (bound to state the returned Action owns,
+// e.g. through a std::shared_ptr), and returns the Action the CLI runs when the
+// subcommand is chosen. The Action validates its options (throwing UsageError
+// with a one-line message naming the option and what it accepts), builds a
+// Sweep (src/sweep.h) and returns run_sweep(...)'s exit code.
+//
+// Config files: `--config FILE.toml` is a top-level option; a `[name]` section
+// fills this subcommand's options (same names without dashes), the command
+// line overrides the file, unknown keys are errors. Give every option a
+// default or mark it required, and build Sweep::resolved_config with
+// resolved_config(command) below.
+//
+// Timing: wall-clock columns (e.g. "seconds") go in Sweep::timing_columns;
+// every other column must be a deterministic function of (options, seed).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "csv_table.h"
+
+namespace CLI {
+class App;
+}
+
+namespace poslsh {
+
+using Action = std::function<int()>;
+
+enum class Verdict { kPass, kFail, kNotApplicable };
+
+// One line of `poslsh check` output.
+struct CheckOutcome {
+  std::string check;  // short name, e.g. "rate[n=1024,sigma=16] spectral"
+  Verdict verdict;
+  std::string detail;  // the numbers and the threshold
+};
+
+struct Checker {
+  // A table belongs to this experiment when it has all these columns.
+  std::vector<std::string> required_columns;
+  std::function<std::vector<CheckOutcome>(const CsvTable&)> run;
+};
+
+struct ExperimentRegistration {
+  std::string name;
+  std::string summary;
+  std::function<Action(CLI::App& parent)> add_command;
+  std::function<Action(CLI::App& bench_parent)> add_bench;  // may be empty
+  Checker checker;                                          // run may be empty
+};
+
+bool register_experiment(ExperimentRegistration experiment);
+// All registered experiments, sorted by name.
+const std::vector<ExperimentRegistration>& experiments();
+
+// The subcommand's options with their resolved values as TOML (runner options
+// such as --out, --threads, --resume, --shard, --quiet excluded): provenance
+// for .meta.json and the fingerprint that --resume and merge compare.
+std::string resolved_config(const CLI::App& command);
+
+// Checks on one CSV file: finds the experiment by its columns and runs its
+// checker. Throws std::invalid_argument for an unreadable file or a table no
+// experiment recognises.
+struct CheckReport {
+  std::string experiment;
+  std::vector<CheckOutcome> outcomes;
+};
+CheckReport check_file(const std::string& path);
+
+const char* verdict_name(Verdict v);
+
+}  // namespace poslsh

@@ -1,0 +1,97 @@
+#include "csv_table.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace poslsh {
+
+std::string csv_line(const std::vector<std::string>& fields) {
+  std::string line;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i) line += ',';
+    line += fields[i];
+  }
+  line += '\n';
+  return line;
+}
+
+namespace {
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = line.find(',', start);
+    out.push_back(line.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+}  // namespace
+
+CsvTable CsvTable::read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(fmt::format("'{}' is not readable", path));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), path);
+}
+
+CsvTable CsvTable::parse(const std::string& text, const std::string& name) {
+  CsvTable t;
+  t.name_ = name;
+  std::istringstream in(text);
+  std::string line;
+  std::size_t lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    auto fields = split(line);
+    if (t.columns_.empty()) {
+      t.columns_ = std::move(fields);
+      continue;
+    }
+    if (fields.size() != t.columns_.size())
+      throw std::invalid_argument(fmt::format("'{}' line {}: {} fields, header has {}", name,
+                                              lineno, fields.size(), t.columns_.size()));
+    t.rows_.push_back(std::move(fields));
+  }
+  if (t.columns_.empty()) throw std::invalid_argument(fmt::format("'{}' is empty", name));
+  return t;
+}
+
+bool CsvTable::has_column(const std::string& name) const {
+  for (const auto& c : columns_)
+    if (c == name) return true;
+  return false;
+}
+
+std::size_t CsvTable::column(const std::string& name) const {
+  for (std::size_t i = 0; i < columns_.size(); ++i)
+    if (columns_[i] == name) return i;
+  throw std::invalid_argument(fmt::format("'{}' has no column '{}'", name_, name));
+}
+
+const std::string& CsvTable::text(std::size_t row, const std::string& col) const {
+  return rows_.at(row)[column(col)];
+}
+
+double CsvTable::number(std::size_t row, const std::string& col) const {
+  const std::string& s = text(row, col);
+  if (s.empty()) return std::nan("");
+  // strtod rather than stod: stod throws on subnormal results, which are valid data.
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size())
+    throw std::invalid_argument(
+        fmt::format("'{}' row {} column '{}': '{}' is not a number", name_, row + 2, col, s));
+  return v;
+}
+
+}  // namespace poslsh

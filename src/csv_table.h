@@ -1,0 +1,38 @@
+// A CSV table read back for checking, merging and plotting-side validation.
+// poslsh writes plain CSV: one header line, comma-separated fields, no quoting
+// (no field ever contains a comma, quote or newline).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace poslsh {
+
+// Join fields into one CSV line (with trailing newline).
+std::string csv_line(const std::vector<std::string>& fields);
+
+class CsvTable {
+ public:
+  // Throws std::invalid_argument naming the file on a missing file, an empty
+  // file, or a row whose field count differs from the header's.
+  static CsvTable read(const std::string& path);
+  static CsvTable parse(const std::string& text, const std::string& name = "<csv>");
+
+  const std::vector<std::string>& columns() const { return columns_; }
+  std::size_t size() const { return rows_.size(); }
+  bool has_column(const std::string& name) const;
+  // Index of a column; throws std::invalid_argument if absent.
+  std::size_t column(const std::string& name) const;
+  const std::string& text(std::size_t row, const std::string& col) const;
+  // Field as a double; an empty field is NaN; a non-number throws std::invalid_argument.
+  double number(std::size_t row, const std::string& col) const;
+  const std::vector<std::string>& row(std::size_t r) const { return rows_[r]; }
+
+ private:
+  std::string name_;
+  std::vector<std::string> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace poslsh

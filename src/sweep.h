@@ -1,0 +1,73 @@
+// The sweep runner shared by every experiment (ann-benchmarks style: one result
+// per parameter cell). An experiment describes its cells and how to compute the
+// CSV rows of one cell; the runner takes care of
+//   - threads: cells run in parallel, rows are written in cell order, so the CSV
+//     is byte-identical for any thread count (apart from timing columns);
+//   - durability: every finished cell is appended to <out>.partial at once;
+//     --resume skips the cells found there; the final CSV replaces <out>
+//     atomically; SIGINT stops after the running cells and says how to resume;
+//   - scale-out: --shard K/N runs the K-th of N contiguous slices of the cells,
+//     and `poslsh merge` concatenates shard outputs into the single-run bytes;
+//   - provenance: <out>.meta.json beside the CSV (version, commit, resolved
+//     config, seed, shard, duration);
+//   - progress on stderr (a bar with ETA on a terminal, plain lines otherwise).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace poslsh {
+
+using CsvRow = std::vector<std::string>;
+
+struct SweepOptions {
+  std::string out;      // target CSV path (required)
+  int threads = 0;      // 0: one per hardware thread
+  bool resume = false;  // continue from <out>.partial
+  std::string shard = "1/1";
+  bool quiet = false;  // no progress output
+  bool timing = true;  // false: timing columns are written empty (bitwise comparisons)
+};
+
+// Adds --out, --threads, --resume, --shard, --quiet, --no-timing to a subcommand.
+void add_sweep_options(CLI::App& command, SweepOptions& options);
+
+struct Sweep {
+  std::string experiment;                   // e.g. "convergence"
+  std::vector<std::string> columns;         // the CSV schema, one constant list
+  std::vector<std::string> timing_columns;  // wall-clock columns (blanked by --no-timing)
+  std::size_t num_cells = 0;
+  // Human-readable name of a cell, for progress and error messages.
+  std::function<std::string(std::size_t cell)> label;
+  // Rows of one cell. Called concurrently from several threads for different
+  // cells: must be thread-safe and depend only on the cell (and the seed).
+  std::function<std::vector<CsvRow>(std::size_t cell)> run_cell;
+  // The experiment's resolved options (TOML text): provenance, and the
+  // fingerprint that stops --resume or merge from mixing different sweeps.
+  std::string resolved_config;
+  std::uint64_t seed = 0;
+};
+
+// Runs the sweep and returns the process exit code: 0 on success, 130 when
+// interrupted by SIGINT (progress kept in <out>.partial), 1 when a cell threw.
+// Throws UsageError for bad options (unwritable --out, malformed --shard, a
+// .partial from a different sweep).
+int run_sweep(const Sweep& sweep, const SweepOptions& options);
+
+// The contiguous slice [begin, end) of `num_cells` that shard K/N runs.
+std::pair<std::size_t, std::size_t> shard_range(std::size_t num_cells, int index, int count);
+
+// 64-bit FNV-1a of text: fingerprints of resolved configs.
+std::uint64_t fingerprint(const std::string& text);
+
+// JSON string literal with escapes.
+std::string json_quote(const std::string& text);
+
+}  // namespace poslsh

@@ -1,0 +1,112 @@
+// `poslsh` end to end: help, version, sample output, bad input, config files.
+#include <gtest/gtest.h>
+
+#include "cli_harness.h"
+#include "csv_table.h"
+#include "positional_hash.h"
+
+namespace poslsh {
+namespace {
+
+using Cli = testing::CliTest;
+namespace fs = std::filesystem;
+
+TEST_F(Cli, HelpAndVersion) {
+  auto r = cli("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("sample"), std::string::npos);
+  EXPECT_EQ(cli("sample --help").exit_code, 0);
+  r = cli("--version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("poslsh ", 0), 0u);
+}
+
+TEST_F(Cli, SampleWritesTheExperimentHashesExactly) {
+  ASSERT_EQ(
+      cli("sample --n 100 --sigma 16 --s 50 --seed 9 --trial 2 --out " + path("a.csv")).exit_code,
+      0);
+  ASSERT_EQ(
+      cli("sample --n 100 --sigma 16 --s 50 --seed 9 --trial 2 --out " + path("b.csv")).exit_code,
+      0);
+  EXPECT_EQ(testing::slurp(path("a.csv")), testing::slurp(path("b.csv")));
+  const CsvTable t = CsvTable::read(path("a.csv"));
+  ASSERT_EQ(t.columns(), (std::vector<std::string>{"sample", "pitch", "shift"}));
+  ASSERT_EQ(t.size(), 50u);
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    const auto h = draw_hash(9, 2, k, 16.0);
+    EXPECT_EQ(t.number(k, "pitch"), h.pitch);  // exact: the CSV round-trips doubles
+    EXPECT_EQ(t.number(k, "shift"), h.shift);
+  }
+}
+
+TEST_F(Cli, SampleBlocksArePartitions) {
+  ASSERT_EQ(
+      cli("sample --n 300 --sigma 4 --s 3 --seed 1 --blocks --out " + path("b.csv")).exit_code, 0);
+  const CsvTable t = CsvTable::read(path("b.csv"));
+  ASSERT_EQ(t.columns(), (std::vector<std::string>{"sample", "start", "end"}));
+  std::vector<std::int64_t> next(3, 0);
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    const auto k = static_cast<std::size_t>(t.number(r, "sample"));
+    EXPECT_EQ(t.number(r, "start"), next[k]);
+    next[k] = static_cast<std::int64_t>(t.number(r, "end"));
+  }
+  EXPECT_EQ(next, (std::vector<std::int64_t>{300, 300, 300}));
+}
+
+TEST_F(Cli, BadInputIsOneLineExitTwoAndNoFile) {
+  const std::string ok_out = " --out " + path("x.csv");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"sample --n 0 --sigma 4 --s 2", "--n"},
+      {"sample --n -5 --sigma 4 --s 2", "--n"},
+      {"sample --n 10 --sigma -1 --s 2", "--sigma"},
+      {"sample --n 10 --sigma 0 --s 2", "--sigma"},
+      {"sample --n 10 --sigma nan --s 2", "--sigma"},
+      {"sample --n 10 --sigma inf --s 2", "--sigma"},
+      {"sample --n 10 --sigma 4 --s 0", "--s"},
+      {"sample --n abc --sigma 4 --s 2", "--n"},
+      {"sample --n 10 --sigma x --s 2", "--sigma"},
+      {"sample --n 10 --sigma 4 --s 2 --frobnicate 3", "--frobnicate"},
+      {"sample --n 10 --sigma 4", "--s"},
+      {"nosuchcommand", "nosuchcommand"},
+  };
+  for (const auto& [args, mention] : cases) {
+    expect_usage_error(args + ok_out, mention);
+    EXPECT_FALSE(fs::exists(path("x.csv"))) << args;
+  }
+  expect_usage_error("sample --n 10 --sigma 4 --s 2 --out " + path("missing/dir/x.csv"), "--out");
+  // No temporary file is left behind either.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()),
+            2);  // .stdout, .stderr
+}
+
+TEST_F(Cli, ConfigFileSectionsAndOverrides) {
+  std::ofstream(path("c.toml")) << "[sample]\nn = 50\nsigma = 2.5\ns = 4\nseed = 3\n";
+  ASSERT_EQ(cli("sample --config " + path("c.toml") + " --out " + path("a.csv")).exit_code, 0);
+  EXPECT_EQ(CsvTable::read(path("a.csv")).size(), 4u);
+  ASSERT_EQ(cli("sample --config " + path("c.toml") + " --s 6 --out " + path("b.csv")).exit_code,
+            0);
+  EXPECT_EQ(CsvTable::read(path("b.csv")).size(), 6u) << "the command line overrides the file";
+  EXPECT_EQ(CsvTable::read(path("b.csv")).number(0, "pitch"), draw_hash(3, 0, 0, 2.5).pitch);
+
+  std::ofstream(path("bad.toml")) << "[sample]\nn = 50\nsigmaa = 2.5\n";
+  expect_usage_error(
+      "sample --config " + path("bad.toml") + " --s 2 --sigma 1 --out " + path("x.csv"), "sigmaa");
+  expect_usage_error("sample --config " + path("none.toml") + " --out " + path("x.csv"),
+                     "--config");
+  std::ofstream(path("type.toml")) << "[sample]\nn = \"many\"\n";
+  expect_usage_error(
+      "sample --config " + path("type.toml") + " --s 2 --sigma 1 --out " + path("x.csv"), "--n");
+  EXPECT_FALSE(fs::exists(path("x.csv")));
+}
+
+TEST_F(Cli, CheckAndMergeRejectUnusableInput) {
+  std::ofstream(path("other.csv")) << "a,b\n1,2\n";
+  expect_usage_error("check " + path("other.csv"), "other.csv");
+  expect_usage_error("check " + path("absent.csv"), "absent.csv");
+  std::ofstream(path("s1.csv")) << "a,b\n1,2\n";
+  expect_usage_error("merge --out " + path("m.csv") + " " + path("s1.csv"), "meta.json");
+  EXPECT_FALSE(fs::exists(path("m.csv")));
+}
+
+}  // namespace
+}  // namespace poslsh
