@@ -1,7 +1,9 @@
 // The error of the positional-LSH estimator as matrix-free operators (MATH §4, §6):
 //   symmetric  E   = M~ - L*
 //   causal     E_c = T ⊙ (M~ - L*),  T lower triangular (j <= i)
-// E x and E^T x cost O(n + number of blocks), like the products they are made of.
+// E x and E^T x cost O(n + number of blocks), like the products they are made
+// of; ErrorOperator fuses them (one prefix sum, one cache-tiled pass over the
+// blocks, one or two recursions) instead of calling MaskMean and AlibiKernel.
 // The causal spectral norm is the square root of the largest eigenvalue of the
 // normal operator x -> E_c^T (E_c x), which is symmetric positive semidefinite.
 #pragma once
@@ -53,7 +55,8 @@ class ErrorOperator {
  private:
   MaskMean mask_;
   AlibiKernel kernel_;
-  mutable std::vector<double> scratch_;
+  mutable std::vector<double> prefix_, diff_;
+  mutable std::vector<std::int64_t> cursor_;
 };
 
 // x -> E^T (E x): symmetric positive semidefinite, whatever the form of E. Its

@@ -109,25 +109,31 @@ SpectralErrorResult lanczos_extreme_eigenvalue(
   double gersh_lo = kInf, gersh_hi = -kInf, scale = 0.0;
   const std::int64_t max_steps = options.max_iterations;
   bool exhausted = false;  // invariant subspace found: Ritz values are exact
+  // Next Lanczos vector: v_prev <- v, v <- w / beta (buffers rotate, no copy).
+  const auto advance = [&](double bnext, double bnext2) {
+    beta2.push_back(bnext2);
+    beta = bnext;
+    const double inv_b = 1.0 / bnext;
+    for (std::int64_t i = 0; i < n; ++i) w[i] *= inv_b;
+    std::swap(v_prev, v);
+    std::swap(v, w);
+  };
   for (std::int64_t k = 1; k <= max_steps; ++k) {
     apply(v.data(), w.data());
     ++result.iterations;
+    // Paige's ordering of the three-term recurrence (the stable one), in two
+    // fused passes: w -= beta v_prev with alpha = v.w, then w -= alpha v with
+    // ||w||^2. Global orthogonality is not maintained (see the header).
     double a = 0.0;
-    for (std::int64_t i = 0; i < n; ++i) a += v[i] * w[i];
-    for (std::int64_t i = 0; i < n; ++i) w[i] -= a * v[i] + beta * v_prev[i];
-    // One local reorthogonalisation against the last two vectors keeps the
-    // three-term recurrence accurate (cheap; global orthogonality is not needed).
-    double c0 = 0.0, c1 = 0.0;
     for (std::int64_t i = 0; i < n; ++i) {
-      c0 += v[i] * w[i];
-      c1 += v_prev[i] * w[i];
+      w[i] -= beta * v_prev[i];
+      a += v[i] * w[i];
     }
     double bnext2 = 0.0;
     for (std::int64_t i = 0; i < n; ++i) {
-      w[i] -= c0 * v[i] + c1 * v_prev[i];
+      w[i] -= a * v[i];
       bnext2 += w[i] * w[i];
     }
-    a += c0;
     alpha.push_back(a);
     const double bnext = std::sqrt(bnext2);
 
@@ -141,10 +147,7 @@ SpectralErrorResult lanczos_extreme_eigenvalue(
     // the products at large k. Skipped steps only lengthen the windows.
     const std::int64_t every = std::max<std::int64_t>(1, k / 64);
     if (!exhausted && k != max_steps && k % every != 0) {
-      beta2.push_back(bnext2);
-      beta = bnext;
-      std::swap(v_prev, v);
-      for (std::int64_t i = 0; i < n; ++i) v[i] = w[i] / bnext;
+      advance(bnext, bnext2);
       continue;
     }
     const double pivmin = std::max(std::numeric_limits<double>::min(), kEps * kEps * scale * scale);
@@ -172,10 +175,7 @@ SpectralErrorResult lanczos_extreme_eigenvalue(
       result.status = SolveStatus::kOk;
       break;
     }
-    beta2.push_back(bnext2);
-    beta = bnext;
-    std::swap(v_prev, v);
-    for (std::int64_t i = 0; i < n; ++i) v[i] = w[i] / bnext;
+    advance(bnext, bnext2);
   }
   if (history) {
     history->step = top.step;
