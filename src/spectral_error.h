@@ -36,7 +36,15 @@
 //     O(k)); skipped steps only lengthen the windows.
 //     It remains an estimate: a Ritz value that stalls for half the run and
 //     then jumps defeats it. The tests and the convergence benchmark compare
-//     it with dense eigensolvers (n <= 2048) and tight Spectra runs.
+//     it with dense eigensolvers (n <= 4096) and tight Spectra runs.
+//     Measured (sigma = 16, s = 64, default rel_tol 1e-6): at n = 65536 over
+//     8 hash draws the true relative error at the stop was <= 3e-13 (reported
+//     accuracy 4e-7 .. 1e-6); 6 draws stop after 40-142 products, 2 draws
+//     whose top spectrum clusters need 2015 and 2795 (Spectra at residual tol
+//     1e-10 needs 3401 and 3461, 10-20x the time). The estimate is
+//     conservative by orders of magnitude once it is met, but no cheaper rule
+//     was found safe: in the clustered draws the true error is still 9e-6 at
+//     340 steps and 5e-7 at 1000.
 //   - Symmetric form: both ends of the spectrum are tracked (largest magnitude);
 //     causal form: the normal operator x -> E_c^T E_c x, largest eigenvalue,
 //     then the square root.
