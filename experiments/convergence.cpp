@@ -1,0 +1,215 @@
+#include "convergence.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "bounds.h"
+#include "cli_common.h"
+#include "max_error.h"
+#include "spectral_error.h"
+
+namespace poslsh {
+
+const std::vector<std::string>& convergence_columns() {
+  static const std::vector<std::string> columns = {
+      "n",           "sigma",           "s",
+      "trial",       "form",            "p",
+      "spectral_error", "spectral_accuracy", "spectral_lower",
+      "spectral_bound", "max_error",     "max_bound",
+      "inf_error",   "b_max",           "b_max_bound",
+      "lanczos_iterations", "lanczos_matvecs", "status",
+      "seconds"};
+  return columns;
+}
+
+CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
+                       std::span<const PositionalHash> hashes, const ConvergenceSettings& settings) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto s = static_cast<std::int64_t>(hashes.size());
+  const ErrorOperator error(n, hashes, sigma, settings.form);
+  SpectralErrorOptions options;
+  options.rel_tol = settings.spectral_tol;
+  options.max_iterations = settings.max_lanczos;
+  options.seed = settings.seed;
+  options.trial = trial;
+  const SpectralErrorResult spectral = spectral_error(error, options);
+  const EntrywiseError entrywise = entrywise_error(error);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const bool ok = spectral.status == SolveStatus::kOk;
+  return {std::to_string(n),
+          format_double(sigma),
+          std::to_string(s),
+          std::to_string(trial),
+          settings.form == Form::kSymmetric ? "symmetric" : "causal",
+          format_double(settings.p),
+          ok ? format_double(spectral.value) : "",
+          format_double(spectral.accuracy),
+          format_double(spectral.lower),
+          format_double(spectral_bound(n, sigma, s, settings.p, settings.form)),
+          format_double(entrywise.max_error),
+          format_double(max_bound(n, s, settings.p)),
+          format_double(entrywise.inf_error),
+          std::to_string(entrywise.largest_block),
+          std::to_string(b_max_bound(n, sigma, s, settings.p)),
+          std::to_string(spectral.iterations),
+          std::to_string(spectral.matvecs),
+          std::string(to_string(spectral.status)),
+          fmt::format("{:.6f}", seconds)};
+}
+
+namespace {
+
+struct Cell {
+  std::int64_t n;
+  double sigma;
+  std::int64_t s;
+  std::uint64_t trial;
+};
+
+Action add_convergence_command(CLI::App& app) {
+  struct Options {
+    std::vector<std::int64_t> n = {1024};
+    std::vector<double> sigma = {16};
+    std::vector<std::int64_t> s = {1, 2, 4, 8, 16, 32, 64};
+    int alibi_heads = 0;
+    std::int64_t trials = 4;
+    std::uint64_t seed = 0;
+    double p = 0.01;
+    bool causal = false;
+    double spectral_tol = 1e-6;
+    std::int64_t max_lanczos = 5000;
+    SweepOptions sweep;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "convergence", "Spectral, max-norm and row-sum errors of M~ vs s, with their bounds");
+  cmd->add_option("--n", o->n, "Context lengths (list, each >= 1)")
+      ->delimiter(',')
+      ->capture_default_str();
+  auto* sigma_opt = cmd->add_option("--sigma", o->sigma, "ALiBi scales sigma = 1/slope (list, > 0)")
+                        ->delimiter(',')
+                        ->capture_default_str();
+  cmd->add_option("--s", o->s, "Numbers of hashes (list, each >= 1)")
+      ->delimiter(',')
+      ->capture_default_str();
+  auto* heads_opt = cmd->add_option("--alibi-heads", o->alibi_heads,
+                                    "Use the H standard ALiBi scales sigma_h = 2^(8h/H), h = 1..H, "
+                                    "instead of --sigma (0: off)")
+                        ->capture_default_str();
+  cmd->add_option("--trials", o->trials, "Independent hash sets per (n, sigma, s) (>= 1)")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
+  cmd->add_option("--p", o->p, "Failure probability of the bounds, in (0, 1)")
+      ->capture_default_str();
+  cmd->add_flag("--causal", o->causal, "Causal form T ⊙ (M~ - L*)");
+  cmd->add_option("--spectral-tol", o->spectral_tol,
+                  "Relative accuracy asked of the spectral norm (> 0)")
+      ->capture_default_str();
+  cmd->add_option("--max-lanczos", o->max_lanczos,
+                  "Lanczos step cap; a solve that hits it is reported not_converged (>= 1)")
+      ->capture_default_str();
+  add_sweep_options(*cmd, o->sweep);
+  return [o, cmd, sigma_opt, heads_opt] {
+    require_nonempty("--n", o->n.size());
+    require_at_least("--n", o->n, 1);
+    require_nonempty("--s", o->s.size());
+    require_at_least("--s", o->s, 1);
+    require_at_least("--trials", o->trials, 1);
+    require_open_unit("--p", o->p);
+    require_positive_finite("--spectral-tol", o->spectral_tol);
+    require_at_least("--max-lanczos", o->max_lanczos, 1);
+    std::vector<double> sigmas = o->sigma;
+    if (heads_opt->count() > 0 && o->alibi_heads != 0) {
+      if (sigma_opt->count() > 0)
+        throw UsageError("--alibi-heads replaces --sigma: give one of them, not both");
+      sigmas = alibi_head_sigmas(o->alibi_heads);
+    } else {
+      require_at_least("--alibi-heads", o->alibi_heads, 0);
+      require_nonempty("--sigma", sigmas.size());
+      require_positive_finite("--sigma", sigmas);
+    }
+    auto cells = std::make_shared<std::vector<Cell>>();
+    for (auto n : o->n)
+      for (double sigma : sigmas)
+        for (auto s : o->s)
+          for (std::int64_t t = 0; t < o->trials; ++t)
+            cells->push_back({n, sigma, s, static_cast<std::uint64_t>(t)});
+    ConvergenceSettings settings;
+    settings.form = o->causal ? Form::kCausal : Form::kSymmetric;
+    settings.p = o->p;
+    settings.spectral_tol = o->spectral_tol;
+    settings.max_lanczos = o->max_lanczos;
+    settings.seed = o->seed;
+
+    Sweep sweep;
+    sweep.experiment = "convergence";
+    sweep.columns = convergence_columns();
+    sweep.timing_columns = {"seconds"};
+    sweep.num_cells = cells->size();
+    sweep.label = [cells](std::size_t c) {
+      const Cell& x = (*cells)[c];
+      return fmt::format("n={} sigma={} s={} trial={}", x.n, format_double(x.sigma), x.s, x.trial);
+    };
+    sweep.run_cell = [cells, settings](std::size_t c) {
+      const Cell& x = (*cells)[c];
+      // Hash k of (seed, trial) does not depend on s: these are the first s
+      // hashes of the trial, as `poslsh sample --s S` exports them.
+      const auto hashes = draw_hashes(settings.seed, x.trial, x.s, x.sigma);
+      return std::vector<CsvRow>{convergence_row(x.n, x.sigma, x.trial, hashes, settings)};
+    };
+    sweep.resolved_config = resolved_config(*cmd);
+    sweep.seed = o->seed;
+    return run_sweep(sweep, o->sweep);
+  };
+}
+
+Action add_convergence_bench(CLI::App& bench) {
+  auto o = std::make_shared<ConvergenceBenchOptions>();
+  auto* cmd = bench.add_subcommand(
+      "convergence",
+      "Spectral and max-norm error at large n; a whole row vs a dense eigensolver");
+  cmd->add_option("--n-large", o->n_large, "n of the large-n timing (default 2^20)")
+      ->capture_default_str();
+  cmd->add_option("--n-row", o->n_row, "n of the whole-row timing")->capture_default_str();
+  cmd->add_option("--n-dense", o->n_dense, "n of the dense eigensolver comparison")
+      ->capture_default_str();
+  cmd->add_option("--sigma", o->sigma, "ALiBi scale")->capture_default_str();
+  cmd->add_option("--s", o->s, "Number of hashes")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
+  cmd->add_option("--trials", o->trials, "Trials (hash sets) timed at each size")
+      ->capture_default_str();
+  cmd->add_flag("!--no-spectra", o->spectra_oracle,
+                "Skip the tight-tolerance Spectra run that checks the accuracy at n-row");
+  return [o] {
+    require_at_least("--n-large", o->n_large, 3);
+    require_at_least("--n-row", o->n_row, 3);
+    require_at_least("--n-dense", o->n_dense, 3);
+    require_positive_finite("--sigma", o->sigma);
+    require_at_least("--s", o->s, 1);
+    require_at_least("--trials", o->trials, 1);
+    return run_convergence_bench(*o);
+  };
+}
+
+std::vector<CheckOutcome> run_checks(const CsvTable& table) { return check_convergence_table(table); }
+
+const bool registered = register_experiment({
+    .name = "convergence",
+    .summary = "Spectral and max-norm errors of M~ vs s, with their bounds",
+    .add_command = add_convergence_command,
+    .add_bench = add_convergence_bench,
+    .checker = {.required_columns = {"n", "sigma", "s", "trial", "spectral_error",
+                                     "spectral_accuracy", "spectral_bound", "max_error",
+                                     "max_bound", "inf_error", "b_max", "lanczos_matvecs",
+                                     "status"},
+                .run = run_checks},
+});
+
+}  // namespace
+}  // namespace poslsh

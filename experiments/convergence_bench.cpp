@@ -1,0 +1,105 @@
+// `poslsh bench convergence`: the speed claims of the convergence experiment,
+// measured side by side in one run (ratios, not absolute times, are the result).
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <Eigen/Dense>
+#include <chrono>
+#include <cmath>
+
+#include "convergence.h"
+#include "max_error.h"
+#include "spectral_error.h"
+
+namespace poslsh {
+
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Peak resident set size of the process so far, MiB.
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+}  // namespace
+
+int run_convergence_bench(const ConvergenceBenchOptions& o) {
+  fmt::print("# poslsh bench convergence: sigma={} s={} seed={} trials={}\n", o.sigma, o.s, o.seed,
+             o.trials);
+  fmt::print("{:<34} {:>8} {:>6} {:>10} {:>10} {:>9} {:>12} {:>14}\n", "what", "n", "trial",
+             "seconds", "matvecs", "rss_MiB", "accuracy", "value");
+  const auto line = [](const std::string& what, std::int64_t n, std::uint64_t trial, double sec,
+                       std::int64_t matvecs, double acc, double value) {
+    fmt::print("{:<34} {:>8} {:>6} {:>10.3f} {:>10} {:>9.0f} {:>12.2e} {:>14.10g}\n", what, n,
+               trial, sec, matvecs, peak_rss_mib(), acc, value);
+    std::fflush(stdout);
+  };
+  for (std::uint64_t trial = 0; trial < static_cast<std::uint64_t>(o.trials); ++trial) {
+    // Large n: spectral error (default accuracy) and max/row-sum errors.
+    {
+      const auto hashes = draw_hashes(o.seed, trial, o.s, o.sigma);
+      double t0 = now_seconds();
+      const ErrorOperator e(o.n_large, hashes, o.sigma);
+      const double build = now_seconds() - t0;
+      t0 = now_seconds();
+      const SpectralErrorResult r = spectral_error(e, {.seed = o.seed, .trial = trial});
+      const double sec = now_seconds() - t0;
+      line("operator build", o.n_large, trial, build, 0, 0, 0);
+      line(fmt::format("spectral error ({})", to_string(r.status)), o.n_large, trial, sec,
+           r.matvecs, r.accuracy, r.lower);
+      t0 = now_seconds();
+      const EntrywiseError m = entrywise_error(e);
+      line("max + row-sum error", o.n_large, trial, now_seconds() - t0, 0, 0, m.max_error);
+    }
+    // A whole convergence row at n_row, and the Spectra reference on it.
+    {
+      const auto hashes = draw_hashes(o.seed, trial, o.s, o.sigma);
+      ConvergenceSettings settings;
+      settings.seed = o.seed;
+      double t0 = now_seconds();
+      const CsvRow row = convergence_row(o.n_row, o.sigma, trial, hashes, settings);
+      const double row_sec = now_seconds() - t0;
+      line("whole row (" + row[17] + ")", o.n_row, trial, row_sec, std::stoll(row[16]),
+           std::stod(row[7]), std::stod(row[8]));
+      if (o.spectra_oracle) {
+        const ErrorOperator e(o.n_row, hashes, o.sigma);
+        t0 = now_seconds();
+        const SpectralErrorResult ref =
+            spectral_error_spectra(e, 1e-10, 40, 100000, true, {.seed = o.seed, .trial = trial});
+        const double sec = now_seconds() - t0;
+        line("Spectra reference (tol 1e-10)", o.n_row, trial, sec, ref.matvecs, ref.accuracy,
+             ref.value);
+        const double lanczos = std::stod(row[8]);
+        fmt::print("  measured relative error of the row's value vs reference: {:.3e} (reported "
+                   "accuracy {})\n",
+                   std::abs(ref.value - lanczos) / ref.value, row[7]);
+      }
+    }
+    // Dense symmetric eigensolver at n_dense vs the matrix-free solve, same run.
+    {
+      const auto hashes = draw_hashes(o.seed, trial, o.s, o.sigma);
+      const ErrorOperator e(o.n_dense, hashes, o.sigma);
+      double t0 = now_seconds();
+      const SpectralErrorResult r = spectral_error(e, {.seed = o.seed, .trial = trial});
+      const double lanczos_sec = now_seconds() - t0;
+      t0 = now_seconds();
+      const Eigen::MatrixXd d = e.dense();
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(d, Eigen::EigenvaluesOnly);
+      const double dense_value = es.eigenvalues().cwiseAbs().maxCoeff();
+      const double dense_sec = now_seconds() - t0;
+      line("spectral error, matrix-free", o.n_dense, trial, lanczos_sec, r.matvecs, r.accuracy,
+           r.lower);
+      line("spectral error, dense Eigen", o.n_dense, trial, dense_sec, 0, 0, dense_value);
+      fmt::print("  dense / matrix-free time ratio: {:.1f}; relative difference {:.3e}\n",
+                 dense_sec / lanczos_sec, std::abs(dense_value - r.lower) / dense_value);
+    }
+  }
+  return 0;
+}
+
+}  // namespace poslsh

@@ -1,0 +1,93 @@
+// The matrix-free error operators against their dense matrices.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <stdexcept>
+#include <vector>
+
+#include "error_operator.h"
+#include "rng.h"
+
+namespace poslsh {
+namespace {
+
+Eigen::VectorXd random_vector(std::int64_t n, std::uint64_t seed) {
+  Stream rng(seed, 0, 0, StreamPurpose::kSyntheticQkv);
+  Eigen::VectorXd x(n);
+  for (std::int64_t i = 0; i < n; ++i) x[i] = rng.normal();
+  return x;
+}
+
+// Max |a - b| relative to ||x||_1: the products go through prefix sums of x,
+// whose rounding is relative to the partial sums, not to the (small) entries of E.
+double rel_diff(const Eigen::VectorXd& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x) {
+  return (a - b).cwiseAbs().maxCoeff() / x.cwiseAbs().sum();
+}
+
+struct Case {
+  std::int64_t n;
+  double sigma;
+  std::int64_t s;
+};
+
+TEST(ErrorOperator, ProductsMatchDenseOverGrid) {
+  int checked = 0;
+  for (std::int64_t n : {1, 2, 7, 64, 301}) {
+    for (double sigma : {0.4, 4.0, 37.0}) {
+      for (std::int64_t s : {1, 5, 32}) {
+        for (Form form : {Form::kSymmetric, Form::kCausal}) {
+          const auto hashes = draw_hashes(11, 3, s, sigma);
+          const ErrorOperator e(n, hashes, sigma, form);
+          const Eigen::MatrixXd d = e.dense();
+          // The dense error is M~ - L*, with the causal mask on both.
+          Eigen::MatrixXd expect = MaskMean(n, hashes, form).dense() - AlibiKernel(n, sigma, form).dense();
+          ASSERT_EQ((d - expect).cwiseAbs().maxCoeff(), 0.0);
+          if (form == Form::kCausal && n > 1) {
+            ASSERT_EQ(d.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().maxCoeff(), 0.0);
+          }
+          const Eigen::VectorXd x = random_vector(n, n + s);
+          Eigen::VectorXd y(n), yt(n), yn(n);
+          e.perform_op(x.data(), y.data());
+          e.perform_transpose_op(x.data(), yt.data());
+          NormalOperator normal(e);
+          normal.perform_op(x.data(), yn.data());
+          const Eigen::MatrixXd dtd = d.transpose() * d;
+          EXPECT_LE(rel_diff(y, d * x, x), 1e-13) << n << " " << sigma << " " << s;
+          EXPECT_LE(rel_diff(yt, d.transpose() * x, x), 1e-13) << n << " " << sigma << " " << s;
+          // E^T (E x): the first product's rounding is amplified by ||E^T||_inf.
+          const double amplify = 1.0 + d.cwiseAbs().colwise().sum().maxCoeff();
+          EXPECT_LE((yn - dtd * x).cwiseAbs().maxCoeff(),
+                    1e-13 * (amplify * x.cwiseAbs().sum() + (d * x).cwiseAbs().sum()));
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 5 * 3 * 3 * 2);
+}
+
+TEST(ErrorOperator, TransposeHelpersMatchDense) {
+  for (Form form : {Form::kSymmetric, Form::kCausal}) {
+    const std::int64_t n = 257;
+    const auto hashes = draw_hashes(5, 0, 9, 6.0);
+    const MaskMean mask(n, hashes, form);
+    const AlibiKernel kernel(n, 6.0, form);
+    const Eigen::VectorXd x = random_vector(n, 99);
+    Eigen::VectorXd ym(n), yk(n);
+    mask_mean_transpose_op(mask, x.data(), ym.data());
+    alibi_kernel_transpose_op(kernel, x.data(), yk.data());
+    const Eigen::MatrixXd md = mask.dense().transpose(), kd = kernel.dense().transpose();
+    EXPECT_LE(rel_diff(ym, md * x, x), 1e-13);
+    EXPECT_LE(rel_diff(yk, kd * x, x), 1e-13);
+  }
+}
+
+TEST(ErrorOperator, RejectsBadParameters) {
+  const auto hashes = draw_hashes(1, 0, 2, 4.0);
+  EXPECT_THROW(ErrorOperator(0, hashes, 4.0), std::invalid_argument);
+  EXPECT_THROW(ErrorOperator(10, hashes, 0.0), std::invalid_argument);
+  EXPECT_THROW(ErrorOperator(10, {}, 4.0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace poslsh
