@@ -104,13 +104,6 @@ QuadratureResult expected_max_pitch(double sigma, std::int64_t s) {
   return out;
 }
 
-std::int64_t b_max_bound(std::int64_t n, double sigma, std::int64_t s, double p) {
-  validate_hash_parameters(n, sigma, s);
-  const double x_p = union_tail_threshold(static_cast<double>(s), p);
-  const double bound = std::floor(sigma * x_p) + 1;
-  return bound >= static_cast<double>(n) ? n : static_cast<std::int64_t>(bound);
-}
-
 double law_deviation_rate(std::int64_t n, double sigma, std::int64_t s) {
   validate_hash_parameters(n, sigma, s);
   return std::min(1.0, expected_max_pitch(sigma, s).value / (2.0 * static_cast<double>(n)));

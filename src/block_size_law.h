@@ -26,6 +26,8 @@
 #include <span>
 #include <vector>
 
+#include "bounds.h"
+
 namespace poslsh {
 
 class BlockSizeLaw {
@@ -64,9 +66,8 @@ struct QuadratureResult {
 };
 QuadratureResult expected_max_pitch(double sigma, std::int64_t s);
 
-// With probability >= 1 - p: b_max <= min(n, floor(sigma x_p) + 1), x_p solving
-// s (1 + x) e^-x = p (union bound over the s pitches). p in (0, 1).
-std::int64_t b_max_bound(std::int64_t n, double sigma, std::int64_t s, double p);
+// The high-probability bound b_max <= min(n, floor(sigma x_p) + 1) is
+// b_max_bound() in bounds.h, with the other theorem bounds.
 
 // Probability that one trial's b_max differs from ceil(max_k delta_k) (see above).
 double law_deviation_rate(std::int64_t n, double sigma, std::int64_t s);
