@@ -11,6 +11,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "sweep.h"
+#include "version.h"
 
 namespace poslsh {
 
@@ -91,13 +92,13 @@ Action add_merge_command(CLI::App& app) {
     std::string from;
     for (const auto& s : shards) from += (from.empty() ? "" : ", ") + json_quote(s.path);
     AtomicFile meta(o->out + ".meta.json", "--out");
-    meta.write(fmt::format(
-        "{{\n  \"tool\": \"poslsh\",\n  \"version\": {},\n  \"git_commit\": {},\n"
-        "  \"experiment\": {},\n  \"shard\": \"1/1\",\n  \"config_fingerprint\": {},\n"
-        "  \"seed\": {},\n  \"merged_from\": [{}],\n  \"config\": {}\n}}\n",
-        json_quote(POSLSH_VERSION), json_quote(POSLSH_GIT_COMMIT), json_quote(first.experiment),
-        json_quote(first.fingerprint), json_field(first.meta, "seed", first.path), from,
-        json_quote(json_field(first.meta, "config", first.path))));
+    meta.write(
+        fmt::format("{{\n  \"tool\": \"poslsh\",\n  \"version\": {},\n  \"git_commit\": {},\n"
+                    "  \"experiment\": {},\n  \"shard\": \"1/1\",\n  \"config_fingerprint\": {},\n"
+                    "  \"seed\": {},\n  \"merged_from\": [{}],\n  \"config\": {}\n}}\n",
+                    json_quote(kVersion), json_quote(git_commit()), json_quote(first.experiment),
+                    json_quote(first.fingerprint), json_field(first.meta, "seed", first.path), from,
+                    json_quote(json_field(first.meta, "config", first.path))));
     csv.commit();
     meta.commit();
     return 0;

@@ -12,6 +12,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "experiment.h"
+#include "version.h"
 
 namespace {
 
@@ -63,8 +64,8 @@ std::string describe(const CLI::ParseError& e) {
 
 int main(int argc, char** argv) {
   CLI::App app{"poslsh: numerical verification of positional LSH for ALiBi attention"};
-  app.set_version_flag("--version",
-                       std::string("poslsh ") + POSLSH_VERSION + " (" + POSLSH_GIT_COMMIT + ")");
+  app.set_version_flag(
+      "--version", std::string("poslsh ") + poslsh::kVersion + " (" + poslsh::git_commit() + ")");
   app.set_config("--config", "", "TOML file; section [subcommand] sets that subcommand's options");
   app.allow_config_extras(false);
   app.require_subcommand(1);

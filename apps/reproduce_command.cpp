@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "atomic_file.h"
@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "csv_table.h"
 #include "sweep.h"
+#include "version.h"
 
 extern char** environ;
 
@@ -95,11 +96,13 @@ Action add_reproduce_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
-      "reproduce", "Run every experiment of --config, check the tables, draw figures, write report.md");
+      "reproduce",
+      "Run every experiment of --config, check the tables, draw figures, write report.md");
   cmd->add_option("--out", o->out, "Results directory (default: results/<config name>)");
   cmd->add_option("--threads", o->threads, "Worker threads per experiment (0: all cores)")
       ->capture_default_str();
-  cmd->add_flag("--resume", o->resume, "Continue interrupted experiments from their .partial files");
+  cmd->add_flag("--resume", o->resume,
+                "Continue interrupted experiments from their .partial files");
   cmd->add_flag("--no-plots", o->no_plots, "Skip the figures (no Python needed)");
   cmd->add_flag("--quiet", o->quiet, "No progress output");
   CLI::App* top = &app;
@@ -223,10 +226,11 @@ Action add_reproduce_command(CLI::App& app) {
         "- config: `{}`\n- poslsh {} (commit {})\n- machine: {} hardware threads\n"
         "- duration: {:.1f} s\n- verdict: **{}**\n\n"
         "Provenance of each table (resolved config, seed, duration) is in its `.meta.json`.\n\n"
-        "## Configuration\n\n```toml\n{}```\n\n## Experiments\n\n{}\n## Checks\n\n{}\n## Figures\n\n{}",
-        config, POSLSH_VERSION, POSLSH_GIT_COMMIT, std::thread::hardware_concurrency(), seconds,
-        failed ? "some checks FAILED" : "all checks passed", toml, experiments_table, checks, benches.empty() ? "(none)\n" : benches,
-        figures.empty() ? "(none)\n" : figures));
+        "## Configuration\n\n```toml\n{}```\n\n## Experiments\n\n{}\n## Checks\n\n{}\n## "
+        "Figures\n\n{}",
+        config, kVersion, git_commit(), std::thread::hardware_concurrency(), seconds,
+        failed ? "some checks FAILED" : "all checks passed", toml, experiments_table, checks,
+        benches.empty() ? "(none)\n" : benches, figures.empty() ? "(none)\n" : figures));
     report.commit();
     if (!o->quiet)
       std::fprintf(stderr, "reproduce: %s (%d failed checks, %d failed plots); report: %s\n",

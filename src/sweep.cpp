@@ -20,6 +20,7 @@
 #include "cli_common.h"
 #include "csv_table.h"
 #include "progress.h"
+#include "version.h"
 
 namespace poslsh {
 
@@ -271,11 +272,10 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
       "  \"config_fingerprint\": \"{:016x}\",\n  \"finished_utc\": {},\n"
       "  \"duration_seconds_this_run\": {:.3f},\n  \"machine\": {},\n  \"columns\": [{}],\n"
       "  \"config\": {}\n}}\n",
-      json_quote(POSLSH_VERSION), json_quote(POSLSH_GIT_COMMIT), json_quote(sweep.experiment),
-      sweep.seed, json_quote(opt.shard), sweep.num_cells, end - begin, threads,
-      opt.timing ? "true" : "false", fingerprint(sweep.experiment + "\n" + sweep.resolved_config),
-      json_quote(utc_now()), seconds, json_quote(machine_description()), cols,
-      json_quote(sweep.resolved_config)));
+      json_quote(kVersion), json_quote(git_commit()), json_quote(sweep.experiment), sweep.seed,
+      json_quote(opt.shard), sweep.num_cells, end - begin, threads, opt.timing ? "true" : "false",
+      fingerprint(sweep.experiment + "\n" + sweep.resolved_config), json_quote(utc_now()), seconds,
+      json_quote(machine_description()), cols, json_quote(sweep.resolved_config)));
   csv.commit();
   meta.commit();
   std::remove(partial_path.c_str());
