@@ -37,11 +37,10 @@ CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
 // The checks of `poslsh check` on a convergence table:
 //  1. bounds: spectral (upper estimate value (1 + accuracy)), max-norm and b_max
 //     at most their bounds. Rows of one trial share their hashes (nested in s,
-//     shared across sigma and n), so the independent unit is the trial: the
-//     number of trials with a violation may be at most what a binomial(trials,
-//     q) exceeds with probability <= 1e-3, q the union bound p x (rows of the
-//     trial), or p x (distinct s) for b_max, whose failure event only depends
-//     on the first s standardised pitches;
+//     shared across sigma and n), but the trials of one (form, n, sigma, s)
+//     cell are independent: per cell, the number of violating trials may be at
+//     most what a Binomial(trials, p) exceeds with probability 1e-3 / cells
+//     (Bonferroni: family-wise false alarm <= 1e-3);
 //  2. rate: per (form, n, sigma) with >= 4 values of s >= 4, least-squares slope
 //     of log(mean error over trials) against log s in [-0.6, -0.4], for the
 //     spectral and the max-norm error;
