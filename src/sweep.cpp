@@ -33,7 +33,7 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_option("--shard", o.shard, "Run only slice K of N of the sweep's cells (K/N)")
       ->capture_default_str();
   cmd.add_flag("--quiet", o.quiet, "No progress output on stderr");
-  cmd.add_flag("--no-timing{false}", o.timing,
+  cmd.add_flag("--no-timing", o.no_timing,
                "Write timing columns empty, for bitwise comparison of outputs");
 }
 
@@ -95,7 +95,7 @@ extern "C" void on_sigint(int) {
 // A record cut short by a kill has no #end line and is ignored on resume.
 std::string partial_header(const Sweep& sweep, const SweepOptions& opt) {
   const std::string id = sweep.experiment + "\n" + csv_line(sweep.columns) + sweep.resolved_config +
-                         "\nshard=" + opt.shard + (opt.timing ? "" : "\nno-timing");
+                         "\nshard=" + opt.shard + (opt.no_timing ? "\nno-timing" : "");
   return fmt::format("#poslsh-partial v1 {} {:016x}\n", sweep.experiment, fingerprint(id));
 }
 
@@ -213,7 +213,7 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
           if (row.size() != sweep.columns.size())
             throw std::logic_error(
                 fmt::format("{} fields for {} columns", row.size(), sweep.columns.size()));
-          if (!opt.timing)
+          if (opt.no_timing)
             for (auto t : timing_index) row[t].clear();
           body += csv_line(row);
         }
@@ -273,7 +273,8 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
       "  \"duration_seconds_this_run\": {:.3f},\n  \"machine\": {},\n  \"columns\": [{}],\n"
       "  \"config\": {}\n}}\n",
       json_quote(kVersion), json_quote(git_commit()), json_quote(sweep.experiment), sweep.seed,
-      json_quote(opt.shard), sweep.num_cells, end - begin, threads, opt.timing ? "true" : "false",
+      json_quote(opt.shard), sweep.num_cells, end - begin, threads,
+      opt.no_timing ? "false" : "true",
       fingerprint(sweep.experiment + "\n" + sweep.resolved_config), json_quote(utc_now()), seconds,
       json_quote(machine_description()), cols, json_quote(sweep.resolved_config)));
   csv.commit();

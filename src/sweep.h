@@ -32,8 +32,8 @@ struct SweepOptions {
   int threads = 0;      // 0: one per hardware thread
   bool resume = false;  // continue from <out>.partial
   std::string shard = "1/1";
-  bool quiet = false;  // no progress output
-  bool timing = true;  // false: timing columns are written empty (bitwise comparisons)
+  bool quiet = false;      // no progress output
+  bool no_timing = false;  // timing columns written empty (bitwise comparisons)
 };
 
 // Adds --out, --threads, --resume, --shard, --quiet, --no-timing to a subcommand.

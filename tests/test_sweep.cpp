@@ -81,7 +81,7 @@ TEST_F(SweepTest, OutputIsIndependentOfThreadCount) {
 
 TEST_F(SweepTest, NoTimingBlanksTimingColumns) {
   SweepOptions o;
-  o.timing = false;
+  o.no_timing = true;
   const std::string text = run(toy_sweep(3), o, "t.csv");
   EXPECT_NE(text.find("0,0,"), std::string::npos);
   EXPECT_EQ(text.find("0.5"), std::string::npos);

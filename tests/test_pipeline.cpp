@@ -1,0 +1,160 @@
+// Long-sweep guarantees end to end, through the real CLI: a run killed by
+// SIGKILL or stopped by SIGINT resumes to the same bytes as an uninterrupted
+// run; shards merge to the single-run bytes; reproduce writes its report and
+// maps outcomes to exit codes.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "cli_harness.h"
+#include "csv_table.h"
+
+extern char** environ;
+
+namespace poslsh {
+namespace {
+
+namespace fs = std::filesystem;
+using Pipeline = testing::CliTest;
+
+// ~100 cells of a few milliseconds each: long enough to interrupt mid-run.
+const std::string kSweep =
+    "convergence --n 4096 --sigma 4 16 --s 1 2 4 8 16 32 64 128 256 --trials 6 --no-timing ";
+
+pid_t start(const std::string& args, const std::string& err_file) {
+  const std::string cmd = "exec " + std::string(POSLSH_CLI) + " " + args + " 2>" + err_file;
+  const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Waits until the partial file holds at least `records` finished cells.
+bool wait_for_records(const std::string& partial, int records) {
+  for (int i = 0; i < 3000; ++i) {
+    const std::string text = testing::slurp(partial);
+    int found = 0;
+    for (std::size_t at = text.find("#end "); at != std::string::npos;
+         at = text.find("#end ", at + 1))
+      ++found;
+    if (found >= records) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+class Interrupted : public Pipeline, public ::testing::WithParamInterface<int> {};
+
+TEST_P(Interrupted, ResumeGivesTheUninterruptedBytes) {
+  const int sig = GetParam();
+  ASSERT_EQ(cli(kSweep + "--threads 1 --quiet --out " + path("whole.csv")).exit_code, 0);
+
+  const std::string out = path("run.csv");
+  const pid_t pid = start(kSweep + "--threads 2 --out " + out, path("err.txt"));
+  ASSERT_TRUE(wait_for_records(out + ".partial", 3));
+  kill(pid, sig);
+  const int rc = wait_exit(pid);
+  ASSERT_FALSE(fs::exists(out)) << "interrupted before the end, the target must not exist (rc "
+                                << rc << ")";
+  ASSERT_TRUE(fs::exists(out + ".partial"));
+  if (sig == SIGINT) {
+    EXPECT_EQ(rc, 130);
+    EXPECT_NE(testing::slurp(path("err.txt")).find("--resume"), std::string::npos)
+        << "SIGINT must say how to resume";
+  } else {
+    EXPECT_EQ(rc, 128 + SIGKILL);
+  }
+  const auto resumed = cli(kSweep + "--threads 2 --resume --out " + out);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("resuming"), std::string::npos) << resumed.err;
+  EXPECT_EQ(testing::slurp(out), testing::slurp(path("whole.csv")));
+  EXPECT_FALSE(fs::exists(out + ".partial"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, Interrupted, ::testing::Values(SIGINT, SIGKILL),
+                         [](const auto& info) {
+                           return info.param == SIGINT ? "SIGINT" : "SIGKILL";
+                         });
+
+TEST_F(Pipeline, ShardsMergeToTheSingleRunBytes) {
+  const std::string sweep =
+      "blocksize --n 64 4096 --sigma 2 16 --s 1 8 --trials 50 --seed 4 --quiet ";
+  ASSERT_EQ(cli(sweep + "--out " + path("whole.csv")).exit_code, 0);
+  std::string shards;
+  for (int k = 1; k <= 3; ++k) {
+    const std::string part = path("part" + std::to_string(k) + ".csv");
+    ASSERT_EQ(cli(sweep + "--shard " + std::to_string(k) + "/3 --out " + part).exit_code, 0);
+    shards += " " + part;
+  }
+  // Given in any order.
+  const auto merged = cli("merge --out " + path("merged.csv") + " " + path("part3.csv") + " " +
+                          path("part1.csv") + " " + path("part2.csv"));
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(testing::slurp(path("merged.csv")), testing::slurp(path("whole.csv")));
+  EXPECT_TRUE(fs::exists(path("merged.csv.meta.json")));
+
+  // A missing shard, or a shard of another sweep, is refused.
+  expect_usage_error(
+      "merge --out " + path("bad.csv") + " " + path("part1.csv") + " " + path("part2.csv"),
+      "shards");
+  ASSERT_EQ(cli("blocksize --n 64 --sigma 2 --s 1 --trials 50 --seed 5 --quiet --shard 2/3 --out " +
+                path("other.csv"))
+                .exit_code,
+            0);
+  expect_usage_error("merge --out " + path("bad.csv") + " " + path("part1.csv") + " " +
+                         path("other.csv") + " " + path("part3.csv"),
+                     "different sweep");
+  EXPECT_FALSE(fs::exists(path("bad.csv")));
+}
+
+TEST_F(Pipeline, MetaJsonCarriesProvenance) {
+  ASSERT_EQ(
+      cli("blocksize --n 64 --sigma 2 --s 1 --trials 5 --seed 11 --quiet --out " + path("b.csv"))
+          .exit_code,
+      0);
+  const std::string meta = testing::slurp(path("b.csv.meta.json"));
+  for (const char* key :
+       {"\"version\"", "\"git_commit\"", "\"experiment\": \"blocksize\"", "\"seed\": 11",
+        "\"config\"", "\"duration_seconds_this_run\"", "\"machine\""})
+    EXPECT_NE(meta.find(key), std::string::npos) << key << "\n" << meta;
+  // The CSV itself stays plain: header plus rows, nothing else.
+  const CsvTable t = CsvTable::read(path("b.csv"));
+  EXPECT_EQ(t.size(), 5u);
+}
+
+TEST_F(Pipeline, ReproduceWritesReportAndMapsExitCodes) {
+  std::ofstream(path("ok.toml")) << "[blocksize]\nn = [4096]\nsigma = [2]\ns = [1, 8]\n"
+                                    "trials = 200\nseed = 3\n";
+  const auto ok =
+      cli("reproduce --config " + path("ok.toml") + " --out " + path("r") + " --no-plots --quiet");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  const std::string report = testing::slurp(path("r/report.md"));
+  EXPECT_NE(report.find("all checks passed"), std::string::npos) << report;
+  EXPECT_NE(report.find("| blocksize | PASS |"), std::string::npos) << report;
+  EXPECT_TRUE(fs::exists(path("r/blocksize.csv")));
+
+  // Unusable input: exit 2 and no report.
+  std::ofstream(path("bad.toml")) << "[blocksize]\nn = [0]\nsigma = [2]\ns = [1]\n";
+  EXPECT_EQ(
+      cli("reproduce --config " + path("bad.toml") + " --out " + path("b") + " --quiet").exit_code,
+      2);
+  EXPECT_FALSE(fs::exists(path("b/report.md")));
+  std::ofstream(path("none.toml")) << "[nosuchexperiment]\nx = 1\n";
+  expect_usage_error("reproduce --config " + path("none.toml") + " --out " + path("c"),
+                     "nosuchexperiment");
+  expect_usage_error("reproduce --out " + path("c"), "--config");
+}
+
+}  // namespace
+}  // namespace poslsh
