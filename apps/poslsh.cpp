@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   bench->require_subcommand(1);
   std::map<CLI::App*, poslsh::Action> bench_actions;
   for (const auto& e : poslsh::experiments()) {
-    add(e.add_command(app));
+    if (e.add_command) add(e.add_command(app));
     if (e.add_bench) {
       poslsh::Action a = e.add_bench(*bench);
       bench_actions[bench->get_subcommands(all).back()] = std::move(a);

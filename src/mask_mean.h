@@ -47,6 +47,7 @@ class MaskMean {
   std::vector<std::int64_t> offsets_;  // hash k's starts: [offsets_[k], offsets_[k+1])
   std::int64_t largest_block_ = 0;
   mutable std::vector<double> prefix_, diff_;
+  mutable std::vector<std::int64_t> cursor_;  // per hash: next block to visit
 };
 
 }  // namespace poslsh
