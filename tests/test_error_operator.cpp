@@ -82,11 +82,41 @@ TEST(ErrorOperator, TransposeHelpersMatchDense) {
   }
 }
 
+TEST(ErrorOperator, ManyTilesMatchUnfusedProducts) {
+  // The fused products visit the blocks tile by tile (8192 positions); the
+  // dense grid above fits in one tile. Here blocks cross tile boundaries, and
+  // at sigma = 3000 some hashes start no block in a tile at all (pitch > tile).
+  // Oracle: the separate MaskMean / AlibiKernel products and transpose helpers.
+  const std::int64_t n = 50001;
+  for (double sigma : {3.0, 3000.0}) {
+    for (Form form : {Form::kSymmetric, Form::kCausal}) {
+      const auto hashes = draw_hashes(21, 1, 24, sigma);
+      const ErrorOperator e(n, hashes, sigma, form);
+      const Eigen::VectorXd x = random_vector(n, 7);
+      Eigen::VectorXd y(n), yt(n), ym(n), yk(n);
+      e.perform_op(x.data(), y.data());
+      e.mask().perform_op(x.data(), ym.data());
+      e.kernel().perform_op(x.data(), yk.data());
+      EXPECT_LE(rel_diff(y, ym - yk, x), 1e-13) << sigma;
+      e.perform_transpose_op(x.data(), yt.data());
+      mask_mean_transpose_op(e.mask(), x.data(), ym.data());
+      alibi_kernel_transpose_op(e.kernel(), x.data(), yk.data());
+      EXPECT_LE(rel_diff(yt, ym - yk, x), 1e-13) << sigma;
+      // A wrong operator must fail the same check (negative control).
+      EXPECT_GT(rel_diff(y, ym + yk, x), 1e-6);
+    }
+  }
+}
+
 TEST(ErrorOperator, RejectsBadParameters) {
   const auto hashes = draw_hashes(1, 0, 2, 4.0);
   EXPECT_THROW(ErrorOperator(0, hashes, 4.0), std::invalid_argument);
   EXPECT_THROW(ErrorOperator(10, hashes, 0.0), std::invalid_argument);
   EXPECT_THROW(ErrorOperator(10, {}, 4.0), std::invalid_argument);
+  // Block positions are stored in 32 bits. One giant block per hash keeps the
+  // mask cheap to build before the check.
+  const auto wide = draw_hashes(1, 0, 2, 1e12);
+  EXPECT_THROW(ErrorOperator(std::int64_t{1} << 32, wide, 1e12), std::invalid_argument);
 }
 
 }  // namespace
