@@ -43,12 +43,12 @@ QkvData load_qkv_dir(const std::string& dir) {
   const char* names[] = {"q.npy", "k.npy", "v.npy"};
   for (int t = 1; t < 3; ++t) {
     if (stacks[t]->n() != data.q.n())
-      throw std::invalid_argument(fmt::format("--qkv: {} has n = {} but q.npy has n = {}",
-                                              names[t], stacks[t]->n(), data.q.n()));
+      throw std::invalid_argument(fmt::format("--qkv: {} has n = {} but q.npy has n = {}", names[t],
+                                              stacks[t]->n(), data.q.n()));
   }
   if (data.k.d() != data.q.d())
-    throw std::invalid_argument(fmt::format("--qkv: k.npy has d = {} but q.npy has d = {}",
-                                            data.k.d(), data.q.d()));
+    throw std::invalid_argument(
+        fmt::format("--qkv: k.npy has d = {} but q.npy has d = {}", data.k.d(), data.q.d()));
   std::int64_t heads = 1;
   for (int t = 0; t < 3; ++t) {
     if (stacks[t]->heads == 1) continue;
@@ -61,25 +61,25 @@ QkvData load_qkv_dir(const std::string& dir) {
 }
 
 const std::vector<std::string>& attention_columns() {
-  static const std::vector<std::string> columns = {
-      "n",           "d",          "sigma",           "head",
-      "form",        "s",          "trial",           "estimator",
-      "width",       "keys_per_query", "largest_block", "max_error",
-      "rel_frobenius_error", "certificate", "uniform_bound", "rounding_allowance",
-      "max_abs_logit", "seconds"};
+  static const std::vector<std::string> columns = {"n",
+                                                   "d",
+                                                   "sigma",
+                                                   "head",
+                                                   "form",
+                                                   "s",
+                                                   "trial",
+                                                   "estimator",
+                                                   "width",
+                                                   "keys_per_query",
+                                                   "largest_block",
+                                                   "max_error",
+                                                   "rel_frobenius_error",
+                                                   "certificate",
+                                                   "uniform_bound",
+                                                   "rounding_allowance",
+                                                   "max_abs_logit",
+                                                   "seconds"};
   return columns;
-}
-
-double fitted_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  const double m = static_cast<double>(x.size());
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sx += x[i];
-    sy += y[i];
-    sxx += x[i] * x[i];
-    sxy += x[i] * y[i];
-  }
-  return (m * sxy - sx * sy) / (m * sxx - sx * sx);
 }
 
 namespace {
@@ -160,7 +160,8 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
     const int workers = resolve_threads(o->sweep.threads);
     // Threads left over when there are fewer cells than workers go inside a
     // cell; results do not depend on it (bit-identical for any thread count).
-    const int inner = std::max<int>(1, workers / std::max<int>(1, std::min<int>(workers, cells.size())));
+    const int inner =
+        std::max<int>(1, workers / std::max<int>(1, std::min<int>(workers, cells.size())));
 
     Sweep sweep;
     sweep.experiment = "attention";
@@ -250,8 +251,7 @@ Action add_attention_command(CLI::App& parent) {
   cmd->add_option("--d", o->d, "Head dimensions (list, >= 1; synthetic data only)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--sigma", o->sigma, "ALiBi scales sigma = 1/slope (list, > 0)")
-      ->delimiter(',');
+  cmd->add_option("--sigma", o->sigma, "ALiBi scales sigma = 1/slope (list, > 0)")->delimiter(',');
   cmd->add_option("--alibi-heads", o->alibi_heads,
                   "H heads with the standard ALiBi scales sigma_h = 2^(8h/H) (instead of --sigma)");
   cmd->add_option("--s", o->s, "Numbers of hashes (list, >= 1)")

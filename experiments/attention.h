@@ -49,7 +49,4 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& table);
 // `poslsh bench attention` (attention_bench.cpp).
 Action add_attention_bench(CLI::App& bench_parent);
 
-// Least-squares slope of y against x.
-double fitted_slope(const std::vector<double>& x, const std::vector<double>& y);
-
 }  // namespace poslsh

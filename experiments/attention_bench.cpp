@@ -18,6 +18,7 @@
 #include "attention.h"
 #include "baseline_attention.h"
 #include "cli_common.h"
+#include "least_squares.h"
 #include "lsh_attention.h"
 
 namespace poslsh {
@@ -38,7 +39,8 @@ double best_time(std::int64_t repeats, F&& f) {
   for (std::int64_t r = 0; r < repeats; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     f();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (best > 5.0) break;  // slow runs are timed once: their noise is relatively small
   }
   return best;
@@ -75,8 +77,8 @@ int run_bench(const BenchOptions& o) {
 
     // float64 reference on evenly spaced 64-row tiles.
     const std::int64_t tiles_total = (n + kQueryTile - 1) / kQueryTile;
-    const std::int64_t tiles = std::min<std::int64_t>(
-        tiles_total, (o.reference_rows + kQueryTile - 1) / kQueryTile);
+    const std::int64_t tiles =
+        std::min<std::int64_t>(tiles_total, (o.reference_rows + kQueryTile - 1) / kQueryTile);
     std::vector<std::int64_t> ref_tiles;
     for (std::int64_t t = 0; t < tiles; ++t) ref_tiles.push_back(t * tiles_total / tiles);
     RowMatrix<double> ref(n, o.d);
@@ -85,19 +87,22 @@ int run_bench(const BenchOptions& o) {
       std::vector<OnlineSoftmax<double>> states;
       for (int w = 0; w < threads; ++w) states.emplace_back(kQueryTile, o.d, o.d);
       for_each_unit(tiles, threads, [&](std::int64_t u, int worker) {
-        const Eigen::Index q0 = ref_tiles[u] * kQueryTile, q1 = std::min<Eigen::Index>(n, q0 + kQueryTile);
+        const Eigen::Index q0 = ref_tiles[u] * kQueryTile,
+                           q1 = std::min<Eigen::Index>(n, q0 + kQueryTile);
         auto& st = states[worker];
         st.reset(q0);
         st.accumulate(data.q.data, data.k.data, data.v.data, q0, q1, 0, n,
                       LogitRule{1.0 / o.sigma, false, -1});
         st.write_output(ref, q1 - q0);
       });
-      for (auto t : ref_tiles) ref_rows += std::min<std::int64_t>(n, (t + 1) * kQueryTile) - t * kQueryTile;
+      for (auto t : ref_tiles)
+        ref_rows += std::min<std::int64_t>(n, (t + 1) * kQueryTile) - t * kQueryTile;
     }
     auto error = [&](const RowMatrix<float>& out) {
       double e = 0;
       for (auto t : ref_tiles) {
-        const Eigen::Index q0 = t * kQueryTile, len = std::min<Eigen::Index>(n, q0 + kQueryTile) - q0;
+        const Eigen::Index q0 = t * kQueryTile,
+                           len = std::min<Eigen::Index>(n, q0 + kQueryTile) - q0;
         e = std::max(e, (out.middleRows(q0, len).cast<double>() - ref.middleRows(q0, len))
                             .cwiseAbs()
                             .maxCoeff());
@@ -136,18 +141,21 @@ int run_bench(const BenchOptions& o) {
   }
   file.commit();
 
-  fmt::print("bench attention: float32, d={}, sigma={}, s={}, threads={}, symmetric; errors vs "
-             "float64 exact on {} sampled rows\n",
-             o.d, format_double(o.sigma), o.s, threads, std::min<std::int64_t>(o.reference_rows, o.n.back()));
+  fmt::print(
+      "bench attention: float32, d={}, sigma={}, s={}, threads={}, symmetric; errors vs "
+      "float64 exact on {} sampled rows\n",
+      o.d, format_double(o.sigma), o.s, threads,
+      std::min<std::int64_t>(o.reference_rows, o.n.back()));
   fmt::print("{:>7} {:>10} {:>10} {:>10} {:>9} {:>7} {:>10} {:>10} {:>10} {:>8}\n", "n", "exact_s",
              "lsh_s", "window_s", "exact/lsh", "w", "err_exact", "err_lsh", "err_window",
              "GFLOP/s");
   std::vector<double> ln_n, ln_e, ln_l, ln_w, ln_ne;
   for (const auto& r : rows) {
-    fmt::print("{:>7} {:>10.4g} {:>10.4g} {:>10.4g} {:>9.1f} {:>7} {:>10.3g} {:>10.3g} {:>10.3g} {:>8.1f}\n",
-               r.n, r.exact_s, r.lsh_s, r.window_s, r.exact_s / r.lsh_s, r.w, r.exact_err,
-               r.lsh_err, r.window_err,
-               exact_attention_flops(r.n, o.d, Form::kSymmetric) / r.exact_s / 1e9);
+    fmt::print(
+        "{:>7} {:>10.4g} {:>10.4g} {:>10.4g} {:>9.1f} {:>7} {:>10.3g} {:>10.3g} {:>10.3g} "
+        "{:>8.1f}\n",
+        r.n, r.exact_s, r.lsh_s, r.window_s, r.exact_s / r.lsh_s, r.w, r.exact_err, r.lsh_err,
+        r.window_err, exact_attention_flops(r.n, o.d, Form::kSymmetric) / r.exact_s / 1e9);
     ln_n.push_back(std::log(double(r.n)));
     ln_l.push_back(std::log(r.lsh_s));
     ln_w.push_back(std::log(r.window_s));
@@ -157,7 +165,7 @@ int run_bench(const BenchOptions& o) {
     }
   }
   auto slope = [](const std::vector<double>& x, const std::vector<double>& y) {
-    return x.size() >= 2 ? fmt::format("{:.3f}", fitted_slope(x, y)) : std::string("n/a");
+    return x.size() >= 2 ? fmt::format("{:.3f}", least_squares_slope(x, y)) : std::string("n/a");
   };
   fmt::print("slope of log time vs log n: exact {}, lsh {}, window {}\n", slope(ln_ne, ln_e),
              slope(ln_n, ln_l), slope(ln_n, ln_w));

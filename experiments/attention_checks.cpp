@@ -14,6 +14,7 @@
 
 #include "attention.h"
 #include "cli_common.h"
+#include "least_squares.h"
 
 namespace poslsh {
 
@@ -59,7 +60,7 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t) {
   // Per group: lsh mean error per s; fixed rows; window rows per s.
   struct Group {
     std::map<double, std::pair<double, int>> lsh;     // s -> (sum max_error, count)
-    std::map<double, double> lsh_kpq;                  // s -> sum keys_per_query
+    std::map<double, double> lsh_kpq;                 // s -> sum keys_per_query
     std::map<double, std::pair<double, int>> window;  // s -> (sum, count), matched windows
     std::map<double, double> window_width;
     std::vector<std::pair<double, double>> fixed;  // (width, max_error)
@@ -98,7 +99,7 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t) {
         y.push_back(std::log(acc.first / acc.second));
         pts += fmt::format("{}{}:{:.3g}", pts.empty() ? "" : " ", s, acc.first / acc.second);
       }
-      const double slope = fitted_slope(x, y);
+      const double slope = least_squares_slope(x, y);
       const bool ok = slope >= -0.6 && slope <= -0.4;
       out.push_back({fmt::format("rate[{}]", name), ok ? Verdict::kPass : Verdict::kFail,
                      fmt::format("slope of log mean max_error vs log s = {:.3f} (accepted "
@@ -126,7 +127,8 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t) {
     if (g.window.count(s_max)) {
       const auto& wacc = g.window.at(s_max);
       const double werr = wacc.first / wacc.second;
-      const double width = g.window_width.count(s_max) ? g.window_width.at(s_max) / wacc.second : NAN;
+      const double width =
+          g.window_width.count(s_max) ? g.window_width.at(s_max) / wacc.second : NAN;
       std::string verdict;
       if (werr == 0)
         verdict = "the window is exact (error 0 in float64)";

@@ -16,19 +16,31 @@
 namespace poslsh {
 
 const std::vector<std::string>& convergence_columns() {
-  static const std::vector<std::string> columns = {
-      "n",           "sigma",           "s",
-      "trial",       "form",            "p",
-      "spectral_error", "spectral_accuracy", "spectral_lower",
-      "spectral_bound", "max_error",     "max_bound",
-      "inf_error",   "b_max",           "b_max_bound",
-      "lanczos_iterations", "lanczos_matvecs", "status",
-      "seconds"};
+  static const std::vector<std::string> columns = {"n",
+                                                   "sigma",
+                                                   "s",
+                                                   "trial",
+                                                   "form",
+                                                   "p",
+                                                   "spectral_error",
+                                                   "spectral_accuracy",
+                                                   "spectral_lower",
+                                                   "spectral_bound",
+                                                   "max_error",
+                                                   "max_bound",
+                                                   "inf_error",
+                                                   "b_max",
+                                                   "b_max_bound",
+                                                   "lanczos_iterations",
+                                                   "lanczos_matvecs",
+                                                   "status",
+                                                   "seconds"};
   return columns;
 }
 
 CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
-                       std::span<const PositionalHash> hashes, const ConvergenceSettings& settings) {
+                       std::span<const PositionalHash> hashes,
+                       const ConvergenceSettings& settings) {
   const auto start = std::chrono::steady_clock::now();
   const auto s = static_cast<std::int64_t>(hashes.size());
   const ErrorOperator error(n, hashes, sigma, settings.form);
@@ -172,8 +184,7 @@ Action add_convergence_command(CLI::App& app) {
 Action add_convergence_bench(CLI::App& bench) {
   auto o = std::make_shared<ConvergenceBenchOptions>();
   auto* cmd = bench.add_subcommand(
-      "convergence",
-      "Spectral and max-norm error at large n; a whole row vs a dense eigensolver");
+      "convergence", "Spectral and max-norm error at large n; a whole row vs a dense eigensolver");
   cmd->add_option("--n-large", o->n_large, "n of the large-n timing (default 2^20)")
       ->capture_default_str();
   cmd->add_option("--n-row", o->n_row, "n of the whole-row timing")->capture_default_str();
@@ -197,7 +208,9 @@ Action add_convergence_bench(CLI::App& bench) {
   };
 }
 
-std::vector<CheckOutcome> run_checks(const CsvTable& table) { return check_convergence_table(table); }
+std::vector<CheckOutcome> run_checks(const CsvTable& table) {
+  return check_convergence_table(table);
+}
 
 const bool registered = register_experiment({
     .name = "convergence",

@@ -22,7 +22,7 @@ struct ConvergenceSettings {
   double p = 0.01;             // failure probability of the bounds
   double spectral_tol = 1e-6;  // relative accuracy asked of the spectral norm
   std::int64_t max_lanczos = 5000;
-  std::uint64_t seed = 0;      // seeds the Lanczos start vector with the trial
+  std::uint64_t seed = 0;  // seeds the Lanczos start vector with the trial
 };
 
 // The CSV schema. `seconds` (wall time of the row) is the only timing column.

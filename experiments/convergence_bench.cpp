@@ -75,9 +75,10 @@ int run_convergence_bench(const ConvergenceBenchOptions& o) {
         line("Spectra reference (tol 1e-10)", o.n_row, trial, sec, ref.matvecs, ref.accuracy,
              ref.value);
         const double lanczos = std::stod(row[8]);
-        fmt::print("  measured relative error of the row's value vs reference: {:.3e} (reported "
-                   "accuracy {})\n",
-                   std::abs(ref.value - lanczos) / ref.value, row[7]);
+        fmt::print(
+            "  measured relative error of the row's value vs reference: {:.3e} (reported "
+            "accuracy {})\n",
+            std::abs(ref.value - lanczos) / ref.value, row[7]);
       }
     }
     // Dense symmetric eigensolver at n_dense vs the matrix-free solve, same run.

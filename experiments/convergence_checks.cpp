@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "convergence.h"
+#include "least_squares.h"
 
 namespace poslsh {
 
@@ -28,22 +29,6 @@ std::int64_t allowed_violations(std::int64_t rows, double p, double alpha) {
   for (std::int64_t k = 0; k <= rows; ++k)
     if (boost::math::cdf(boost::math::complement(b, static_cast<double>(k))) <= alpha) return k;
   return rows;
-}
-
-// Least-squares slope of y against x.
-double slope(const std::vector<double>& x, const std::vector<double>& y) {
-  const double n = static_cast<double>(x.size());
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    mx += x[i] / n;
-    my += y[i] / n;
-  }
-  double sxy = 0, sxx = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sxy += (x[i] - mx) * (y[i] - my);
-    sxx += (x[i] - mx) * (x[i] - mx);
-  }
-  return sxx > 0 ? sxy / sxx : std::nan("");
 }
 
 using Group = std::tuple<std::string, double, double>;  // form, n, sigma
@@ -154,7 +139,7 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table) {
                        fmt::format("{} values of s >= {} (needs 4)", x.size(), kMinRateS)});
         continue;
       }
-      const double b = slope(x, y);
+      const double b = least_squares_slope(x, y);
       const bool ok = b >= kSlopeLow && b <= kSlopeHigh;
       out.push_back({name, ok ? Verdict::kPass : Verdict::kFail,
                      fmt::format("slope of log(mean error) vs log s = {:.4f} over {} values of s "
@@ -188,9 +173,8 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table) {
     across_n[{std::get<0>(g), std::get<2>(g)}].push_back({std::get<1>(g), mean});
   }
   for (const auto& [key, points] : across_n) {
-    const std::string name =
-        fmt::format("constant growth in ln n[{}sigma={}]", key.first.empty() ? "" : key.first + ",",
-                    key.second);
+    const std::string name = fmt::format("constant growth in ln n[{}sigma={}]",
+                                         key.first.empty() ? "" : key.first + ",", key.second);
     if (points.size() < 2) continue;
     std::vector<double> x, y;
     for (const auto& [n, c] : points) {
@@ -201,7 +185,7 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table) {
     out.push_back({name, Verdict::kNotApplicable,
                    fmt::format("fitted exponent of mean error sqrt(s)/sigma in ln n: {:.3f} over "
                                "{} values of n (theory allows up to 0.5; report only)",
-                               slope(x, y), x.size())});
+                               least_squares_slope(x, y), x.size())});
   }
   return out;
 }
