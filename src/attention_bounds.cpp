@@ -61,7 +61,8 @@ class BandRows {
     const Eigen::Index hi = form_ == Form::kCausal ? i + 1 : std::min<Eigen::Index>(n_, i + w_ + 1);
     vals.resize(static_cast<std::size_t>(hi - lo));
     for (Eigen::Index j = lo; j < hi; ++j)
-      vals[static_cast<std::size_t>(j - lo)] = std::exp(-static_cast<double>(std::abs(i - j)) / sigma_);
+      vals[static_cast<std::size_t>(j - lo)] =
+          std::exp(-static_cast<double>(std::abs(i - j)) / sigma_);
     return {lo, hi};
   }
   Eigen::Index n() const { return n_; }
@@ -112,9 +113,9 @@ AttentionBounds bounds_impl(const ConstRowMatrixRef<double>& q, const ConstRowMa
   validate_attention_shapes(q.rows(), q.cols(), k.rows(), k.cols(), v.rows(), v.cols());
   const Eigen::Index n = q.rows();
   if (rows.n() != n)
-    throw std::invalid_argument("attention bounds: the approximation has n = " +
-                                std::to_string(rows.n()) + " but q, k, v have " +
-                                std::to_string(n) + " rows");
+    throw std::invalid_argument(
+        "attention bounds: the approximation has n = " + std::to_string(rows.n()) +
+        " but q, k, v have " + std::to_string(n) + " rows");
   if (exact.row_max.size() != n || exact.row_sum.size() != n)
     throw std::invalid_argument("attention bounds: exact row statistics must have n entries");
   AttentionBounds out;
@@ -204,8 +205,7 @@ AttentionBounds window_attention_bounds(const ConstRowMatrixRef<double>& q,
                                         const AttentionOptions& options) {
   if (!std::isfinite(sigma) || !(sigma > 0))
     throw std::invalid_argument("sigma must be a finite number > 0");
-  if (half_width < 0)
-    throw std::invalid_argument("window half-width must be an integer >= 0");
+  if (half_width < 0) throw std::invalid_argument("window half-width must be an integer >= 0");
   return bounds_impl(q, k, v, sigma, BandRows(q.rows(), sigma, half_width, form), exact, options);
 }
 

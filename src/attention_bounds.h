@@ -26,12 +26,12 @@
 namespace poslsh {
 
 struct AttentionBounds {
-  double certificate = 0.0;      // max_i row_bound[i]
-  double uniform_bound = 0.0;    // may be +inf when e^{2β} overflows (still a valid bound)
-  double inf_norm_error = 0.0;   // ||B~ - L*||_∞ (form applied)
-  double max_abs_logit = 0.0;    // β_qk
-  double v_max = 0.0;            // ||V||_max
-  Eigen::VectorXd row_bound;     // per-row certificate 2 ||V||_max ratio_i
+  double certificate = 0.0;     // max_i row_bound[i]
+  double uniform_bound = 0.0;   // may be +inf when e^{2β} overflows (still a valid bound)
+  double inf_norm_error = 0.0;  // ||B~ - L*||_∞ (form applied)
+  double max_abs_logit = 0.0;   // β_qk
+  double v_max = 0.0;           // ||V||_max
+  Eigen::VectorXd row_bound;    // per-row certificate 2 ||V||_max ratio_i
   // The bounds are about exact arithmetic; T~ and T* are computed in float64,
   // whose rounding (~1e-16 ||V||_max per output, more for long rows) can exceed
   // a zero or tiny certificate (e.g. causal row 0, where both equal v_0). A

@@ -74,13 +74,12 @@ std::int64_t equal_cost_half_width(double keys_per_query, Form form) {
   return std::max<std::int64_t>(0, std::llround(w));
 }
 
-#define POSLSH_INSTANTIATE(S)                                                                    \
-  template RowMatrix<S> fixed_block_attention<S>(const ConstRowMatrixRef<S>&,                    \
-                                                 const ConstRowMatrixRef<S>&,                    \
-                                                 const ConstRowMatrixRef<S>&, std::int64_t, Form, \
-                                                 const AttentionOptions&);                       \
-  template RowMatrix<S> sliding_window_attention<S>(                                             \
-      const ConstRowMatrixRef<S>&, const ConstRowMatrixRef<S>&, const ConstRowMatrixRef<S>&,     \
+#define POSLSH_INSTANTIATE(S)                                                                \
+  template RowMatrix<S> fixed_block_attention<S>(                                            \
+      const ConstRowMatrixRef<S>&, const ConstRowMatrixRef<S>&, const ConstRowMatrixRef<S>&, \
+      std::int64_t, Form, const AttentionOptions&);                                          \
+  template RowMatrix<S> sliding_window_attention<S>(                                         \
+      const ConstRowMatrixRef<S>&, const ConstRowMatrixRef<S>&, const ConstRowMatrixRef<S>&, \
       double, std::int64_t, Form, const AttentionOptions&);
 POSLSH_INSTANTIATE(float)
 POSLSH_INSTANTIATE(double)

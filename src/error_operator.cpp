@@ -70,8 +70,10 @@ ErrorOperator::ErrorOperator(std::int64_t n, std::span<const PositionalHash> has
       const auto nb = static_cast<std::int64_t>(st.size()) - 1;
       std::int64_t c = cursor[static_cast<std::size_t>(k)];
       if (c < nb && st[c] < end) {
-        for (; c < nb && st[c] < end; ++c) tiled_.starts.push_back(static_cast<std::uint32_t>(st[c]));
-        tiled_.starts.push_back(static_cast<std::uint32_t>(st[c]));  // end of the segment's last block
+        for (; c < nb && st[c] < end; ++c)
+          tiled_.starts.push_back(static_cast<std::uint32_t>(st[c]));
+        tiled_.starts.push_back(
+            static_cast<std::uint32_t>(st[c]));  // end of the segment's last block
       }
       cursor[static_cast<std::size_t>(k)] = c;
       tiled_.offsets.push_back(static_cast<std::int64_t>(tiled_.starts.size()));
@@ -112,9 +114,12 @@ void scatter_blocks(const TiledBlocks& tiled, std::int64_t s, const double* P, d
     for (std::int64_t j = first; j < last; ++j) {
       const double p_hi = P[seg[j + 1]];
       double v;
-      if constexpr (kValue == BlockValue::kSum) v = p_hi - p_lo;
-      else if constexpr (kValue == BlockValue::kPrefixAtStart) v = p_lo;
-      else v = p_hi;
+      if constexpr (kValue == BlockValue::kSum)
+        v = p_hi - p_lo;
+      else if constexpr (kValue == BlockValue::kPrefixAtStart)
+        v = p_lo;
+      else
+        v = p_hi;
       D[seg[j]] += v - prev;
       prev = v;
       p_lo = p_hi;

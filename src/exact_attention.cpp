@@ -36,9 +36,8 @@ void validate_head_stacks(const HeadStack<Scalar>& q, const HeadStack<Scalar>& k
 template <typename Scalar>
 RowMatrix<Scalar> exact_alibi_attention(const ConstRowMatrixRef<Scalar>& q,
                                         const ConstRowMatrixRef<Scalar>& k,
-                                        const ConstRowMatrixRef<Scalar>& v, double sigma,
-                                        Form form, const AttentionOptions& options,
-                                        SoftmaxRowStats* stats) {
+                                        const ConstRowMatrixRef<Scalar>& v, double sigma, Form form,
+                                        const AttentionOptions& options, SoftmaxRowStats* stats) {
   validate_attention_shapes(q.rows(), q.cols(), k.rows(), k.cols(), v.rows(), v.cols());
   if (!std::isfinite(sigma) || !(sigma > 0))
     throw std::invalid_argument("sigma must be a finite number > 0");
@@ -87,8 +86,7 @@ HeadStack<Scalar> exact_alibi_attention(const HeadStack<Scalar>& q, const HeadSt
   HeadStack<Scalar> out{heads, RowMatrix<Scalar>(heads * q.n(), v.d())};
   for (std::int64_t h = 0; h < heads; ++h)
     out.head(h) = exact_alibi_attention<Scalar>(q.head(h), k.head(h), v.head(h),
-                                                sigmas[static_cast<std::size_t>(h)], form,
-                                                options);
+                                                sigmas[static_cast<std::size_t>(h)], form, options);
   return out;
 }
 
@@ -98,14 +96,14 @@ double exact_attention_flops(std::int64_t n, std::int64_t d, Form form) {
   return 4.0 * pairs * static_cast<double>(d);
 }
 
-#define POSLSH_INSTANTIATE(S)                                                                   \
+#define POSLSH_INSTANTIATE(S)                                                                  \
   template void validate_head_stacks<S>(const HeadStack<S>&, const HeadStack<S>&,              \
                                         const HeadStack<S>&, std::int64_t);                    \
-  template RowMatrix<S> exact_alibi_attention<S>(                                               \
-      const ConstRowMatrixRef<S>&, const ConstRowMatrixRef<S>&, const ConstRowMatrixRef<S>&,    \
-      double, Form, const AttentionOptions&, SoftmaxRowStats*);                                 \
-  template HeadStack<S> exact_alibi_attention<S>(const HeadStack<S>&, const HeadStack<S>&,      \
-                                                 const HeadStack<S>&, std::span<const double>,  \
+  template RowMatrix<S> exact_alibi_attention<S>(                                              \
+      const ConstRowMatrixRef<S>&, const ConstRowMatrixRef<S>&, const ConstRowMatrixRef<S>&,   \
+      double, Form, const AttentionOptions&, SoftmaxRowStats*);                                \
+  template HeadStack<S> exact_alibi_attention<S>(const HeadStack<S>&, const HeadStack<S>&,     \
+                                                 const HeadStack<S>&, std::span<const double>, \
                                                  Form, const AttentionOptions&);
 POSLSH_INSTANTIATE(float)
 POSLSH_INSTANTIATE(double)

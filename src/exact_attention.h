@@ -49,8 +49,8 @@ struct SoftmaxRowStats {
 template <typename Scalar>
 RowMatrix<Scalar> exact_alibi_attention(const ConstRowMatrixRef<Scalar>& q,
                                         const ConstRowMatrixRef<Scalar>& k,
-                                        const ConstRowMatrixRef<Scalar>& v, double sigma,
-                                        Form form, const AttentionOptions& options = {},
+                                        const ConstRowMatrixRef<Scalar>& v, double sigma, Form form,
+                                        const AttentionOptions& options = {},
                                         SoftmaxRowStats* stats = nullptr);
 
 // Multi-head: head h uses sigmas[h] (standard ALiBi: alibi_head_sigmas(H),

@@ -83,8 +83,7 @@ template RowMatrix<double> lsh_attention<double>(const ConstRowMatrixRef<double>
 template HeadStack<float> lsh_attention<float>(const HeadStack<float>&, const HeadStack<float>&,
                                                const HeadStack<float>&, std::span<const MaskMean>,
                                                const AttentionOptions&);
-template HeadStack<double> lsh_attention<double>(const HeadStack<double>&,
-                                                 const HeadStack<double>&,
+template HeadStack<double> lsh_attention<double>(const HeadStack<double>&, const HeadStack<double>&,
                                                  const HeadStack<double>&,
                                                  std::span<const MaskMean>,
                                                  const AttentionOptions&);

@@ -38,7 +38,8 @@ EntrywiseError entrywise_error(const MaskMean& mask, double sigma) {
   }
   // first[L] = index of the first block of length L in the list.
   std::vector<std::int64_t> first(big + 2, 0);
-  for (std::int64_t len = big - 1; len >= 2; --len) first[len] = first[len + 1] + count_by_len[len + 1];
+  for (std::int64_t len = big - 1; len >= 2; --len)
+    first[len] = first[len + 1] + count_by_len[len + 1];
   const std::int64_t num_long = big >= 2 ? first[2] + count_by_len[2] : 0;
   std::vector<std::int64_t> start(num_long), length(num_long);
   {
@@ -87,7 +88,7 @@ EntrywiseError entrywise_error(const MaskMean& mask, double sigma) {
   double inf_error = 0.0;
   for (std::int64_t i = 0; i < n; ++i) {
     double r = row[i] + geometric_sum(t0, i - t0 + 1, sigma);  // j = i - t, t in [t0, i]
-    if (!causal) r += geometric_sum(t0, n - i - t0, sigma);     // j = i + t, t in [t0, n-1-i]
+    if (!causal) r += geometric_sum(t0, n - i - t0, sigma);    // j = i + t, t in [t0, n-1-i]
     inf_error = std::max(inf_error, r);
   }
   out.max_error = max_error;

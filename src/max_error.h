@@ -24,9 +24,9 @@
 namespace poslsh {
 
 struct EntrywiseError {
-  double max_error = 0.0;         // max |E[i,j]| (0 when n = 1)
-  double inf_error = 0.0;         // max_i Σ_j |E[i,j]|
-  std::int64_t largest_block = 0; // B
+  double max_error = 0.0;          // max |E[i,j]| (0 when n = 1)
+  double inf_error = 0.0;          // max_i Σ_j |E[i,j]|
+  std::int64_t largest_block = 0;  // B
 };
 
 // Form (symmetric or causal) is the mask's. Throws std::invalid_argument unless

@@ -49,7 +49,8 @@ class HeaderParser {
     }
     ++pos_;
     skip_ws();
-    if (pos_ != t_.size()) throw std::invalid_argument("trailing characters after header dictionary");
+    if (pos_ != t_.size())
+      throw std::invalid_argument("trailing characters after header dictionary");
     if (!have_descr || !have_order || !have_shape)
       throw std::invalid_argument("header lacks one of 'descr', 'fortran_order', 'shape'");
     return h;
@@ -153,7 +154,8 @@ NpyArray read_npy(const std::string& path) {
     in.read(reinterpret_cast<char*>(len), 4);
     if (in.gcount() != 4) fail(path, "truncated header");
     header_len = le32(len);
-    if (header_len > (1u << 24)) fail(path, "header length " + std::to_string(header_len) + " is implausible");
+    if (header_len > (1u << 24))
+      fail(path, "header length " + std::to_string(header_len) + " is implausible");
   } else {
     fail(path, "unsupported .npy format version " + std::to_string(major));
   }
@@ -250,7 +252,8 @@ void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, 
       for (int b = 0; b < 8; ++b) bytes[i * 8 + b] = static_cast<unsigned char>(u >> (8 * b));
     }
   }
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   if (!out) throw std::invalid_argument(path + ": write failed");
 }
 

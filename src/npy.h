@@ -30,8 +30,8 @@ NpyArray read_npy(const std::string& path);
 HeadStack<double> read_head_stack_npy(const std::string& path);
 
 // Writes data (C order, product of shape entries) as dtype.
-void write_npy(const std::string& path, const std::vector<std::int64_t>& shape,
-               const double* data, NpyDtype dtype);
+void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, const double* data,
+               NpyDtype dtype);
 
 // Parses the header dictionary, e.g. "{'descr': '<f8', 'fortran_order': False,
 // 'shape': (3, 4), }". Exposed for tests; throws std::invalid_argument.

@@ -101,10 +101,10 @@ void OnlineSoftmax<Scalar>::accumulate_tile(const ConstRowMatrixRef<Scalar>& q,
       // j <= i and sb - ramp[c] for j > i. Two vectorised passes.
       const Scalar sb = slope * static_cast<Scalar>(i - ka);
       const Eigen::Index mid = std::clamp<Eigen::Index>(i - ka + 1, lo, hi);
-      all.segment(lo, mid - lo) = all.segment(lo, mid - lo) * scale +
-                                  (ramp_.segment(lo, mid - lo) - sb);
-      all.segment(mid, hi - mid) = all.segment(mid, hi - mid) * scale +
-                                   (sb - ramp_.segment(mid, hi - mid));
+      all.segment(lo, mid - lo) =
+          all.segment(lo, mid - lo) * scale + (ramp_.segment(lo, mid - lo) - sb);
+      all.segment(mid, hi - mid) =
+          all.segment(mid, hi - mid) * scale + (sb - ramp_.segment(mid, hi - mid));
     } else {
       all.segment(lo, hi - lo) *= scale;
     }
@@ -147,8 +147,8 @@ int resolve_threads(int threads) {
 
 int for_each_unit(std::int64_t units, int threads,
                   const std::function<void(std::int64_t unit, int worker)>& work) {
-  const int workers =
-      static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(resolve_threads(threads), units)));
+  const int workers = static_cast<int>(
+      std::max<std::int64_t>(1, std::min<std::int64_t>(resolve_threads(threads), units)));
   std::atomic<std::int64_t> next{0};
   std::exception_ptr error;
   std::mutex error_mutex;

@@ -86,7 +86,7 @@ class OnlineSoftmax {
   Eigen::Index row0_ = 0;
   Vector m_, l_;
   RowMatrix<Scalar> o_;
-  RowMatrix<Scalar> s_;  // logit / weight tile scratch
+  RowMatrix<Scalar> s_;                           // logit / weight tile scratch
   Eigen::Array<Scalar, Eigen::Dynamic, 1> ramp_;  // slope * c, c = 0 .. kKeyTile-1
   Scalar ramp_slope_ = 0;
   bool track_beta_ = false;

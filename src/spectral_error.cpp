@@ -54,10 +54,16 @@ double extreme_eigenvalue(const std::vector<double>& a, const std::vector<double
     const std::int64_t c = count_below(a, b2, k, mid, pivmin);
     if (top) {
       // top eigenvalue >= mid iff fewer than k eigenvalues lie below mid.
-      if (c < k) lo = mid; else hi = mid;
+      if (c < k)
+        lo = mid;
+      else
+        hi = mid;
     } else {
       // bottom eigenvalue < mid iff at least one eigenvalue lies below mid.
-      if (c >= 1) hi = mid; else lo = mid;
+      if (c >= 1)
+        hi = mid;
+      else
+        lo = mid;
     }
   }
   return 0.5 * (lo + hi);
@@ -184,12 +190,13 @@ SpectralErrorResult lanczos_extreme_eigenvalue(
     for (auto& b : history->bottom) b = -b;
   }
   result.matvecs = result.iterations;
-  result.value = result.status == SolveStatus::kOk ? result.lower
-                                                   : std::numeric_limits<double>::quiet_NaN();
+  result.value =
+      result.status == SolveStatus::kOk ? result.lower : std::numeric_limits<double>::quiet_NaN();
   return result;
 }
 
-SpectralErrorResult spectral_error(const ErrorOperator& error, const SpectralErrorOptions& options) {
+SpectralErrorResult spectral_error(const ErrorOperator& error,
+                                   const SpectralErrorOptions& options) {
   const std::int64_t n = error.rows();
   if (error.form() == Form::kSymmetric) {
     return lanczos_extreme_eigenvalue(
@@ -206,7 +213,8 @@ SpectralErrorResult spectral_error(const ErrorOperator& error, const SpectralErr
   r.lower = std::sqrt(r.lower);
   r.accuracy = std::isfinite(r.accuracy) ? std::sqrt(1.0 + r.accuracy) - 1.0 : r.accuracy;
   r.accuracy = std::max(r.accuracy, kAccuracyFloor);
-  if (r.status == SolveStatus::kOk && r.accuracy > options.rel_tol) r.status = SolveStatus::kNotConverged;
+  if (r.status == SolveStatus::kOk && r.accuracy > options.rel_tol)
+    r.status = SolveStatus::kNotConverged;
   r.value = r.status == SolveStatus::kOk ? r.lower : std::numeric_limits<double>::quiet_NaN();
   return r;
 }

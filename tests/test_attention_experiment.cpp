@@ -19,8 +19,10 @@ using AttentionCli = CliTest;
 
 TEST_F(AttentionCli, TableRowsMatchTheLibraryAndPassTheChecks) {
   const std::string out = path("a.csv");
-  const auto r = cli("attention --n 256 --d 8 --sigma 4 --s 1,4,16,64 --trials 3 --seed 5 "
-                     "--quiet --out " + out);
+  const auto r =
+      cli("attention --n 256 --d 8 --sigma 4 --s 1,4,16,64 --trials 3 --seed 5 "
+          "--quiet --out " +
+          out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const CsvTable t = CsvTable::read(out);
   // fixed: 1 row; lsh and matched window: 4 s x 3 trials each.
@@ -28,12 +30,13 @@ TEST_F(AttentionCli, TableRowsMatchTheLibraryAndPassTheChecks) {
   // Recompute one lsh row with the library and the hashes `poslsh sample` exports.
   const QkvData data = synthetic_qkv(5, 256, 8, 1.0);
   const MaskMean mask(256, draw_hashes(5, 2, 16, 4.0), Form::kSymmetric);
-  const auto exact = exact_alibi_attention<double>(data.q.data, data.k.data, data.v.data, 4.0,
-                                                   Form::kSymmetric);
+  const auto exact =
+      exact_alibi_attention<double>(data.q.data, data.k.data, data.v.data, 4.0, Form::kSymmetric);
   const auto approx = lsh_attention<double>(data.q.data, data.k.data, data.v.data, mask);
   bool found = false;
   for (std::size_t row = 0; row < t.size(); ++row) {
-    if (t.text(row, "estimator") != "lsh" || t.number(row, "s") != 16 || t.number(row, "trial") != 2)
+    if (t.text(row, "estimator") != "lsh" || t.number(row, "s") != 16 ||
+        t.number(row, "trial") != 2)
       continue;
     found = true;
     EXPECT_DOUBLE_EQ(t.number(row, "max_error"), (approx - exact).cwiseAbs().maxCoeff());
@@ -49,8 +52,9 @@ TEST_F(AttentionCli, TableRowsMatchTheLibraryAndPassTheChecks) {
 }
 
 TEST_F(AttentionCli, ByteIdenticalForAnyThreadCount) {
-  const std::string args = "attention --n 200,300 --d 4 --alibi-heads 2 --s 2,8 --trials 2 "
-                           "--causal --no-timing --quiet ";
+  const std::string args =
+      "attention --n 200,300 --d 4 --alibi-heads 2 --s 2,8 --trials 2 "
+      "--causal --no-timing --quiet ";
   ASSERT_EQ(cli(args + "--threads 1 --out " + path("one.csv")).exit_code, 0);
   ASSERT_EQ(cli(args + "--threads 3 --out " + path("three.csv")).exit_code, 0);
   EXPECT_EQ(testing::slurp(path("one.csv")), testing::slurp(path("three.csv")));
@@ -74,7 +78,8 @@ TEST_F(AttentionCli, ReadsNpyDirectoriesAndRejectsMalformedOnes) {
   expect_usage_error(base + path("qkv"), "n = 119");
   // Truncated data.
   write_npy(path("qkv/v.npy"), {120, 4}, data.v.data.data(), NpyDtype::kFloat64);
-  std::filesystem::resize_file(path("qkv/v.npy"), std::filesystem::file_size(path("qkv/v.npy")) - 8);
+  std::filesystem::resize_file(path("qkv/v.npy"),
+                               std::filesystem::file_size(path("qkv/v.npy")) - 8);
   expect_usage_error(base + path("qkv"), "truncated data");
   // Bad magic.
   { std::ofstream(path("qkv/v.npy")) << "not numpy at all"; }
@@ -118,8 +123,10 @@ TEST(AttentionChecks, OneCertificateViolationFails) {
 }
 
 TEST_F(AttentionCli, BenchWritesTimesAndErrors) {
-  const auto r = cli("bench attention --n 512,1024 --d 16 --s 2 --repeats 1 --reference-rows 64 "
-                     "--threads 1 --out " + path("b.csv"));
+  const auto r =
+      cli("bench attention --n 512,1024 --d 16 --s 2 --repeats 1 --reference-rows 64 "
+          "--threads 1 --out " +
+          path("b.csv"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const CsvTable t = CsvTable::read(path("b.csv"));
   ASSERT_EQ(t.size(), 6u);

@@ -73,7 +73,8 @@ TEST(SlidingWindow, CertificateHoldsAndShrinksWithWidth) {
       const auto win = sliding_window_attention<double>(q, k, v, sigma, w, form);
       const auto b = window_attention_bounds(q, k, v, sigma, w, form, st);
       for (Eigen::Index i = 0; i < n; ++i)
-        EXPECT_LE((win.row(i) - exact.row(i)).cwiseAbs().maxCoeff(), b.row_bound[i] + b.rounding_allowance);
+        EXPECT_LE((win.row(i) - exact.row(i)).cwiseAbs().maxCoeff(),
+                  b.row_bound[i] + b.rounding_allowance);
       // Bias error of the band: interior rows lose both tails, e^{-(w+1)/σ} each
       // at distance w+1 (causal: one tail).
       const double r = std::exp(-1 / sigma);

@@ -45,8 +45,9 @@ TEST(Bounds, SpectralTermsAgreeWithBoostGamma) {
           integrand, T, std::numeric_limits<double>::infinity(), 15, 1e-13);
       EXPECT_NEAR(t.bias, bias, 1e-9 * bias + 1e-300);
       // v = E[(delta + 1)^2].
-      EXPECT_NEAR(t.v, boost::math::mean(g) * boost::math::mean(g) + boost::math::variance(g) +
-                           2 * boost::math::mean(g) + 1,
+      EXPECT_NEAR(t.v,
+                  boost::math::mean(g) * boost::math::mean(g) + boost::math::variance(g) +
+                      2 * boost::math::mean(g) + 1,
                   1e-12 * t.v);
     }
   }

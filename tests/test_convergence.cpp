@@ -2,11 +2,10 @@
 // passes, a table from a wrong sampler or with errors scaled by s^-0.25 fails.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <string>
-
 #include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <string>
 
 #include "cli_common.h"
 #include "cli_harness.h"
@@ -110,9 +109,8 @@ TEST(ConvergenceChecks, BoundViolationsBeyondBinomialAllowanceFail) {
     std::string text = csv_line(convergence_columns());
     for (int r = 0; r < 60; ++r) {
       const std::string max_error = r < violations ? "0.9" : "0.1";
-      text += csv_line({"512", "4", "4", std::to_string(r), "symmetric",
-                        "0.01", "1", "1e-7", "1", "50", max_error, "0.5", "3", "10", "40", "20",
-                        "20", "ok", "0.1"});
+      text += csv_line({"512", "4", "4", std::to_string(r), "symmetric", "0.01", "1", "1e-7", "1",
+                        "50", max_error, "0.5", "3", "10", "40", "20", "20", "ok", "0.1"});
     }
     const auto out = check_convergence_table(CsvTable::parse(text));
     EXPECT_EQ(failures(out, "bound max"), violations == 5 ? 1 : 0) << violations;
@@ -152,9 +150,9 @@ TEST_F(ConvergenceCli, RowsUseTheHashesThatSampleExports) {
                 path("c.csv"))
                 .exit_code,
             0);
-  ASSERT_EQ(cli("sample --n 300 --sigma 6 --s 16 --seed 11 --trial 2 --out " + path("h.csv"))
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      cli("sample --n 300 --sigma 6 --s 16 --seed 11 --trial 2 --out " + path("h.csv")).exit_code,
+      0);
   const CsvTable hashes_csv = CsvTable::read(path("h.csv"));
   std::vector<PositionalHash> hashes;
   for (std::size_t k = 0; k < hashes_csv.size(); ++k)

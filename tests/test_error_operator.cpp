@@ -40,10 +40,13 @@ TEST(ErrorOperator, ProductsMatchDenseOverGrid) {
           const ErrorOperator e(n, hashes, sigma, form);
           const Eigen::MatrixXd d = e.dense();
           // The dense error is M~ - L*, with the causal mask on both.
-          Eigen::MatrixXd expect = MaskMean(n, hashes, form).dense() - AlibiKernel(n, sigma, form).dense();
+          Eigen::MatrixXd expect =
+              MaskMean(n, hashes, form).dense() - AlibiKernel(n, sigma, form).dense();
           ASSERT_EQ((d - expect).cwiseAbs().maxCoeff(), 0.0);
           if (form == Form::kCausal && n > 1) {
-            ASSERT_EQ(d.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().maxCoeff(), 0.0);
+            ASSERT_EQ(
+                d.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().maxCoeff(),
+                0.0);
           }
           const Eigen::VectorXd x = random_vector(n, n + s);
           Eigen::VectorXd y(n), yt(n), yn(n);

@@ -25,16 +25,17 @@ class ExactVsDense : public ::testing::TestWithParam<Case> {};
 
 // n = 1, sizes straddling the 64-row and 256-column tiles, tiny and huge sigma,
 // logits large enough that a naive exp would overflow.
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, ExactVsDense,
-    ::testing::Values(Case{1, 3, 2.0, 1.0, Form::kSymmetric}, Case{1, 3, 2.0, 1.0, Form::kCausal},
-                      Case{63, 8, 4.0, 1.0, Form::kSymmetric}, Case{65, 8, 4.0, 1.0, Form::kCausal},
-                      Case{300, 16, 16.0, 1.0, Form::kSymmetric},
-                      Case{300, 16, 16.0, 1.0, Form::kCausal},
-                      Case{257, 5, 0.3, 2.0, Form::kSymmetric},
-                      Case{257, 5, 1e4, 1.0, Form::kCausal},
-                      Case{200, 4, 8.0, 40.0, Form::kSymmetric},
-                      Case{200, 4, 8.0, 40.0, Form::kCausal}));
+INSTANTIATE_TEST_SUITE_P(Shapes, ExactVsDense,
+                         ::testing::Values(Case{1, 3, 2.0, 1.0, Form::kSymmetric},
+                                           Case{1, 3, 2.0, 1.0, Form::kCausal},
+                                           Case{63, 8, 4.0, 1.0, Form::kSymmetric},
+                                           Case{65, 8, 4.0, 1.0, Form::kCausal},
+                                           Case{300, 16, 16.0, 1.0, Form::kSymmetric},
+                                           Case{300, 16, 16.0, 1.0, Form::kCausal},
+                                           Case{257, 5, 0.3, 2.0, Form::kSymmetric},
+                                           Case{257, 5, 1e4, 1.0, Form::kCausal},
+                                           Case{200, 4, 8.0, 40.0, Form::kSymmetric},
+                                           Case{200, 4, 8.0, 40.0, Form::kCausal}));
 
 TEST_P(ExactVsDense, Float64MatchesDenseOracle) {
   const Case c = GetParam();

@@ -106,8 +106,8 @@ TEST_F(Npy, AcceptsNumpyHeaderVariants) {
       craft("v.npy", "{\"shape\":(2,2),'fortran_order':False,  'descr':'<f8'}", f64_bytes(x)));
   EXPECT_EQ(a.shape, (std::vector<std::int64_t>{2, 2}));
   EXPECT_EQ(a.data, x);
-  const auto b = read_npy(craft("w.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }",
-                                f64_bytes(x), 2));
+  const auto b = read_npy(
+      craft("w.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", f64_bytes(x), 2));
   EXPECT_EQ(b.shape, (std::vector<std::int64_t>{4}));
   EXPECT_EQ(b.data, x);
 }
@@ -122,30 +122,29 @@ TEST_F(Npy, RejectsEveryMalformedFile) {
     expect_rejected(path("short.npy"), "bad magic");
   }
   expect_rejected(craft("version.npy", good, data, 4), "version");
-  expect_rejected(craft("big_endian.npy",
-                        "{'descr': '>f8', 'fortran_order': False, 'shape': (2, 2), }", data),
-                  "unsupported dtype");
-  expect_rejected(craft("int.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }",
-                        data),
-                  "unsupported dtype");
-  expect_rejected(craft("fortran.npy", "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }",
-                        data),
-                  "Fortran");
-  expect_rejected(craft("rank1.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }",
-                        data),
-                  "rank 1");
-  expect_rejected(craft("rank4.npy",
-                        "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 2, 2), }", data),
-                  "rank 4");
-  expect_rejected(craft("zero.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 2), }",
-                        ""),
-                  ">= 1");
+  expect_rejected(
+      craft("big_endian.npy", "{'descr': '>f8', 'fortran_order': False, 'shape': (2, 2), }", data),
+      "unsupported dtype");
+  expect_rejected(
+      craft("int.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }", data),
+      "unsupported dtype");
+  expect_rejected(
+      craft("fortran.npy", "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }", data),
+      "Fortran");
+  expect_rejected(
+      craft("rank1.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", data),
+      "rank 1");
+  expect_rejected(
+      craft("rank4.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 2, 2), }", data),
+      "rank 4");
+  expect_rejected(
+      craft("zero.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 2), }", ""), ">= 1");
   expect_rejected(craft("truncated.npy", good, data.substr(0, 31)), "truncated data");
   expect_rejected(craft("trailing.npy", good, data + "x"), "trailing bytes");
   expect_rejected(craft("nokey.npy", "{'descr': '<f8', 'shape': (2, 2), }", data), "header lacks");
-  expect_rejected(craft("garbage.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (2, two)}",
-                        data),
-                  "malformed header");
+  expect_rejected(
+      craft("garbage.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (2, two)}", data),
+      "malformed header");
   expect_rejected(craft("notdict.npy", "hello", data), "malformed header");
   expect_rejected(craft("unterminated.npy", "{'descr: <f8, }", data), "malformed header");
   expect_rejected(craft("extra.npy", good + " junk", data), "malformed header");
@@ -161,7 +160,8 @@ TEST_F(Npy, RejectsEveryMalformedFile) {
 }
 
 TEST(NpyHeader, ParsesShapesAndFlags) {
-  const auto h = parse_npy_header("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 1024, 64), }");
+  const auto h =
+      parse_npy_header("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 1024, 64), }");
   EXPECT_EQ(h.descr, "<f4");
   EXPECT_FALSE(h.fortran_order);
   EXPECT_EQ(h.shape, (std::vector<std::int64_t>{3, 1024, 64}));

@@ -35,9 +35,9 @@ void expect_matches_dense(const ErrorOperator& e, double rel_tol, std::uint64_t 
   // rounding (the Ritz value is a lower bound). Rounding is absolute at the
   // scale of the entries of M~ and L* (<= 1), whatever the size of the norm.
   constexpr double kRounding = 1e-12;
-  EXPECT_LE(std::abs(r.value - want), r.accuracy * want + kRounding) << "n=" << e.rows() << " sigma=" << e.sigma()
-                                     << " s=" << e.num_hashes() << " value " << r.value
-                                     << " dense " << want;
+  EXPECT_LE(std::abs(r.value - want), r.accuracy * want + kRounding)
+      << "n=" << e.rows() << " sigma=" << e.sigma() << " s=" << e.num_hashes() << " value "
+      << r.value << " dense " << want;
   EXPECT_LE(r.value, want + kRounding);
   EXPECT_EQ(r.value, r.lower);
   EXPECT_EQ(r.matvecs, e.form() == Form::kSymmetric ? r.iterations : 2 * r.iterations);
