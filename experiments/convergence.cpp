@@ -195,7 +195,7 @@ Action add_convergence_bench(CLI::App& bench) {
   cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
   cmd->add_option("--trials", o->trials, "Trials (hash sets) timed at each size")
       ->capture_default_str();
-  cmd->add_flag("!--no-spectra", o->spectra_oracle,
+  cmd->add_flag("--no-spectra", o->no_spectra,
                 "Skip the tight-tolerance Spectra run that checks the accuracy at n-row");
   return [o] {
     require_at_least("--n-large", o->n_large, 3);

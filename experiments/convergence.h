@@ -60,7 +60,7 @@ struct ConvergenceBenchOptions {
   std::int64_t s = 64;
   std::uint64_t seed = 0;
   std::int64_t trials = 1;
-  bool spectra_oracle = true;  // tight Spectra run at n_row for the accuracy
+  bool no_spectra = false;  // skip the tight Spectra run at n_row that checks the accuracy
 };
 int run_convergence_bench(const ConvergenceBenchOptions& options);
 

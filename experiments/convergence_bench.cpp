@@ -66,7 +66,7 @@ int run_convergence_bench(const ConvergenceBenchOptions& o) {
       const double row_sec = now_seconds() - t0;
       line("whole row (" + row[17] + ")", o.n_row, trial, row_sec, std::stoll(row[16]),
            std::stod(row[7]), std::stod(row[8]));
-      if (o.spectra_oracle) {
+      if (!o.no_spectra) {
         const ErrorOperator e(o.n_row, hashes, o.sigma);
         t0 = now_seconds();
         const SpectralErrorResult ref =

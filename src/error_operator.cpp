@@ -136,12 +136,10 @@ void scatter_blocks(const TiledBlocks& tiled, std::int64_t s, const double* P, d
 // recursion, and (symmetric, or transposed causal) one backward pass.
 void ErrorOperator::perform_op(const Scalar* x, Scalar* y) const {
   const std::int64_t n = rows();
-  prefix_.resize(n + 1);
+  prefix_sums(x, n, prefix_);
   diff_.assign(n + 1, 0.0);
   double* P = prefix_.data();
   double* D = diff_.data();
-  P[0] = 0.0;
-  for (std::int64_t i = 0; i < n; ++i) P[i + 1] = P[i] + x[i];
   const double inv_s = 1.0 / static_cast<double>(num_hashes());
   const double r = kernel_.ratio();
   double acc = 0.0, f = 0.0;
@@ -175,12 +173,10 @@ void ErrorOperator::perform_transpose_op(const Scalar* x, Scalar* y) const {
     return;
   }
   const std::int64_t n = rows();
-  prefix_.resize(n + 1);
+  prefix_sums(x, n, prefix_);
   diff_.assign(n + 1, 0.0);
   double* P = prefix_.data();
   double* D = diff_.data();
-  P[0] = 0.0;
-  for (std::int64_t i = 0; i < n; ++i) P[i + 1] = P[i] + x[i];
   // (M~_c^T x)_i = (1/s) Σ_k P[end_k(i)] - P[i]; (L*_c^T x)_i = g_i (backward).
   scatter_blocks<BlockValue::kPrefixAtEnd>(tiled_, num_hashes(), P, D, state_);
   const double inv_s = 1.0 / static_cast<double>(num_hashes());

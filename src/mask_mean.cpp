@@ -21,13 +21,17 @@ MaskMean::MaskMean(std::int64_t n, std::span<const PositionalHash> hashes, Form 
   }
 }
 
-void MaskMean::perform_op(const Scalar* x, Scalar* y) const {
-  prefix_.resize(n_ + 1);
-  diff_.assign(n_ + 1, 0.0);
-  double* P = prefix_.data();
-  double* D = diff_.data();
+void prefix_sums(const double* x, std::int64_t n, std::vector<double>& P) {
+  P.resize(n + 1);
   P[0] = 0.0;
-  for (std::int64_t i = 0; i < n_; ++i) P[i + 1] = P[i] + x[i];
+  for (std::int64_t i = 0; i < n; ++i) P[i + 1] = P[i] + x[i];
+}
+
+void MaskMean::perform_op(const Scalar* x, Scalar* y) const {
+  prefix_sums(x, n_, prefix_);
+  diff_.assign(n_ + 1, 0.0);
+  const double* P = prefix_.data();
+  double* D = diff_.data();
 
   const std::int64_t s = num_hashes();
   // Symmetric: every i in block [a, b) receives P[b] - P[a].
