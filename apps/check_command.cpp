@@ -19,7 +19,7 @@ Action add_check_command(CLI::App& app) {
       try {
         reports.push_back(check_file(f));
       } catch (const std::invalid_argument& e) {
-        throw UsageError(fmt::format("check: {}", e.what()));
+        throw UsageError(e.what());
       }
     }
     int failed = 0, passed = 0, na = 0;
