@@ -14,9 +14,8 @@ void mask_mean_transpose_op(const MaskMean& mask, const double* x, double* y) {
   }
   const std::int64_t n = mask.rows();
   const std::int64_t s = mask.num_hashes();
-  std::vector<double> prefix(n + 1), diff(n + 1, 0.0);
-  prefix[0] = 0.0;
-  for (std::int64_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + x[i];
+  std::vector<double> prefix, diff(n + 1, 0.0);
+  prefix_sums(x, n, prefix);
   // Every i in block [lo, hi) receives P[hi] - P[i]; the -P[i] part is common
   // to all hashes, so only the piecewise-constant P[hi] goes through the
   // difference array (mirror image of MaskMean's causal product).
