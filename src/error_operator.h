@@ -28,20 +28,6 @@ namespace poslsh {
 void mask_mean_transpose_op(const MaskMean& mask, const double* x_in, double* y_out);
 void alibi_kernel_transpose_op(const AlibiKernel& kernel, const double* x_in, double* y_out);
 
-// Per-hash progress of the tiled block scatter (see error_operator.cpp).
-struct ScatterState {
-  double prev_value = 0.0;  // value of the previous block
-  double p_lo = 0.0;        // prefix sum at the next block's start (P[0] = 0)
-};
-
-// All hashes' block starts regrouped tile by tile along the positions: segment
-// (tile, hash) lists that hash's block starts inside the tile followed by the
-// end of the last of those blocks; segments ordered tile-major.
-struct TiledBlocks {
-  std::vector<std::uint32_t> starts;  // positions < n < 2^32
-  std::vector<std::int64_t> offsets;  // segment j: [offsets[j], offsets[j+1])
-};
-
 class ErrorOperator {
  public:
   using Scalar = double;
@@ -69,9 +55,7 @@ class ErrorOperator {
  private:
   MaskMean mask_;
   AlibiKernel kernel_;
-  TiledBlocks tiled_;
   mutable std::vector<double> prefix_, diff_;
-  mutable std::vector<ScatterState> state_;
 };
 
 // x -> E^T (E x): symmetric positive semidefinite, whatever the form of E. Its

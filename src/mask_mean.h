@@ -17,11 +17,30 @@ namespace poslsh {
 // sums every O(n + #blocks) product starts from.
 void prefix_sums(const double* x, std::int64_t n, std::vector<double>& P);
 
+// What each block [lo, hi) adds on [lo, hi) through the difference array D:
+// the block sum P[hi] - P[lo] (symmetric product), P[lo] (causal product) or
+// P[hi] (transposed causal product), P the prefix sums of x.
+enum class BlockValue { kSum, kPrefixAtStart, kPrefixAtEnd };
+
+// Per-hash progress of the tiled block scatter (see mask_mean.cpp).
+struct ScatterState {
+  double prev_value = 0.0;  // value of the previous block
+  double p_lo = 0.0;        // prefix sum at the next block's start (P[0] = 0)
+};
+
+// All hashes' block starts regrouped tile by tile along the positions: segment
+// (tile, hash) lists that hash's block starts inside the tile followed by the
+// end of the last of those blocks; segments ordered tile-major.
+struct TiledBlocks {
+  std::vector<std::uint32_t> starts;  // positions < n < 2^32
+  std::vector<std::int64_t> offsets;  // segment j: [offsets[j], offsets[j+1])
+};
+
 class MaskMean {
  public:
   using Scalar = double;
 
-  // Throws std::invalid_argument if n < 1 or hashes is empty.
+  // Throws std::invalid_argument unless 1 <= n < 2^32 and hashes is non-empty.
   MaskMean(std::int64_t n, std::span<const PositionalHash> hashes, Form form = Form::kSymmetric);
 
   Eigen::Index rows() const { return n_; }
@@ -44,6 +63,12 @@ class MaskMean {
   void perform_op(const Scalar* x_in, Scalar* y_out) const;
   Eigen::MatrixXd dense() const;
 
+  // D[lo] += v, D[hi] -= v for every block [lo, hi) of every hash, v given by
+  // `value` from the prefix sums P (n + 1 entries); D[n] is left untouched.
+  // The shared core of every O(n + #blocks) product (also ErrorOperator's).
+  // Uses internal scratch, like perform_op.
+  void scatter(BlockValue value, const double* P, double* D) const;
+
  private:
   std::int64_t n_;
   Form form_;
@@ -51,7 +76,8 @@ class MaskMean {
   std::vector<std::int64_t> offsets_;  // hash k's starts: [offsets_[k], offsets_[k+1])
   std::int64_t largest_block_ = 0;
   mutable std::vector<double> prefix_, diff_;
-  mutable std::vector<std::int64_t> cursor_;  // per hash: next block to visit
+  TiledBlocks tiled_;  // the block starts again, tile-major, for scatter()
+  mutable std::vector<ScatterState> state_;
 };
 
 }  // namespace poslsh
