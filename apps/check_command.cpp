@@ -17,21 +17,19 @@ Action add_check_command(CLI::App& app) {
     std::vector<CheckReport> reports;
     for (const auto& f : *files) {
       try {
-        reports.push_back(check_file(f));
+        // Bonferroni over files: the whole run's false-alarm rate is kCheckFamilyAlpha.
+        reports.push_back(check_file(f, kCheckFamilyAlpha / static_cast<double>(files->size())));
       } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
       }
     }
-    int failed = 0, passed = 0, na = 0;
+    CheckTally tally;
     for (std::size_t i = 0; i < reports.size(); ++i) {
       fmt::print("# {} ({})\n", (*files)[i], reports[i].experiment);
-      for (const auto& c : reports[i].outcomes) {
-        fmt::print("{:<4}  {}: {}\n", verdict_name(c.verdict), c.check, c.detail);
-        (c.verdict == Verdict::kFail ? failed : c.verdict == Verdict::kPass ? passed : na)++;
-      }
+      print_outcomes(reports[i].outcomes, tally);
     }
-    fmt::print("checks: {} passed, {} failed, {} not applicable\n", passed, failed, na);
-    return failed ? 1 : 0;
+    print_tally(tally);
+    return tally.failed ? 1 : 0;
   };
 }
 

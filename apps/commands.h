@@ -11,6 +11,7 @@ namespace poslsh {
 
 Action add_sample_command(CLI::App& app);
 Action add_check_command(CLI::App& app);
+Action add_verify_command(CLI::App& app);
 Action add_merge_command(CLI::App& app);
 Action add_reproduce_command(CLI::App& app);
 

@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
   };
   add(poslsh::add_sample_command(app));
   add(poslsh::add_check_command(app));
+  add(poslsh::add_verify_command(app));
   add(poslsh::add_merge_command(app));
   add(poslsh::add_reproduce_command(app));
   auto* bench = app.add_subcommand("bench", "Speed benchmarks (ratios measured side by side)");

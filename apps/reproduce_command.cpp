@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "csv_table.h"
+#include "power.h"
 #include "sweep.h"
 #include "version.h"
 
@@ -174,8 +176,13 @@ Action add_reproduce_command(CLI::App& app) {
 
     // Checks.
     int failed = 0;
-    std::string benches;
+    std::string benches, power;
     std::string checks = "| table | verdict | check | numbers |\n|---|---|---|---|\n";
+    // Bonferroni over the checked tables: the report's false-alarm rate is kCheckFamilyAlpha.
+    const auto checked_tables =
+        std::count_if(ran.begin(), ran.end(), [](const auto& r) { return !r.is_bench; });
+    const double table_alpha =
+        kCheckFamilyAlpha / static_cast<double>(std::max<long>(checked_tables, 1));
     for (const auto& r : ran) {
       if (r.exit_code != 0) {
         ++failed;
@@ -186,7 +193,12 @@ Action add_reproduce_command(CLI::App& app) {
         benches += fmt::format("### {}\n\n{}\n", r.section, markdown_table(r.csv));
         continue;
       }
-      const auto report = check_file(r.csv);
+      if (r.section == "power")
+        power += power_report_markdown(CsvTable::read(power_summary_path(r.csv))) +
+                 "\nA sampler is detected by a seed when some check of the family tables built "
+                 "from it fails (per check: `" +
+                 fs::path(power_summary_path(r.csv)).filename().string() + "`).\n\n";
+      const auto report = check_file(r.csv, table_alpha);
       for (const auto& c : report.outcomes) {
         if (c.verdict == Verdict::kFail) ++failed;
         checks += fmt::format("| {} | {} | {} | {} |\n", r.section, verdict_name(c.verdict),
@@ -227,10 +239,11 @@ Action add_reproduce_command(CLI::App& app) {
         "- duration: {:.1f} s\n- verdict: **{}**\n\n"
         "Provenance of each table (resolved config, seed, duration) is in its `.meta.json`.\n\n"
         "## Configuration\n\n```toml\n{}```\n\n## Experiments\n\n{}\n## Checks\n\n{}\n## "
-        "Figures\n\n{}",
+        "What the checks detect\n\n{}\n## Benchmarks\n\n{}\n## Figures\n\n{}",
         config, kVersion, git_commit(), std::thread::hardware_concurrency(), seconds,
         failed ? "some checks FAILED" : "all checks passed", toml, experiments_table, checks,
-        benches.empty() ? "(none)\n" : benches, figures.empty() ? "(none)\n" : figures));
+        power.empty() ? "(no [power] section)\n" : power, benches.empty() ? "(none)\n" : benches,
+        figures.empty() ? "(none)\n" : figures));
     report.commit();
     if (!o->quiet)
       std::fprintf(stderr, "reproduce: %s (%d failed checks, %d failed plots); report: %s\n",

@@ -287,7 +287,8 @@ const bool registered = register_experiment({
     .add_bench = add_attention_bench,
     .checker = {.required_columns = {"n", "d", "sigma", "s", "trial", "estimator", "max_error",
                                      "certificate", "uniform_bound", "rounding_allowance"},
-                .run = check_attention_table},
+                .run = [](const CsvTable& t,
+                          double alpha) { return check_attention_table(t, alpha); }},
 });
 
 }  // namespace

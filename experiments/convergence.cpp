@@ -208,10 +208,6 @@ Action add_convergence_bench(CLI::App& bench) {
   };
 }
 
-std::vector<CheckOutcome> run_checks(const CsvTable& table) {
-  return check_convergence_table(table);
-}
-
 const bool registered = register_experiment({
     .name = "convergence",
     .summary = "Spectral and max-norm errors of M~ vs s, with their bounds",
@@ -221,7 +217,8 @@ const bool registered = register_experiment({
                                      "spectral_accuracy", "spectral_bound", "max_error",
                                      "max_bound", "inf_error", "b_max", "lanczos_matvecs",
                                      "status"},
-                .run = run_checks},
+                .run = [](const CsvTable& t,
+                          double alpha) { return check_convergence_table(t, alpha); }},
 });
 
 }  // namespace

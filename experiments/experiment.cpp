@@ -58,12 +58,31 @@ const char* verdict_name(Verdict v) {
       return "PASS";
     case Verdict::kFail:
       return "FAIL";
+    case Verdict::kInfo:
+      return "info";
     default:
       return "n/a";
   }
 }
 
-CheckReport check_file(const std::string& path) {
+void print_outcomes(const std::vector<CheckOutcome>& outcomes, CheckTally& tally) {
+  for (const auto& c : outcomes) {
+    fmt::print("{:<4}  {}: {}\n", verdict_name(c.verdict), c.check, c.detail);
+    (c.verdict == Verdict::kFail   ? tally.failed
+     : c.verdict == Verdict::kPass ? tally.passed
+     : c.verdict == Verdict::kInfo ? tally.info
+                                   : tally.not_applicable)++;
+  }
+}
+
+void print_tally(const CheckTally& t) {
+  fmt::print(
+      "checks: {} passed, {} failed, {} not applicable, {} info (family-wise false-alarm rate "
+      "of this run <= {:g} on a sound sampler)\n",
+      t.passed, t.failed, t.not_applicable, t.info, kCheckFamilyAlpha);
+}
+
+CheckReport check_file(const std::string& path, double alpha) {
   const CsvTable table = CsvTable::read(path);
   const ExperimentRegistration* best = nullptr;
   for (const auto& e : experiments()) {
@@ -80,7 +99,12 @@ CheckReport check_file(const std::string& path) {
         "'{}': no experiment recognises its columns (expected a convergence, blocksize or "
         "attention table)",
         path));
-  return {best->name, best->checker.run(table)};
+  try {
+    return {best->name, best->checker.run(table, alpha)};
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(
+        fmt::format("'{}' ({} table) is unusable: {}", path, best->name, e.what()));
+  }
 }
 
 }  // namespace poslsh

@@ -43,7 +43,15 @@ namespace poslsh {
 
 using Action = std::function<int()>;
 
-enum class Verdict { kPass, kFail, kNotApplicable };
+// kInfo: a reported number that is not a test (e.g. a bound whose slack makes
+// failure impossible in practice); it never changes the exit code.
+enum class Verdict { kPass, kFail, kNotApplicable, kInfo };
+
+// The family-wise false-alarm rate of one whole `poslsh check` run on a sound
+// sampler: check_file gets kCheckFamilyAlpha / (number of files), and each
+// checker splits the alpha it is handed over its statistical checks
+// (Bonferroni), so the rate holds under any dependence between the checks.
+inline constexpr double kCheckFamilyAlpha = 1e-3;
 
 // One line of `poslsh check` output.
 struct CheckOutcome {
@@ -55,7 +63,11 @@ struct CheckOutcome {
 struct Checker {
   // A table belongs to this experiment when it has all these columns.
   std::vector<std::string> required_columns;
-  std::function<std::vector<CheckOutcome>(const CsvTable&)> run;
+  // alpha: the family-wise false-alarm rate this table's checks may spend
+  // together. Throws std::invalid_argument for an unusable table (a bound or
+  // derived column that disagrees with its recomputation from the parameters,
+  // a NaN or infinite measurement, a duplicated column).
+  std::function<std::vector<CheckOutcome>(const CsvTable&, double alpha)> run;
 };
 
 struct ExperimentRegistration {
@@ -82,8 +94,16 @@ struct CheckReport {
   std::string experiment;
   std::vector<CheckOutcome> outcomes;
 };
-CheckReport check_file(const std::string& path);
+CheckReport check_file(const std::string& path, double alpha = kCheckFamilyAlpha);
 
 const char* verdict_name(Verdict v);
+
+// Prints one line per outcome ("PASS  name: detail") on stdout and counts them.
+struct CheckTally {
+  int passed = 0, failed = 0, not_applicable = 0, info = 0;
+};
+void print_outcomes(const std::vector<CheckOutcome>& outcomes, CheckTally& tally);
+// The closing line of `poslsh check` and `poslsh verify`.
+void print_tally(const CheckTally& tally);
 
 }  // namespace poslsh

@@ -53,6 +53,19 @@ std::int64_t next_block_start(const PositionalHash& h, std::int64_t i, std::int6
 
 }  // namespace
 
+std::int64_t block_end(const PositionalHash& h, std::int64_t i, std::int64_t n) {
+  return next_block_start(h, i, n);
+}
+
+std::int64_t block_begin(const PositionalHash& h, std::int64_t i) {
+  const std::int64_t b = h.bin(i);
+  const double edge = h.shift + static_cast<double>(b) * h.pitch;  // real start of bin b
+  std::int64_t j = std::clamp<double>(std::ceil(edge), 0.0, static_cast<double>(i));
+  while (j < i && h.bin(j) != b) ++j;
+  while (j > 0 && h.bin(j - 1) == b) --j;
+  return j;
+}
+
 std::vector<std::int64_t> block_starts(const PositionalHash& h, std::int64_t n) {
   std::vector<std::int64_t> starts;
   starts.reserve(static_cast<std::size_t>(std::min<double>(

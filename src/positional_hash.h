@@ -32,6 +32,11 @@ std::vector<PositionalHash> draw_hashes(std::uint64_t seed, std::uint64_t trial,
 // starts.front() == 0 and starts.back() == n. Cost O(number of blocks).
 std::vector<std::int64_t> block_starts(const PositionalHash& h, std::int64_t n);
 
+// The block of position i (0 <= i < n) under one hash over [0, n): its first
+// position and one past its last. O(1) (grid candidate corrected with bin()).
+std::int64_t block_begin(const PositionalHash& h, std::int64_t i);
+std::int64_t block_end(const PositionalHash& h, std::int64_t i, std::int64_t n);
+
 // Largest block of one hash over [0, n), and over a set of hashes.
 std::int64_t largest_block(const PositionalHash& h, std::int64_t n);
 std::int64_t largest_block(std::span<const PositionalHash> hashes, std::int64_t n);

@@ -1,0 +1,444 @@
+#include "power.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <boost/math/distributions/binomial.hpp>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include "atomic_file.h"
+#include "blocksize.h"
+#include "cli_common.h"
+#include "convergence.h"
+#include "unbiasedness.h"
+
+namespace poslsh {
+
+std::string PlantedDefect::name() const {
+  return inflate_b_max ? "bmax-sigma-ln-n" : sampler_defect_name(sampler);
+}
+
+std::vector<PlantedDefect> all_planted_defects() {
+  std::vector<PlantedDefect> all = {{SamplerDefect::kNone, false}};
+  for (const auto d : all_sampler_defects()) all.push_back({d, false});
+  all.push_back({SamplerDefect::kNone, true});
+  return all;
+}
+
+PlantedDefect parse_planted_defect(const std::string& name) {
+  std::string accepted;
+  for (const auto& d : all_planted_defects()) {
+    if (d.name() == name) return d;
+    accepted += (accepted.empty() ? "" : ", ") + d.name();
+  }
+  throw std::invalid_argument(fmt::format("unknown defect '{}' (accepted: {})", name, accepted));
+}
+
+const std::vector<std::string>& power_columns() {
+  static const std::vector<std::string> columns = {"defect", "seed",   "family",
+                                                   "check",  "failed", "detail"};
+  return columns;
+}
+
+namespace {
+
+// The kind of a check line: its name up to '[' (trailing spaces dropped).
+std::string check_kind(const std::string& name) {
+  std::string kind = name.substr(0, name.find('['));
+  while (!kind.empty() && kind.back() == ' ') kind.pop_back();
+  return kind;
+}
+
+// A detail fit for a CSV field: no commas or newlines.
+std::string csv_safe(std::string s) {
+  for (auto& c : s)
+    if (c == ',' || c == '\n') c = ';';
+  return s;
+}
+
+CsvTable as_table(const std::vector<std::string>& columns, const std::vector<CsvRow>& rows) {
+  std::string text = csv_line(columns);
+  for (const auto& r : rows) text += csv_line(r);
+  return CsvTable::parse(text, "power");
+}
+
+// b_max moved from the sigma ln ln n regime to sigma ln n: b_max ln n / ln ln n.
+void inflate_b_max(std::vector<CsvRow>& rows, std::int64_t n) {
+  const auto& cols = blocksize_columns();
+  const auto at =
+      static_cast<std::size_t>(std::find(cols.begin(), cols.end(), "b_max") - cols.begin());
+  const double ln_n = std::log(static_cast<double>(n));
+  const double factor = n > 15 ? ln_n / std::log(ln_n) : 1.0;
+  for (auto& r : rows) {
+    const auto b = std::stoll(r[at]);
+    r[at] = std::to_string(std::min<std::int64_t>(
+        n, static_cast<std::int64_t>(std::llround(static_cast<double>(b) * factor))));
+  }
+}
+
+}  // namespace
+
+std::vector<CsvRow> power_cell_rows(const PlantedDefect& defect, std::uint64_t seed,
+                                    const PowerSizes& z) {
+  const HashDrawer draw = hash_drawer(seed, defect.sampler);
+  const bool unb = !z.unbiasedness_n.empty() && !z.unbiasedness_sigma.empty();
+  const bool bs = !z.blocksize_n.empty() && !z.blocksize_sigma.empty();
+  const bool conv = !z.convergence_n.empty() && !z.convergence_sigma.empty();
+  const double alpha = kCheckFamilyAlpha / std::max(1, int{unb} + int{bs} + int{conv});
+  std::vector<CsvRow> rows;
+  const auto record = [&](const std::string& family, const std::vector<CheckOutcome>& outcomes) {
+    std::map<std::string, std::pair<bool, std::string>> kinds;  // kind -> (failed, first detail)
+    std::vector<std::string> order;
+    for (const auto& o : outcomes) {
+      if (o.verdict != Verdict::kPass && o.verdict != Verdict::kFail) continue;
+      const std::string kind = check_kind(o.check);
+      if (!kinds.contains(kind)) order.push_back(kind);
+      auto& k = kinds[kind];
+      if (o.verdict == Verdict::kFail && !k.first) k = {true, o.check + ": " + o.detail};
+    }
+    for (const auto& kind : order)
+      rows.push_back({defect.name(), std::to_string(seed), family, kind,
+                      kinds[kind].first ? "1" : "0", csv_safe(kinds[kind].second)});
+  };
+  // The b_max inflation is a defect of block sizes only: other families would
+  // test the sound sampler again.
+  if (unb && !defect.inflate_b_max) {
+    std::vector<CsvRow> t;
+    for (const auto n : z.unbiasedness_n)
+      for (const double sigma : z.unbiasedness_sigma) {
+        auto part = unbiasedness_cell_rows(n, sigma, z.unbiasedness_hashes, z.unbiasedness_batch,
+                                           z.unbiasedness_points, draw);
+        t.insert(t.end(), part.begin(), part.end());
+      }
+    record("unbiasedness", check_unbiasedness_table(as_table(unbiasedness_columns(), t), alpha));
+  }
+  if (bs) {
+    std::vector<SampleCount> counts;
+    for (const auto s : z.blocksize_s) counts.push_back({s, 0});
+    for (const auto c : z.blocksize_s_log) counts.push_back({0, c});
+    std::vector<CsvRow> t;
+    for (const auto n : z.blocksize_n)
+      for (const double sigma : z.blocksize_sigma) {
+        auto part = blocksize_cell_rows(n, sigma, counts, z.blocksize_trials, draw, z.p);
+        if (defect.inflate_b_max) inflate_b_max(part, n);
+        t.insert(t.end(), part.begin(), part.end());
+      }
+    record("blocksize", check_blocksize_table(as_table(blocksize_columns(), t), alpha));
+  }
+  if (conv && !defect.inflate_b_max) {
+    ConvergenceSettings settings;
+    settings.p = z.p;
+    settings.seed = seed;
+    settings.max_lanczos = 20000;
+    std::vector<CsvRow> t;
+    for (const auto n : z.convergence_n)
+      for (const double sigma : z.convergence_sigma)
+        for (const auto s : z.convergence_s)
+          for (std::int64_t trial = 0; trial < z.convergence_trials; ++trial) {
+            std::vector<PositionalHash> hashes;
+            for (std::int64_t k = 0; k < s; ++k)
+              hashes.push_back(
+                  draw(static_cast<std::uint64_t>(trial), static_cast<std::uint64_t>(k), sigma));
+            auto row =
+                convergence_row(n, sigma, static_cast<std::uint64_t>(trial), hashes, settings);
+            t.push_back(std::move(row));
+          }
+    record("convergence", check_convergence_table(as_table(convergence_columns(), t), alpha));
+  }
+  return rows;
+}
+
+namespace {
+
+struct Rate {
+  std::int64_t seeds = 0, failed = 0;
+};
+
+struct Interval {
+  double low, high;
+};
+// Two-sided Clopper-Pearson interval at confidence 1 - alpha.
+Interval clopper_pearson(const Rate& r, double alpha) {
+  using B = boost::math::binomial_distribution<double>;
+  const auto n = static_cast<double>(r.seeds), k = static_cast<double>(r.failed);
+  return {B::find_lower_bound_on_p(n, k, alpha / 2), B::find_upper_bound_on_p(n, k, alpha / 2)};
+}
+
+// (defect, family, check) -> rate, in first-seen order; "any" rows per
+// (defect, family) and (defect, "all").
+struct PowerRates {
+  std::vector<std::tuple<std::string, std::string, std::string>> order;
+  std::map<std::tuple<std::string, std::string, std::string>, Rate> rates;
+};
+
+PowerRates power_rates(const CsvTable& t) {
+  for (const auto& c : power_columns())
+    if (!t.has_column(c)) throw std::invalid_argument("power table without column " + c);
+  // Per (defect, seed): which (family, check) failed.
+  std::map<std::pair<std::string, std::string>, std::map<std::pair<std::string, std::string>, bool>>
+      per_seed;
+  std::vector<std::pair<std::string, std::string>> seeds_order;
+  PowerRates out;
+  const auto touch = [&](const std::tuple<std::string, std::string, std::string>& key) -> Rate& {
+    if (!out.rates.contains(key)) out.order.push_back(key);
+    return out.rates[key];
+  };
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    const std::string failed = t.text(r, "failed");
+    if (failed != "0" && failed != "1")
+      throw std::invalid_argument(fmt::format("row {}: failed must be 0 or 1", r + 2));
+    const auto ds = std::pair{t.text(r, "defect"), t.text(r, "seed")};
+    if (!per_seed.contains(ds)) seeds_order.push_back(ds);
+    per_seed[ds][{t.text(r, "family"), t.text(r, "check")}] = failed == "1";
+  }
+  for (const auto& ds : seeds_order) {
+    std::map<std::string, bool> family_any;
+    bool any = false;
+    for (const auto& [fc, failed] : per_seed[ds]) {
+      Rate& rate = touch({ds.first, fc.first, fc.second});
+      ++rate.seeds;
+      rate.failed += failed;
+      family_any[fc.first] = family_any[fc.first] || failed;
+      any = any || failed;
+    }
+    for (const auto& [family, failed] : family_any) {
+      Rate& rate = touch({ds.first, family, "any"});
+      ++rate.seeds;
+      rate.failed += failed;
+    }
+    Rate& all = touch({ds.first, "all", "any"});
+    ++all.seeds;
+    all.failed += any;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string power_summary_csv(const CsvTable& table) {
+  const PowerRates pr = power_rates(table);
+  std::string text =
+      csv_line({"defect", "family", "check", "seeds", "failed", "rate", "ci95_low", "ci95_high"});
+  for (const auto& key : pr.order) {
+    const Rate& r = pr.rates.at(key);
+    const Interval ci = clopper_pearson(r, 0.05);
+    text += csv_line({std::get<0>(key), std::get<1>(key), std::get<2>(key), std::to_string(r.seeds),
+                      std::to_string(r.failed),
+                      fmt::format("{:.4f}", static_cast<double>(r.failed) / r.seeds),
+                      fmt::format("{:.4f}", ci.low), fmt::format("{:.4f}", ci.high)});
+  }
+  return text;
+}
+
+std::string power_report_markdown(const CsvTable& summary) {
+  std::vector<std::string> defects, families;
+  std::map<std::pair<std::string, std::string>, std::size_t> any;  // (defect, family) -> row
+  for (std::size_t r = 0; r < summary.size(); ++r) {
+    if (summary.text(r, "check") != "any") continue;
+    const std::string d = summary.text(r, "defect"), f = summary.text(r, "family");
+    if (std::find(defects.begin(), defects.end(), d) == defects.end()) defects.push_back(d);
+    if (f != "all" && std::find(families.begin(), families.end(), f) == families.end())
+      families.push_back(f);
+    any[{d, f}] = r;
+  }
+  std::string md = "| sampler | seeds | some check failed | 95% interval |";
+  for (const auto& f : families) md += " " + f + " |";
+  md += "\n|---|---|---|---|";
+  for (std::size_t i = 0; i < families.size(); ++i) md += "---|";
+  md += "\n";
+  for (const auto& d : defects) {
+    if (!any.contains({d, "all"})) continue;
+    const std::size_t r = any.at({d, "all"});
+    md += fmt::format("| {} | {} | {} | [{}, {}] |", d, summary.text(r, "seeds"),
+                      summary.text(r, "rate"), summary.text(r, "ci95_low"),
+                      summary.text(r, "ci95_high"));
+    for (const auto& f : families)
+      md += any.contains({d, f}) ? " " + summary.text(any.at({d, f}), "rate") + " |" : " n/a |";
+    md += "\n";
+  }
+  return md;
+}
+
+std::vector<CheckOutcome> check_power_table(const CsvTable& table, double alpha) {
+  const PowerRates pr = power_rates(table);
+  std::vector<std::string> defects;
+  for (const auto& key : pr.order)
+    if (std::get<1>(key) == "all") defects.push_back(std::get<0>(key));
+  std::vector<CheckOutcome> out;
+  const double level = alpha / static_cast<double>(std::max<std::size_t>(defects.size(), 1));
+  for (const auto& d : defects) {
+    const Rate& r = pr.rates.at({d, "all", "any"});
+    const Interval ci = clopper_pearson(r, level);
+    const double rate = static_cast<double>(r.failed) / static_cast<double>(r.seeds);
+    // Which check kinds caught it, strongest first.
+    std::vector<std::pair<double, std::string>> by;
+    for (const auto& key : pr.order) {
+      if (std::get<0>(key) != d || std::get<2>(key) == "any") continue;
+      const Rate& k = pr.rates.at(key);
+      if (k.failed > 0)
+        by.push_back({static_cast<double>(k.failed) / static_cast<double>(k.seeds),
+                      std::get<1>(key) + "/" + std::get<2>(key)});
+    }
+    std::stable_sort(by.begin(), by.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    std::string caught;
+    for (std::size_t i = 0; i < by.size() && i < 3; ++i)
+      caught += fmt::format("{}{} {:.3f}", i ? ", " : "", by[i].second, by[i].first);
+    if (d == "sound") {
+      out.push_back(
+          {"false-alarm[sound]", ci.low > kCheckFamilyAlpha ? Verdict::kFail : Verdict::kPass,
+           fmt::format("some check failed in {} of {} seeds (rate {:.4f}, {:.4g}-level interval "
+                       "[{:.2g}, {:.2g}]); fails when the interval lies above {}{}",
+                       r.failed, r.seeds, rate, 1 - level, ci.low, ci.high, kCheckFamilyAlpha,
+                       caught.empty() ? "" : "; failing: " + caught)});
+    } else {
+      out.push_back(
+          {fmt::format("power[{}]", d), ci.high < 0.99 ? Verdict::kFail : Verdict::kPass,
+           fmt::format("detected in {} of {} seeds (rate {:.4f}, {:.4g}-level interval [{:.3g}, "
+                       "{:.3g}]); fails when the interval lies below 0.99; by: {}",
+                       r.failed, r.seeds, rate, 1 - level, ci.low, ci.high,
+                       caught.empty() ? "nothing" : caught)});
+    }
+  }
+  return out;
+}
+
+namespace {}  // namespace
+
+std::string power_summary_path(const std::string& out) {
+  const std::string ext = ".csv";
+  if (out.size() > ext.size() && out.compare(out.size() - ext.size(), ext.size(), ext) == 0)
+    return out.substr(0, out.size() - ext.size()) + ".summary.csv";
+  return out + ".summary.csv";
+}
+
+namespace {
+
+Action add_power_command(CLI::App& parent) {
+  struct Options {
+    std::vector<std::string> defects;
+    std::int64_t seeds = 20;
+    std::uint64_t seed = 1000;
+    PowerSizes sizes;
+    SweepOptions sweep;
+  };
+  auto o = std::make_shared<Options>();
+  PowerSizes& z = o->sizes;
+  auto* cmd = parent.add_subcommand(
+      "power",
+      "False-alarm and detection rates of every check on sound and planted-defect samplers");
+  cmd->add_option("--defects", o->defects,
+                  "Samplers to run (default: sound and every planted defect; see README)")
+      ->delimiter(',');
+  cmd->add_option("--seeds", o->seeds, "Seeds per sampler (>= 1)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "First seed; sampler runs use seed, seed+1, ...")
+      ->capture_default_str();
+  cmd->add_option("--unbiasedness-n", z.unbiasedness_n, "unbiasedness family: n (empty: off)")
+      ->delimiter(',');
+  cmd->add_option("--unbiasedness-sigma", z.unbiasedness_sigma, "unbiasedness family: sigma")
+      ->delimiter(',');
+  cmd->add_option("--unbiasedness-hashes", z.unbiasedness_hashes, "unbiasedness family: hashes")
+      ->capture_default_str();
+  cmd->add_option("--unbiasedness-batch", z.unbiasedness_batch, "unbiasedness family: batch")
+      ->capture_default_str();
+  cmd->add_option("--unbiasedness-points", z.unbiasedness_points, "unbiasedness family: offsets")
+      ->capture_default_str();
+  cmd->add_option("--blocksize-n", z.blocksize_n, "blocksize family: n (empty: off)")
+      ->delimiter(',');
+  cmd->add_option("--blocksize-sigma", z.blocksize_sigma, "blocksize family: sigma")
+      ->delimiter(',');
+  cmd->add_option("--blocksize-s", z.blocksize_s, "blocksize family: fixed s")->delimiter(',');
+  cmd->add_option("--blocksize-s-log", z.blocksize_s_log, "blocksize family: c in s = ceil(c ln n)")
+      ->delimiter(',');
+  cmd->add_option("--blocksize-trials", z.blocksize_trials, "blocksize family: trials")
+      ->capture_default_str();
+  cmd->add_option("--convergence-n", z.convergence_n, "convergence family: n (empty: off)")
+      ->delimiter(',');
+  cmd->add_option("--convergence-sigma", z.convergence_sigma, "convergence family: sigma")
+      ->delimiter(',');
+  cmd->add_option("--convergence-s", z.convergence_s, "convergence family: s")->delimiter(',');
+  cmd->add_option("--convergence-trials", z.convergence_trials, "convergence family: trials")
+      ->capture_default_str();
+  cmd->add_option("--p", z.p, "Failure probability of the bounds, in (0, 1)")
+      ->capture_default_str();
+  add_sweep_options(*cmd, o->sweep);
+  return [o, cmd] {
+    std::vector<PlantedDefect> defects;
+    try {
+      for (const auto& name : o->defects) defects.push_back(parse_planted_defect(name));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--defects: ") + e.what());
+    }
+    if (defects.empty()) defects = all_planted_defects();
+    require_at_least("--seeds", o->seeds, 1);
+    const PowerSizes& z = o->sizes;
+    if (z.unbiasedness_n.empty() && z.blocksize_n.empty() && z.convergence_n.empty())
+      throw UsageError(
+          "--unbiasedness-n, --blocksize-n or --convergence-n: at least one family needs sizes");
+    require_at_least("--unbiasedness-n", z.unbiasedness_n, 4);
+    require_positive_finite("--unbiasedness-sigma", z.unbiasedness_sigma);
+    require_at_least("--unbiasedness-batch", z.unbiasedness_batch, 1);
+    require_at_least("--unbiasedness-points", z.unbiasedness_points, 1);
+    if (z.unbiasedness_hashes < z.unbiasedness_batch ||
+        z.unbiasedness_hashes % z.unbiasedness_batch != 0)
+      throw UsageError("--unbiasedness-hashes must be a positive multiple of --unbiasedness-batch");
+    require_at_least("--blocksize-n", z.blocksize_n, 1);
+    require_positive_finite("--blocksize-sigma", z.blocksize_sigma);
+    require_at_least("--blocksize-s", z.blocksize_s, 1);
+    require_positive_finite("--blocksize-s-log", z.blocksize_s_log);
+    require_at_least("--blocksize-trials", z.blocksize_trials, 1);
+    require_at_least("--convergence-n", z.convergence_n, 2);
+    require_positive_finite("--convergence-sigma", z.convergence_sigma);
+    require_at_least("--convergence-s", z.convergence_s, 1);
+    require_at_least("--convergence-trials", z.convergence_trials, 1);
+    require_open_unit("--p", z.p);
+    for (const auto& [name, n, sigma] :
+         {std::tuple{"--unbiasedness", z.unbiasedness_n.size(), z.unbiasedness_sigma.size()},
+          std::tuple{"--blocksize", z.blocksize_n.size(), z.blocksize_sigma.size()},
+          std::tuple{"--convergence", z.convergence_n.size(), z.convergence_sigma.size()}})
+      if ((n == 0) != (sigma == 0))
+        throw UsageError(fmt::format("{}-n and {}-sigma: give both or neither", name, name));
+    if (!z.blocksize_n.empty() && z.blocksize_s.empty() && z.blocksize_s_log.empty())
+      throw UsageError("--blocksize-s or --blocksize-s-log needs a value");
+    if (!z.convergence_n.empty() && z.convergence_s.empty())
+      throw UsageError("--convergence-s needs a value");
+
+    Sweep sweep;
+    sweep.experiment = "power";
+    sweep.columns = power_columns();
+    const auto seeds = static_cast<std::size_t>(o->seeds);
+    sweep.num_cells = defects.size() * seeds;
+    sweep.label = [o, defects, seeds](std::size_t cell) {
+      return fmt::format("{} seed={}", defects[cell / seeds].name(), o->seed + cell % seeds);
+    };
+    sweep.run_cell = [o, defects, seeds](std::size_t cell) {
+      return power_cell_rows(defects[cell / seeds], o->seed + cell % seeds, o->sizes);
+    };
+    sweep.resolved_config = resolved_config(*cmd);
+    sweep.seed = o->seed;
+    const int rc = run_sweep(sweep, o->sweep);
+    if (rc != 0) return rc;
+    AtomicFile summary(power_summary_path(o->sweep.out), "--out");
+    summary.write(power_summary_csv(CsvTable::read(o->sweep.out)));
+    summary.commit();
+    return 0;
+  };
+}
+
+const bool registered = register_experiment({
+    .name = "power",
+    .summary =
+        "False-alarm and detection rates of every check on sound and planted-defect samplers",
+    .add_command = add_power_command,
+    .add_bench = {},
+    .checker = {.required_columns = power_columns(),
+                .run = [](const CsvTable& t, double alpha) { return check_power_table(t, alpha); }},
+});
+
+}  // namespace
+
+}  // namespace poslsh

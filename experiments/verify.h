@@ -1,0 +1,55 @@
+// `poslsh verify`: the checks for someone else's implementation. A researcher
+// exports the hashes (sample,pitch,shift; bin = floor((i - shift) / pitch)) or
+// the blocks (sample,start,end; every sample a partition of [0, n)) of their
+// own sampler, and poslsh runs, without drawing anything itself:
+//  - the co-binning checks (unbiasedness.h: mean, scale, dispersion) at the
+//    start, middle and end anchors, one run per sample per anchor;
+//  - the block-size law: each sample's largest block against F(b) (the law of
+//    b_max for s = 1), chi-square, where the law applies (block_size_law.h).
+// Samples are taken in file order: the dispersion test batches consecutive
+// samples, so a sampler whose nearby samples are dependent fails it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "csv_table.h"
+#include "experiment.h"
+
+namespace poslsh {
+
+// What the checks need of one sample: its largest block over [0, n) and its
+// runs at the start, middle and end anchors (cobinning.h).
+struct VerifySample {
+  std::int64_t b_max = 0;
+  std::array<std::int64_t, 3> runs{};
+};
+
+// Reads a `poslsh sample --blocks` style table: columns sample,start,end,
+// rows of one sample together (sample ids increasing), blocks in order, each
+// sample exactly covering [0, n). Throws std::invalid_argument naming the row
+// for anything else (overlaps, gaps, unsorted blocks, a partial cover).
+std::vector<VerifySample> samples_from_blocks(const CsvTable& table, std::int64_t n);
+// Reads a `poslsh sample` style table: columns sample,pitch,shift, one row per
+// sample (ids increasing), pitch finite and > 0, shift finite. Throws
+// std::invalid_argument naming the row otherwise.
+std::vector<VerifySample> samples_from_hashes(const CsvTable& table, std::int64_t n);
+
+struct VerifyOptions {
+  std::int64_t n = 0;
+  double sigma = 0;
+  std::int64_t batch = 16;
+  int points = 24;
+  double alpha = kCheckFamilyAlpha;
+};
+struct VerifyReport {
+  std::int64_t samples = 0;     // samples the verdict rests on (whole batches)
+  double detectable_scale = 0;  // smallest |c - 1| found with power 0.99 (middle anchor)
+  std::vector<CheckOutcome> outcomes;
+};
+// Throws std::invalid_argument when there are fewer samples than one batch.
+VerifyReport verify_samples(const std::vector<VerifySample>& samples, const VerifyOptions& options);
+
+}  // namespace poslsh

@@ -1,0 +1,169 @@
+// Co-binning statistics (src/cobinning.h) against brute force and closed forms.
+#include <gtest/gtest.h>
+
+#include <boost/math/distributions/binomial.hpp>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <cmath>
+
+#include "cobinning.h"
+#include "pitch_law.h"
+#include "positional_hash.h"
+#include "rng.h"
+
+namespace poslsh {
+namespace {
+
+TEST(Cobinning, BlockBeginAndEndAgreeWithBlockStarts) {
+  for (std::uint64_t k = 0; k < 200; ++k) {
+    const double sigma = k % 3 == 0 ? 0.3 : k % 3 == 1 ? 3.0 : 40.0;
+    const PositionalHash h = draw_hash(7, 0, k, sigma);
+    const std::int64_t n = 300;
+    const auto starts = block_starts(h, n);
+    for (std::size_t b = 0; b + 1 < starts.size(); ++b)
+      for (std::int64_t i = starts[b]; i < starts[b + 1]; ++i) {
+        ASSERT_EQ(block_begin(h, i), starts[b]) << "k=" << k << " i=" << i;
+        ASSERT_EQ(block_end(h, i, n), starts[b + 1]) << "k=" << k << " i=" << i;
+      }
+  }
+}
+
+TEST(Cobinning, RunCountsPositionsSharingTheAnchorsBin) {
+  const std::int64_t n = 101;
+  for (std::uint64_t k = 0; k < 300; ++k) {
+    const PositionalHash h = draw_hash(3, 1, k, 6.0);
+    for (CobinRegion region : all_cobin_regions()) {
+      const std::int64_t a = cobin_anchor(region, n);
+      const int dir = region == CobinRegion::kEnd ? -1 : 1;
+      std::int64_t run = 0;
+      for (std::int64_t i = a; i >= 0 && i < n && h.bin(i) == h.bin(a); i += dir) ++run;
+      ASSERT_EQ(cobin_run(h, region, n), run) << cobin_region_name(region) << " k=" << k;
+    }
+  }
+}
+
+// The identity behind the whole family: integrating P(i, i+t co-binned | delta)
+// = (1 - t/delta)_+ over the Gamma(2, sigma) pitch law gives exp(-t/sigma).
+TEST(Cobinning, ProbabilityIsTheGammaMixtureOfOneMinusTOverDelta) {
+  for (const double sigma : {0.5, 3.0, 64.0})
+    for (const std::int64_t t : {1, 2, 7, 40}) {
+      const PitchLaw law(sigma);
+      const auto f = [&](double d) { return (1 - static_cast<double>(t) / d) * pdf(law, d); };
+      const double integral = boost::math::quadrature::gauss_kronrod<double, 61>::integrate(
+          f, static_cast<double>(t), std::numeric_limits<double>::infinity(), 15, 1e-12);
+      EXPECT_NEAR(integral, cobin_probability(sigma, t), 1e-10) << sigma << " " << t;
+    }
+}
+
+TEST(Cobinning, OffsetsAreDistinctIncreasingAndFitTheRange) {
+  EXPECT_EQ(cobin_offsets(1000, 1.0, 24), (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
+  const auto t = cobin_offsets(100, 16.0, 24);  // room: 100/2 - 1 = 49
+  EXPECT_EQ(t.back(), 49);
+  for (std::size_t i = 1; i < t.size(); ++i) EXPECT_LT(t[i - 1], t[i]);
+  EXPECT_EQ(cobin_offsets(1 << 20, 64.0, 24).size(), 24u);
+  EXPECT_THROW(cobin_offsets(3, 1.0, 24), std::invalid_argument);
+  EXPECT_THROW(cobin_offsets(100, -1.0, 24), std::invalid_argument);
+  EXPECT_THROW(cobin_offsets(100, 1.0, 0), std::invalid_argument);
+  EXPECT_THROW(parse_cobin_region("centre"), std::invalid_argument);
+}
+
+TEST(Cobinning, CountsHoldBackAPartialBatch) {
+  CobinCounts c({1, 3}, 2);
+  for (const std::int64_t run : {1, 2, 4, 4, 5}) c.add_run(run);
+  EXPECT_EQ(c.hashes(), 4);
+  // runs 1,2 | 4,4: t=1 co-binned when run > 1 -> 0+1 | 1+1; t=3 -> 0 | 2.
+  EXPECT_EQ(c.cobinned(), (std::vector<std::int64_t>{3, 2}));
+  EXPECT_EQ(c.batch_sumsq(), (std::vector<std::int64_t>{1 + 4, 0 + 4}));
+}
+
+TEST(Cobinning, TwoSidedBinomialPValueMatchesNaiveSums) {
+  const std::int64_t h = 30;
+  const double p = 0.3;
+  const boost::math::binomial_distribution<double> b(h, p);
+  for (std::int64_t k = 0; k <= h; ++k) {
+    double lo = 0, hi = 0;
+    for (std::int64_t j = 0; j <= h; ++j) {
+      const double pj = boost::math::pdf(b, static_cast<double>(j));
+      if (j <= k) lo += pj;
+      if (j >= k) hi += pj;
+    }
+    EXPECT_NEAR(binomial_two_sided_p(k, h, p), std::min(1.0, 2 * std::min(lo, hi)), 1e-12) << k;
+  }
+}
+
+// The pooled statistic's null mean and variance from the geometric law of R,
+// summed directly: a z of exactly 0 at the mean, +-1 one sd away.
+TEST(Cobinning, PooledScaleTestUsesTheExactGeometricVariance) {
+  const double sigma = 5;
+  const std::vector<std::int64_t> t = {1, 4, 9, 20};
+  const double q = std::exp(-1 / sigma);
+  double mean = 0, second = 0;
+  for (std::int64_t r = 1; r < 2000; ++r) {
+    const double pr = std::pow(q, r - 1) * (1 - q);  // P(R = r)
+    double x = 0;
+    for (auto ti : t) x += ti < r;
+    mean += pr * x;
+    second += pr * x * x;
+  }
+  const double var = second - mean * mean;
+  const std::int64_t h = 10000;
+  const double sd = std::sqrt(h * var);
+  // Counts whose total is mean + 1 sd (spread on the first offset).
+  std::vector<std::int64_t> counts;
+  for (auto ti : t) counts.push_back(std::llround(h * cobin_probability(sigma, ti)));
+  double total = 0;
+  for (auto c : counts) total += c;
+  counts[0] += std::llround(h * mean + sd - total);
+  total = 0;
+  for (auto c : counts) total += c;
+  const double z = (total - h * mean) / sd;  // within 0.5 / sd of 1 (integer counts)
+  const auto r = pooled_scale_test(t, counts, h, sigma);
+  EXPECT_NEAR(r.z, z, 1e-9);
+  EXPECT_NEAR(r.z, 1.0, 0.5 / sd + 1e-12);
+  EXPECT_NEAR(r.p_value, std::erfc(z / std::sqrt(2.0)), 1e-12);
+}
+
+// Fourth central moment of Binomial(m, p) in dispersion_test, against a sum
+// over the pmf; then the statistic on hand-made batches.
+TEST(Cobinning, DispersionTestMomentsAreExact) {
+  const std::int64_t m = 16;
+  const double p = 0.4;
+  const boost::math::binomial_distribution<double> b(m, p);
+  double mu2 = 0, mu4 = 0;
+  for (std::int64_t k = 0; k <= m; ++k) {
+    const double d = k - m * p, pk = boost::math::pdf(b, static_cast<double>(k));
+    mu2 += pk * d * d;
+    mu4 += pk * d * d * d * d;
+  }
+  // 400 batches whose counts alternate 9 and 4 around m p = 6.4.
+  const std::int64_t batches = 400;
+  std::int64_t k_total = 0, sumsq = 0;
+  for (std::int64_t i = 0; i < batches; ++i) {
+    const std::int64_t k = i % 2 ? 4 : 9;
+    k_total += k;
+    sumsq += k * k;
+  }
+  const DispersionTest d = dispersion_test(k_total, sumsq, batches * m, m, p);
+  ASSERT_TRUE(d.applicable);
+  double observed = 0;
+  for (std::int64_t i = 0; i < batches; ++i) {
+    const double dev = (i % 2 ? 4 : 9) - m * p;
+    observed += dev * dev;
+  }
+  const double z = (observed - batches * mu2) / std::sqrt(batches * (mu4 - mu2 * mu2));
+  EXPECT_NEAR(d.z, z, 1e-9 * std::abs(z));
+  EXPECT_NEAR(d.ratio, observed / (batches * mu2), 1e-12);
+  // Not applicable where the batch count is nearly always 0.
+  EXPECT_FALSE(dispersion_test(1, 1, 1600, 16, 0.01).applicable);
+}
+
+TEST(Cobinning, DetectableScaleErrorShrinksLikeOneOverRootH) {
+  const auto t = cobin_offsets(1 << 16, 16.0, 24);
+  const double e1 = detectable_scale_error(t, 1 << 16, 16.0, 1e-4, 0.99);
+  const double e4 = detectable_scale_error(t, 1 << 18, 16.0, 1e-4, 0.99);
+  EXPECT_GT(e1, 0.01);
+  EXPECT_LT(e1, 0.1);
+  EXPECT_NEAR(e1 / e4, 2.0, 0.15);
+}
+
+}  // namespace
+}  // namespace poslsh

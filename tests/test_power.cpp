@@ -1,0 +1,119 @@
+// `poslsh power`: the per-seed rows of a (defect, seed) cell, the summary
+// rates with Clopper-Pearson intervals, and the checks on a power table.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "cli_harness.h"
+#include "power.h"
+
+namespace poslsh {
+namespace {
+
+PowerSizes small_unbiasedness() {
+  PowerSizes z;
+  z.unbiasedness_n = {4096};
+  z.unbiasedness_sigma = {2, 8};
+  z.unbiasedness_hashes = 1 << 16;
+  z.unbiasedness_points = 12;
+  return z;
+}
+
+std::string failed_kinds(const std::vector<CsvRow>& rows) {
+  std::string s;
+  for (const auto& r : rows)
+    if (r[4] == "1") s += r[2] + "/" + r[3] + " ";
+  return s;
+}
+
+TEST(Power, CellRowsRecordEveryCheckKindAndWhichFailed) {
+  const auto z = small_unbiasedness();
+  const auto sound = power_cell_rows(parse_planted_defect("sound"), 1, z);
+  ASSERT_EQ(sound.size(), 3u);         // cobin-mean, cobin-scale, cobin-dispersion
+  EXPECT_EQ(failed_kinds(sound), "");  // false alarm <= 1e-3 for this fixed seed
+  const auto scaled = power_cell_rows(parse_planted_defect("pitch-x1.05"), 1, z);
+  EXPECT_NE(failed_kinds(scaled).find("unbiasedness/cobin-scale"), std::string::npos);
+  EXPECT_THROW(parse_planted_defect("pitch-x2"), std::invalid_argument);
+}
+
+TEST(Power, BmaxInflationIsCaughtByTheBlocksizeChecks) {
+  PowerSizes z;
+  z.blocksize_n = {1 << 16, 1 << 22, 1 << 28};
+  z.blocksize_sigma = {4};
+  z.blocksize_s_log = {2};
+  z.blocksize_trials = 200;
+  EXPECT_EQ(failed_kinds(power_cell_rows(parse_planted_defect("sound"), 3, z)), "");
+  EXPECT_NE(failed_kinds(power_cell_rows(parse_planted_defect("bmax-sigma-ln-n"), 3, z)), "");
+}
+
+std::string power_table(int sound_failures, int defect_detections, int seeds) {
+  std::string t = csv_line(power_columns());
+  for (int s = 0; s < seeds; ++s) {
+    t += fmt::format("sound,{},unbiasedness,cobin-mean,{},\n", s, s < sound_failures ? 1 : 0);
+    t += fmt::format("pitch-x1.05,{},unbiasedness,cobin-scale,{},\n", s,
+                     s < defect_detections ? 1 : 0);
+    t += fmt::format("pitch-x1.05,{},unbiasedness,cobin-mean,0,\n", s);
+  }
+  return t;
+}
+
+Verdict verdict_of(const std::vector<CheckOutcome>& out, const std::string& name) {
+  for (const auto& o : out)
+    if (o.check == name) return o.verdict;
+  ADD_FAILURE() << "no line " << name;
+  return Verdict::kNotApplicable;
+}
+
+TEST(Power, ChecksFailOnlyOnClearEvidence) {
+  // All detected, no false alarm: pass.
+  auto out = check_power_table(CsvTable::parse(power_table(0, 50, 50)), 1e-3);
+  EXPECT_EQ(verdict_of(out, "false-alarm[sound]"), Verdict::kPass);
+  EXPECT_EQ(verdict_of(out, "power[pitch-x1.05]"), Verdict::kPass);
+  // A defect caught in 30 of 50 seeds: its interval lies below 0.99.
+  out = check_power_table(CsvTable::parse(power_table(0, 30, 50)), 1e-3);
+  EXPECT_EQ(verdict_of(out, "power[pitch-x1.05]"), Verdict::kFail);
+  // The sound sampler failing 20 of 50 seeds: miscalibrated.
+  out = check_power_table(CsvTable::parse(power_table(20, 50, 50)), 1e-3);
+  EXPECT_EQ(verdict_of(out, "false-alarm[sound]"), Verdict::kFail);
+  // One false alarm in 50 seeds is not evidence of a rate above 1e-3 at this level.
+  out = check_power_table(CsvTable::parse(power_table(1, 50, 50)), 1e-3);
+  EXPECT_EQ(verdict_of(out, "false-alarm[sound]"), Verdict::kPass);
+}
+
+TEST(Power, SummaryHasRatesAndClopperPearsonIntervals) {
+  const CsvTable s = CsvTable::parse(power_summary_csv(CsvTable::parse(power_table(0, 10, 10))));
+  bool seen_any = false;
+  for (std::size_t r = 0; r < s.size(); ++r) {
+    if (s.text(r, "defect") == "sound" && s.text(r, "family") == "all") {
+      // 0 of 10: the 95% interval is [0, 1 - 0.025^(1/10)] = [0, 0.3085].
+      EXPECT_EQ(s.text(r, "ci95_high"), "0.3085");
+      seen_any = true;
+    }
+    if (s.text(r, "defect") == "pitch-x1.05" && s.text(r, "check") == "any" &&
+        s.text(r, "family") == "all") {
+      EXPECT_EQ(s.text(r, "ci95_low"), "0.6915");
+    }
+  }
+  EXPECT_TRUE(seen_any);
+}
+
+class PowerCli : public testing::CliTest {};
+
+TEST_F(PowerCli, RunsWritesSummaryAndChecks) {
+  const auto r =
+      cli("power --defects sound,exponential-pitch --seeds 2 --unbiasedness-n 2048 "
+          "--unbiasedness-sigma 4 --unbiasedness-hashes 32768 --quiet --no-timing --out " +
+          path("p.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string summary = testing::slurp(path("p.summary.csv"));
+  EXPECT_NE(summary.find("exponential-pitch,all,any,2,2,1.0000"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("sound,all,any,2,0,0.0000"), std::string::npos) << summary;
+  const auto c = cli("check " + path("p.csv"));
+  EXPECT_NE(c.out.find("power[exponential-pitch]"), std::string::npos) << c.out;
+  expect_usage_error(
+      "power --defects nonsense --unbiasedness-n 64 --unbiasedness-sigma 1 --out " + path("q.csv"),
+      "--defects");
+  expect_usage_error("power --out " + path("q.csv"), "at least one family");
+}
+
+}  // namespace
+}  // namespace poslsh

@@ -1,0 +1,146 @@
+// The co-binning checks of `poslsh unbiasedness`: the sound sampler passes,
+// planted defects fail, hand-made tables pass or fail as designed, and tables
+// whose derived columns were edited are unusable.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cli_common.h"
+#include "cli_harness.h"
+#include "unbiasedness.h"
+
+namespace poslsh {
+namespace {
+
+CsvTable table_of(const std::vector<CsvRow>& rows) {
+  std::string text = csv_line(unbiasedness_columns());
+  for (const auto& r : rows) text += csv_line(r);
+  return CsvTable::parse(text);
+}
+
+std::vector<CsvRow> cell(SamplerDefect defect, std::int64_t hashes = 1 << 16,
+                         std::uint64_t seed = 11) {
+  std::vector<CsvRow> rows;
+  for (const double sigma : {2.0, 9.0}) {
+    auto part = unbiasedness_cell_rows(4096, sigma, hashes, 16, 16, hash_drawer(seed, defect));
+    rows.insert(rows.end(), part.begin(), part.end());
+  }
+  return rows;
+}
+
+// Verdict of every line whose name starts with `kind`.
+std::vector<Verdict> verdicts(const std::vector<CheckOutcome>& out, const std::string& kind) {
+  std::vector<Verdict> v;
+  for (const auto& o : out)
+    if (o.check.rfind(kind, 0) == 0) v.push_back(o.verdict);
+  return v;
+}
+bool any_fail(const std::vector<CheckOutcome>& out, const std::string& kind) {
+  const auto v = verdicts(out, kind);
+  return std::count(v.begin(), v.end(), Verdict::kFail) > 0;
+}
+
+// False alarm: the checks' family-wise level, 1e-3, for this fixed seed.
+TEST(Unbiasedness, SoundSamplerPasses) {
+  const auto out = check_unbiasedness_table(table_of(cell(SamplerDefect::kNone)));
+  ASSERT_EQ(out.size(), 2u * 3u * 3u);  // (sigma, region) x (mean, scale, dispersion)
+  for (const auto& o : out) EXPECT_EQ(o.verdict, Verdict::kPass) << o.check << ": " << o.detail;
+}
+
+TEST(Unbiasedness, PitchScaleErrorFailsTheScaleTest) {
+  const auto out = check_unbiasedness_table(table_of(cell(SamplerDefect::kPitchScale105)));
+  EXPECT_TRUE(any_fail(out, "cobin-scale"));
+}
+
+TEST(Unbiasedness, RepeatedHashesFailTheDispersionTestOnly) {
+  const auto out = check_unbiasedness_table(table_of(cell(SamplerDefect::kRepeatedHashes)));
+  EXPECT_TRUE(any_fail(out, "cobin-dispersion"));
+  EXPECT_FALSE(any_fail(out, "cobin-mean"));  // each hash is still a sound draw
+}
+
+TEST(Unbiasedness, ZeroShiftFailsAtTheStartAnchor) {
+  const auto out = check_unbiasedness_table(table_of(cell(SamplerDefect::kZeroShift)));
+  bool start_failed = false;
+  for (const auto& o : out)
+    if (o.check.find(",start]") != std::string::npos && o.verdict == Verdict::kFail)
+      start_failed = true;
+  EXPECT_TRUE(start_failed);
+}
+
+TEST(Unbiasedness, SharedShiftFailsTheDispersionTest) {
+  const auto out = check_unbiasedness_table(table_of(cell(SamplerDefect::kSharedShift)));
+  EXPECT_TRUE(any_fail(out, "cobin-dispersion"));
+}
+
+// Hand-made tables: counts at their expectation pass; one count 6 sd off fails.
+TEST(Unbiasedness, HandMadeTablesPassAndFail) {
+  const std::int64_t h = 160000, m = 16;
+  const double sigma = 4;
+  std::vector<CsvRow> rows;
+  for (const std::int64_t t : {2, 4, 8}) {
+    const double p = std::exp(-t / sigma);
+    const auto k = std::llround(h * p);
+    // Batch counts with the binomial variance: sum of squares = B (m p q + (m p)^2).
+    const auto sumsq = std::llround(h / m * (m * p * (1 - p) + m * p * m * p));
+    rows.push_back({"1000", "4", "middle", "500", std::to_string(t), std::to_string(h),
+                    std::to_string(m), std::to_string(k), format_double(h * p),
+                    std::to_string(sumsq)});
+  }
+  for (const auto& o : check_unbiasedness_table(table_of(rows)))
+    EXPECT_EQ(o.verdict, Verdict::kPass) << o.check << ": " << o.detail;
+  auto bad = rows;
+  const double p4 = std::exp(-1.0);
+  bad[1][7] = std::to_string(std::llround(h * p4 + 6 * std::sqrt(h * p4 * (1 - p4))));
+  EXPECT_TRUE(any_fail(check_unbiasedness_table(table_of(bad)), "cobin-mean"));
+  auto overdispersed = rows;
+  overdispersed[1][9] = std::to_string(std::stoll(rows[1][9]) + h / m * 2);
+  EXPECT_TRUE(any_fail(check_unbiasedness_table(table_of(overdispersed)), "cobin-dispersion"));
+}
+
+TEST(Unbiasedness, EditedOrBrokenTablesAreUnusable) {
+  const auto rows = cell(SamplerDefect::kNone, 1 << 12);
+  const auto broken = [&](std::size_t col, const std::string& value) {
+    auto r = rows;
+    r[3][col] = value;
+    return table_of(r);
+  };
+  EXPECT_THROW(check_unbiasedness_table(broken(8, "123.5")), std::invalid_argument);  // expected
+  EXPECT_THROW(check_unbiasedness_table(broken(7, "nan")), std::invalid_argument);
+  EXPECT_THROW(check_unbiasedness_table(broken(7, "1e9")), std::invalid_argument);  // > hashes
+  EXPECT_THROW(check_unbiasedness_table(broken(3, "7")), std::invalid_argument);    // anchor
+  EXPECT_THROW(check_unbiasedness_table(broken(2, "centre")), std::invalid_argument);
+  EXPECT_THROW(check_unbiasedness_table(broken(5, "8192")), std::invalid_argument);  // mixed H
+  std::string text = csv_line(unbiasedness_columns());
+  text.insert(text.size() - 1, ",t");
+  for (const auto& r : rows) {
+    auto rr = r;
+    rr.push_back(r[4]);
+    text += csv_line(rr);
+  }
+  EXPECT_THROW(check_unbiasedness_table(CsvTable::parse(text)), std::invalid_argument);
+}
+
+class UnbiasednessCli : public testing::CliTest {};
+
+TEST_F(UnbiasednessCli, RunThenCheckPassesAndThreadsGiveTheSameBytes) {
+  const std::string args =
+      "unbiasedness --n 2048 --sigma 3,12 --hashes 32768 --quiet --no-timing --out ";
+  ASSERT_EQ(cli(args + path("a.csv") + " --threads 1").exit_code, 0);
+  ASSERT_EQ(cli(args + path("b.csv") + " --threads 2").exit_code, 0);
+  EXPECT_EQ(testing::slurp(path("a.csv")), testing::slurp(path("b.csv")));
+  const auto r = cli("check " + path("a.csv"));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("PASS  cobin-scale[n=2048,sigma=12,middle]"), std::string::npos) << r.out;
+}
+
+TEST_F(UnbiasednessCli, BadOptionsAreUsageErrors) {
+  expect_usage_error("unbiasedness --n 2048 --sigma -1 --out " + path("x.csv"), "--sigma");
+  expect_usage_error("unbiasedness --n 2 --sigma 1 --out " + path("x.csv"), "--n");
+  expect_usage_error("unbiasedness --n 64 --sigma 1 --hashes 100 --batch 16 --out " + path("x.csv"),
+                     "--hashes");
+  EXPECT_FALSE(std::filesystem::exists(path("x.csv")));
+}
+
+}  // namespace
+}  // namespace poslsh
