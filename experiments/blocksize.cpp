@@ -32,6 +32,13 @@ std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double
                                                           const std::vector<SampleCount>& counts,
                                                           std::int64_t trials, std::uint64_t seed,
                                                           double p) {
+  return blocksize_cell_rows(n, sigma, counts, trials, hash_drawer(seed), p);
+}
+
+std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double sigma,
+                                                          const std::vector<SampleCount>& counts,
+                                                          std::int64_t trials,
+                                                          const HashDrawer& draw, double p) {
   std::int64_t s_max = 1;
   for (const auto& c : counts) s_max = std::max(s_max, c.s_at(n));
   const std::string n_text = std::to_string(n), sigma_text = format_double(sigma),
@@ -44,7 +51,7 @@ std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double
     double pitch = 0;
     for (std::int64_t k = 0; k < s_max; ++k) {
       const PositionalHash h =
-          draw_hash(seed, static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(k), sigma);
+          draw(static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(k), sigma);
       block = std::max(block, largest_block_size(h, n));
       pitch = std::max(pitch, h.pitch);
       prefix_block[static_cast<std::size_t>(t * s_max + k)] = block;
@@ -161,7 +168,7 @@ const bool registered = register_experiment({
     .summary = "Largest block b_max vs its exact law F(b)^s and sigma ln ln n",
     .add_command = add_blocksize_command,
     .add_bench = {},
-    .checker = {.required_columns = blocksize_columns(), .run = check_blocksize_table},
+    .checker = {.required_columns = blocksize_columns(), .run = [](const CsvTable& t, double alpha) { return check_blocksize_table(t, alpha); }},
 });
 
 }  // namespace

@@ -17,6 +17,7 @@
 
 #include "csv_table.h"
 #include "experiment.h"
+#include "sampler_defect.h"
 
 namespace poslsh {
 
@@ -37,6 +38,13 @@ std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double
                                                           const std::vector<SampleCount>& counts,
                                                           std::int64_t trials, std::uint64_t seed,
                                                           double p);
+// The same rows from any hash source (hash k of trial t is draw(t, k, sigma)):
+// power measurements and tests plant sampler defects through it. The seed
+// overload is this one with hash_drawer(seed), i.e. draw_hash(seed, t, k, sigma).
+std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double sigma,
+                                                          const std::vector<SampleCount>& counts,
+                                                          std::int64_t trials,
+                                                          const HashDrawer& draw, double p);
 
 // Per (n, sigma, s, s_log_c) statistics of a blocksize table, in table order.
 struct BlocksizeCellStats {
@@ -62,20 +70,33 @@ std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table);
 // The summary table as CSV text.
 std::string blocksize_summary_csv(const std::vector<BlocksizeCellStats>& cells);
 
-// The three checks of `poslsh check` on a blocksize table:
+// The checks of `poslsh check` on a blocksize table. `alpha` is the false-alarm
+// rate the table's statistical checks spend together: it is split equally
+// over the families below that have at least one test (Bonferroni), and each
+// family splits its share over its tests, so the family-wise rate holds under
+// any dependence between cells (cells of one n share hashes).
 //  1. bound: per cell, exceedances of b_max_bound at most the Binomial(trials, p)
-//     quantile exceeded with probability 1e-3 / cells (family-wise 1e-3;
-//     trials within a cell are independent, cells are not).
+//     quantile exceeded with probability share / cells.
 //  2. law: chi-square fit of b_max to F(b)^s, per cell where law_applies and
-//     trials >= 100; p-value >= 1e-3 / (number of such cells) (Bonferroni:
-//     family-wise false alarm <= 1e-3 under any dependence between cells);
-//     other cells report n/a.
-//  3. growth: for each (sigma, c) with s = ceil(c ln n), mean b_max /
-//     (sigma ln ln n) over the n in [2^10, 2^30] stays within a factor 2.
-std::vector<CheckOutcome> check_blocksize_table(const CsvTable& table);
+//     trials >= kBlocksizeMinFitTrials; p-value >= share / (such cells); other
+//     cells report n/a.
+//  3. growth: for each (sigma, c) with s = ceil(c ln n), at every n where
+//     law_applies, the mean b_max over the independent trials against the exact
+//     law's E[b_max], two-sided, by the Chernoff bound of the law's own moment
+//     generating function (exact at any trial count, no normal approximation),
+//     at share / (such n in all groups). The lower side allows for the trials
+//     that deviate from the law by one (block_size_law.h) at their Binomial
+//     quantile. Plus, as info, weighted least-squares fits of the mean over n
+//     to a + b sigma g(n), g = ln ln n, ln n, sqrt(ln n), and to a constant.
+// Throws std::invalid_argument (one line naming the row and column) on a
+// malformed table: a repeated column name, a non-integer, non-finite or out of
+// range n, s, trial, b_max or b_max_bound, sigma or max_pitch not finite and
+// > 0, p outside (0, 1) or not constant within a cell, s != ceil(c ln n) where
+// s_log_c = c is set, a repeated trial within a cell, or a b_max_bound that
+// disagrees with b_max_bound(n, sigma, s, p) recomputed (bounds.h).
+std::vector<CheckOutcome> check_blocksize_table(const CsvTable& table,
+                                                double alpha = kCheckFamilyAlpha);
 
-// Family-wise levels of checks 1 and 2.
-inline constexpr double kBlocksizeFamilyAlpha = 1e-3;
 inline constexpr std::int64_t kBlocksizeMinFitTrials = 100;
 
 }  // namespace poslsh

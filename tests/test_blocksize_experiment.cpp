@@ -84,13 +84,14 @@ TEST_F(BlocksizeCli, ThreadCountDoesNotChangeTheTable) {
 TEST_F(BlocksizeCli, ShippedConfigParsesAndChecks) {
   const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/blocksize.toml";
   // The shipped grid with fewer n and trials (command line overrides the file).
+  // The growth check needs two n where the law applies at 120 trials.
   const auto r = cli("blocksize --config " + config +
-                     " --n 1024,1048576 --trials 120 --quiet "
+                     " --n 1024,1048576,1073741824 --trials 120 --quiet "
                      "--out " +
                      path("c.csv"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const CsvTable t = CsvTable::read(path("c.csv"));
-  EXPECT_EQ(t.size(), 2u * 5u * 7u * 120u);  // 2 n x 5 sigma x (4 s + 3 c) x trials
+  EXPECT_EQ(t.size(), 3u * 5u * 7u * 120u);  // 3 n x 5 sigma x (4 s + 3 c) x trials
   const auto check = cli("check " + path("c.csv"));
   EXPECT_EQ(check.exit_code, 0) << check.out;
   EXPECT_NE(check.out.find("PASS  bound"), std::string::npos) << check.out;
@@ -193,13 +194,39 @@ TEST(BlocksizeChecks, WrongPitchLawsFailTheFit) {
   }
 }
 
+// A heavier-tailed pitch (exponential, mean 2 sigma) exceeds the correct bound
+// in ~11% of trials against p = 1%.
 TEST(BlocksizeChecks, ViolatedBoundFails) {
   TableSpec spec{.n = {1 << 20}, .sigma = {8}, .s = {16}, .trials = 300};
-  // Bound lowered to the median: half the rows exceed it.
-  const auto outcomes = check_blocksize_table(make_table(
-      spec, kCorrect, [](std::int64_t) { return median(BlockSizeLaw(1 << 20, 8.0, 16)); }));
+  const PitchSampler exponential = [](double sigma, std::uint64_t t, std::uint64_t k) {
+    Stream rng(123, t, k, kTestPurpose);
+    return -2 * sigma * std::log(rng.uniform_pos());
+  };
+  const auto outcomes = check_blocksize_table(make_table(spec, exponential));
   EXPECT_EQ(count(outcomes, "bound", Verdict::kFail), 2);  // the cell line and the summary line
   EXPECT_EQ(count(outcomes, "bound", Verdict::kFail) + count(outcomes, "bound", Verdict::kPass), 2);
+}
+
+// An edited bound column is unusable input, not a verdict: the bound is
+// recomputed from (n, sigma, s, p) on every row.
+TEST(BlocksizeChecks, EditedBoundColumnThrows) {
+  TableSpec spec{.n = {1 << 20}, .sigma = {8}, .s = {16}, .trials = 300};
+  for (const auto edit : {std::function<std::int64_t(std::int64_t)>([](std::int64_t) {
+                            return median(BlockSizeLaw(1 << 20, 8.0, 16));
+                          }),
+                          std::function<std::int64_t(std::int64_t)>([](std::int64_t) {
+                            return std::int64_t{1000};
+                          })}) {
+    try {
+      check_blocksize_table(make_table(spec, kCorrect, edit));
+      ADD_FAILURE() << "no throw";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("row 1: b_max_bound"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("disagrees with its recomputation 79"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(BlocksizeChecks, GrowthPassesForLogSamplesAndFailsForLinearOnes) {
@@ -211,16 +238,18 @@ TEST(BlocksizeChecks, GrowthPassesForLogSamplesAndFailsForLinearOnes) {
   auto outcomes = check_blocksize_table(make_table(spec, kCorrect));
   EXPECT_EQ(count(outcomes, "growth[sigma=4,c=2]", Verdict::kPass), 1);
   // Negative control: a pitch growing like ln n (the sampler ignores n, so
-  // scale it through sigma per n) breaks the ln ln n law.
+  // scale it through sigma per n) breaks the ln ln n law. The table claims
+  // sigma = 4 throughout, and its bound column is the one of sigma = 4.
+  // (At 100 trials the law applies from n = 2^20 on, for sigma = 4.)
   std::string text = csv_line(blocksize_columns());
-  for (const std::int64_t n : {std::int64_t{1} << 10, std::int64_t{1} << 30}) {
-    const double stretch = std::log(static_cast<double>(n)) / std::log(1024.0);  // 1 or 3
+  for (const std::int64_t n : {std::int64_t{1} << 20, std::int64_t{1} << 30}) {
+    const double stretch = std::log(static_cast<double>(n)) / std::log(1024.0);  // 2 or 3
     for (int t = 0; t < 100; ++t) {
       const std::int64_t s = static_cast<std::int64_t>(std::ceil(2 * std::log(double(n))));
       const auto hashes = draw_hashes(5, std::uint64_t(t), s, 4.0 * stretch);
       text += csv_line({std::to_string(n), "4", std::to_string(s), "2", std::to_string(t), "1",
                         std::to_string(b_max(hashes, n)),
-                        std::to_string(b_max_bound(n, 4.0 * stretch, s, 0.01)), "0.01"});
+                        std::to_string(b_max_bound(n, 4.0, s, 0.01)), "0.01"});
     }
   }
   outcomes = check_blocksize_table(CsvTable::parse(text));
