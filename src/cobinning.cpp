@@ -144,16 +144,27 @@ PooledScaleTest pooled_scale_test(std::span<const std::int64_t> offsets,
 DispersionTest dispersion_test(std::int64_t cobinned, std::int64_t batch_sumsq, std::int64_t hashes,
                                std::int64_t batch, double p) {
   DispersionTest r;
-  const double q = 1 - p, m = static_cast<double>(batch);
+  const double m = static_cast<double>(batch);
   const double batches = static_cast<double>(hashes / batch);
-  r.applicable = m * std::min(p, q) >= 2 && batches >= 100;
+  // Applicability is decided by the design (the null p), never by the data.
+  r.applicable = m * std::min(p, 1 - p) >= 2 && batches >= 100;
   if (!r.applicable) return r;
+  // Centred on the observed mean, so that a wrong mean (the mean and scale
+  // tests' business) does not show up here: only dependence between hashes.
   const double k = static_cast<double>(cobinned), sumsq = static_cast<double>(batch_sumsq);
-  const double observed = sumsq - 2 * m * p * k + batches * m * m * p * p;
-  const double mpq = m * p * q;
-  const double expected = batches * mpq;
-  const double mu4 = mpq * (1 + 3 * (m - 2) * p * q);
-  r.z = (observed - expected) / std::sqrt(batches * (mu4 - mpq * mpq));
+  const double ph = k / (batches * m), qh = 1 - ph;
+  const double observed = sumsq - k * k / batches;
+  const double mpq = m * ph * qh;
+  const double expected = (batches - 1) * mpq;
+  const double mu4 = mpq * (1 + 3 * (m - 2) * ph * qh);
+  const double var = batches * (mu4 - mpq * mpq);
+  if (!(var > 0)) {  // every batch count 0 or m: no variance to compare
+    r.z = observed > 0 ? INFINITY : 0;
+    r.ratio = 1;
+    r.p_value = observed > 0 ? 0 : 1;
+    return r;
+  }
+  r.z = (observed - expected) / std::sqrt(var);
   r.ratio = observed / expected;
   r.p_value = normal_two_sided_p(r.z);
   return r;

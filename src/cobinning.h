@@ -94,11 +94,15 @@ PooledScaleTest pooled_scale_test(std::span<const std::int64_t> offsets,
                                   std::span<const std::int64_t> cobinned, std::int64_t hashes,
                                   double sigma);
 
-// The dispersion test of one offset: z of sum_b (K_b - m p)^2 against its exact
-// mean B m p q and variance B (mu4 - (m p q)^2), mu4 = m p q (1 + 3 (m - 2) p q)
-// the binomial's fourth central moment. Normal approximation over B batches:
-// applicable only when m min(p, q) >= 2 and B >= 100 (the summands are then
-// not too skewed for the tail levels used).
+// The dispersion test of one offset: sum_b (K_b - Kbar)^2 over the B batches,
+// centred on the observed mean Kbar = K / B so that it sees dependence between
+// hashes and not a wrong mean, against its mean (B - 1) m p q and variance
+// B (mu4 - (m p q)^2), mu4 = m p q (1 + 3 (m - 2) p q) the binomial's fourth
+// central moment, at the observed rate p = K / (B m) (consistent under the
+// null; the O(1/B) corrections are far below the noise for B >= 100). Normal
+// approximation over B batches: applicable only when m min(p0, 1 - p0) >= 2
+// for the null rate p0 and B >= 100 (the summands are then not too skewed for
+// the tail levels used).
 struct DispersionTest {
   bool applicable = false;
   double z = 0, p_value = 1, ratio = 1;  // ratio: observed / expected sum of squares

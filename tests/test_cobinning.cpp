@@ -122,18 +122,11 @@ TEST(Cobinning, PooledScaleTestUsesTheExactGeometricVariance) {
   EXPECT_NEAR(r.p_value, std::erfc(z / std::sqrt(2.0)), 1e-12);
 }
 
-// Fourth central moment of Binomial(m, p) in dispersion_test, against a sum
-// over the pmf; then the statistic on hand-made batches.
+// dispersion_test against its definition with the binomial moments summed
+// over the pmf; a shifted mean alone must not look over-dispersed.
 TEST(Cobinning, DispersionTestMomentsAreExact) {
   const std::int64_t m = 16;
   const double p = 0.4;
-  const boost::math::binomial_distribution<double> b(m, p);
-  double mu2 = 0, mu4 = 0;
-  for (std::int64_t k = 0; k <= m; ++k) {
-    const double d = k - m * p, pk = boost::math::pdf(b, static_cast<double>(k));
-    mu2 += pk * d * d;
-    mu4 += pk * d * d * d * d;
-  }
   // 400 batches whose counts alternate 9 and 4 around m p = 6.4.
   const std::int64_t batches = 400;
   std::int64_t k_total = 0, sumsq = 0;
@@ -144,14 +137,22 @@ TEST(Cobinning, DispersionTestMomentsAreExact) {
   }
   const DispersionTest d = dispersion_test(k_total, sumsq, batches * m, m, p);
   ASSERT_TRUE(d.applicable);
-  double observed = 0;
-  for (std::int64_t i = 0; i < batches; ++i) {
-    const double dev = (i % 2 ? 4 : 9) - m * p;
-    observed += dev * dev;
+  // Centred on the observed mean 6.5 with rate 6.5 / 16; the moments at that rate.
+  const double ph = 6.5 / m;
+  double mu2h = 0, mu4h = 0;
+  const boost::math::binomial_distribution<double> bh(m, ph);
+  for (std::int64_t k = 0; k <= m; ++k) {
+    const double dev = k - m * ph, pk = boost::math::pdf(bh, static_cast<double>(k));
+    mu2h += pk * dev * dev;
+    mu4h += pk * dev * dev * dev * dev;
   }
-  const double z = (observed - batches * mu2) / std::sqrt(batches * (mu4 - mu2 * mu2));
+  const double observed = batches * 2.5 * 2.5;  // every count 2.5 from 6.5
+  const double z = (observed - (batches - 1) * mu2h) / std::sqrt(batches * (mu4h - mu2h * mu2h));
   EXPECT_NEAR(d.z, z, 1e-9 * std::abs(z));
-  EXPECT_NEAR(d.ratio, observed / (batches * mu2), 1e-12);
+  EXPECT_NEAR(d.ratio, observed / ((batches - 1) * mu2h), 1e-12);
+  // A shifted mean alone does not move it: all batches at 9 (rate 9/16, no spread).
+  const DispersionTest flat = dispersion_test(9 * batches, 81 * batches, batches * m, m, p);
+  EXPECT_LT(flat.z, -10);  // under-dispersed, as it should be: zero variance
   // Not applicable where the batch count is nearly always 0.
   EXPECT_FALSE(dispersion_test(1, 1, 1600, 16, 0.01).applicable);
 }
