@@ -187,6 +187,15 @@ TEST(BlocksizeChecks, GrowthTellsTheLawFromOtherGrowths) {
   }
 }
 
+// Where n is too small for F(b)^s at this trial count, growth says n/a.
+TEST(BlocksizeChecks, GrowthIsNotApplicableWhereTheLawIsNot) {
+  const auto outcomes = check_blocksize_table(
+      as_table(make_rows(hash_drawer(kSeed), 200, {1024, 4096, std::int64_t{1} << 30}, 64)));
+  EXPECT_EQ(count(outcomes, "growth[sigma=64,c=2]", Verdict::kNotApplicable), 1)
+      << dump(outcomes);
+  EXPECT_EQ(count(outcomes, "", Verdict::kFail), 0) << dump(outcomes);
+}
+
 std::string thrown(const CsvTable& t) {
   try {
     check_blocksize_table(t);
