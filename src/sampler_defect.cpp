@@ -68,8 +68,10 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
     case SamplerDefect::kZeroShift:
       return {draw_hash(seed, trial, k, sigma).pitch, 0.0};
     case SamplerDefect::kUnitShift: {
+      // u3 in [0, 1) as the shift, folded into [0, pitch) when the pitch is
+      // below 1: the same partition, and the range every routine expects.
       const PositionalHash h = draw_hash(seed, trial, k, sigma);
-      return {h.pitch, h.pitch > 0 ? h.shift / h.pitch : 0.0};  // u3 in [0, 1)
+      return {h.pitch, std::fmod(h.shift / h.pitch, h.pitch)};
     }
     case SamplerDefect::kRepeatedHashes:
       return draw_hash(seed, trial, k & ~std::uint64_t{1}, sigma);
