@@ -77,6 +77,17 @@ TEST_F(VerifyCli, PlantedDefectsFail) {
   }
 }
 
+// The README's sample count: 2^17 hashes detect a 2% scale error at sigma = 16
+// with power >= 0.99 per anchor (a miss at this fixed seed has probability
+// < 1e-2 even for one anchor), and the line says so.
+TEST_F(VerifyCli, TwoPercentScaleErrorIsFoundWithTheStatedSampleCount) {
+  write_samples(path("h.csv"), false, 4096, 16, 131072, SamplerDefect::kPitchScale102);
+  const auto r = cli("verify --hashes " + path("h.csv") + " --n 4096 --sigma 16");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("FAIL  cobin-scale"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kernel-scale error of 0.017"), std::string::npos) << r.out;
+}
+
 TEST_F(VerifyCli, MalformedFilesAreUnusable) {
   const auto bad = [&](const std::string& text, const std::string& mention) {
     std::ofstream(path("m.csv")) << text;
