@@ -156,5 +156,27 @@ TEST_F(Pipeline, ReproduceWritesReportAndMapsExitCodes) {
   expect_usage_error("reproduce --out " + path("c"), "--config");
 }
 
+// A [power] section becomes the report's "What the checks detect" table, and an
+// [unbiasedness] section is checked like every experiment.
+TEST_F(Pipeline, ReproduceEmbedsThePowerTable) {
+  std::ofstream(path("p.toml"))
+      << "[unbiasedness]\nn = [2048]\nsigma = [4]\nhashes = 32768\n"
+         "[power]\nseeds = 2\ndefects = [\"sound\", \"pitch-x1.05\"]\n"
+         "unbiasedness-n = [2048]\nunbiasedness-sigma = [4]\nunbiasedness-hashes = 65536\n";
+  const auto r =
+      cli("reproduce --config " + path("p.toml") + " --out " + path("r") + " --no-plots --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string report = testing::slurp(path("r/report.md"));
+  const auto section = report.find("## What the checks detect");
+  ASSERT_NE(section, std::string::npos) << report;
+  EXPECT_NE(report.find("| pitch-x1.05 | 2 | 1.0000 |", section), std::string::npos) << report;
+  EXPECT_NE(report.find("| sound | 2 | 0.0000 |", section), std::string::npos) << report;
+  EXPECT_NE(report.find("| unbiasedness | PASS | cobin-scale[n=2048,sigma=4,middle]"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("| power | PASS | power[pitch-x1.05]"), std::string::npos) << report;
+  EXPECT_LT(report.find("## Benchmarks"), report.find("## Figures")) << report;
+}
+
 }  // namespace
 }  // namespace poslsh
