@@ -43,8 +43,14 @@ QkvData load_qkv_dir(const std::string& dir);
 // The column list of attention tables.
 const std::vector<std::string>& attention_columns();
 
-// The checks of `poslsh check` on an attention table.
-std::vector<CheckOutcome> check_attention_table(const CsvTable& table);
+// The checks of `poslsh check` on an attention table (see attention_checks.cpp):
+// certificate per row (deterministic, PASS/FAIL); uniform bound (INFO with its
+// slack, FAIL only as a guard); lsh rate (Student-t interval for the mean
+// per-trial slope of log max_error vs log s, FAIL only when it lies outside
+// [-0.6, -0.4], alpha split over groups by Bonferroni); beats-fixed and the
+// equal-cost window (INFO). Throws std::invalid_argument for a duplicated
+// column or a NaN, infinite or negative max_error (see attention_checks.cpp).
+std::vector<CheckOutcome> check_attention_table(const CsvTable& table, double alpha = kCheckFamilyAlpha);
 
 // `poslsh bench attention` (attention_bench.cpp).
 Action add_attention_bench(CLI::App& bench_parent);

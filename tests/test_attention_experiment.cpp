@@ -46,9 +46,13 @@ TEST_F(AttentionCli, TableRowsMatchTheLibraryAndPassTheChecks) {
   const auto c = cli("check " + out);
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
   EXPECT_NE(c.out.find("PASS  certificate"), std::string::npos) << c.out;
-  EXPECT_NE(c.out.find("rate["), std::string::npos) << c.out;
-  EXPECT_NE(c.out.find("beats-fixed["), std::string::npos) << c.out;
-  EXPECT_NE(c.out.find("window-at-equal-cost["), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("info  uniform-bound"), std::string::npos) << c.out;
+  // 3 independent trials: the calibrated rate test applies (false alarm <= 1e-3).
+  EXPECT_NE(c.out.find("PASS  rate["), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("info  beats-fixed["), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("info  window-at-equal-cost["), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("checks: 2 passed, 0 failed, 0 not applicable, 3 info"), std::string::npos)
+      << c.out;
 }
 
 TEST_F(AttentionCli, ByteIdenticalForAnyThreadCount) {
@@ -97,29 +101,6 @@ TEST_F(AttentionCli, RejectsBadOptions) {
   expect_usage_error("attention --n 64 --sigma -1" + out, "--sigma");
   expect_usage_error("attention --n 0 --sigma 4" + out, "--n");
   expect_usage_error("attention --n 64 --sigma 4 --s 0" + out, "--s");
-}
-
-// Check 1 is deterministic: a single row whose error exceeds its certificate fails it.
-TEST(AttentionChecks, OneCertificateViolationFails) {
-  const std::string header =
-      "n,d,sigma,head,form,s,trial,estimator,width,keys_per_query,largest_block,max_error,"
-      "rel_frobenius_error,certificate,uniform_bound,rounding_allowance,max_abs_logit,seconds\n";
-  auto row = [](int s, double err, double cert) {
-    return "64,4,4,0,symmetric," + std::to_string(s) + ",0,lsh,0,8,9," + std::to_string(err) +
-           ",0.1," + std::to_string(cert) + ",100,1e-12,1,0.01\n";
-  };
-  // Errors halving per 4x s: slope -0.5.
-  const std::string good = header + row(1, 0.8, 2) + row(4, 0.4, 2) + row(16, 0.2, 2);
-  auto verdicts = [](const std::string& text) {
-    int fails = 0;
-    for (const auto& o : check_attention_table(CsvTable::parse(text)))
-      if (o.verdict == Verdict::kFail) ++fails;
-    return fails;
-  };
-  EXPECT_EQ(verdicts(good), 0);
-  EXPECT_EQ(verdicts(header + row(1, 0.8, 2) + row(4, 0.4, 0.39) + row(16, 0.2, 2)), 1);
-  // A wrong rate (error flat in s) fails check 2.
-  EXPECT_EQ(verdicts(header + row(1, 0.8, 2) + row(4, 0.8, 2) + row(16, 0.8, 2)), 1);
 }
 
 TEST_F(AttentionCli, BenchWritesTimesAndErrors) {

@@ -1,0 +1,183 @@
+// The checks of `poslsh check` on attention tables: each one passes a table it
+// should pass and fails one it is meant to catch; unusable tables throw.
+//
+// False alarms: all tables come from fixed seeds or fixed numbers, so each
+// assertion is deterministic; the tables from the sound sampler are checked at
+// alpha = 1e-3, so a fresh seed would make a sound-table assertion here fail
+// with probability <= 1e-3 (under the normality of the trial slopes).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "attention.h"
+#include "attention_bounds.h"
+#include "cli_common.h"
+#include "csv_table.h"
+#include "exact_attention.h"
+#include "lsh_attention.h"
+#include "mask_mean.h"
+#include "sampler_defect.h"
+
+namespace poslsh {
+namespace {
+
+const std::string kHeader =
+    "n,d,sigma,head,form,s,trial,estimator,width,keys_per_query,largest_block,max_error,"
+    "rel_frobenius_error,certificate,uniform_bound,rounding_allowance,max_abs_logit,seconds\n";
+
+std::string row(int s, int trial, double err, double cert, double unif = 1e6,
+                const std::string& est = "lsh", int width = 0) {
+  return "64,4,4,0,symmetric," + std::to_string(s) + "," + std::to_string(trial) + "," + est + "," +
+         std::to_string(width) + ",8,9," + format_double(err) + ",0.1," + format_double(cert) +
+         "," + format_double(unif) + ",1e-12,1,0.01\n";
+}
+
+// Trials j with max_error 0.8 s^slopes[j] at s = 1, 4, 16, 64; certificate 4x
+// the error; a fixed row of width round(2 sigma) = 8 with error 0.5.
+std::string power_law(const std::vector<double>& slopes) {
+  std::string text = kHeader + row(0, 0, 0.5, 2, 1e6, "fixed", 8);
+  for (std::size_t j = 0; j < slopes.size(); ++j)
+    for (int s : {1, 4, 16, 64}) {
+      const double e = 0.8 * std::pow(s, slopes[j]);
+      text += row(s, static_cast<int>(j), e, 4 * e);
+    }
+  return text;
+}
+
+const CheckOutcome& find(const std::vector<CheckOutcome>& out, const std::string& prefix) {
+  for (const auto& o : out)
+    if (o.check.rfind(prefix, 0) == 0) return o;
+  static const CheckOutcome none{"<missing>", Verdict::kNotApplicable, ""};
+  ADD_FAILURE() << "no check named " << prefix;
+  return none;
+}
+
+std::vector<CheckOutcome> check(const std::string& text) {
+  return check_attention_table(CsvTable::parse(text));
+}
+
+void expect_unusable(const std::string& text, const std::string& fragment) {
+  try {
+    check(text);
+    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << fragment << "'";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(AttentionChecks, CertificateIsPerRow) {
+  const std::string good = kHeader + row(1, 0, 0.5, 0.6) + row(4, 0, 0.1, 2);
+  auto out = check(good);
+  EXPECT_EQ(find(out, "certificate").verdict, Verdict::kPass);
+  // The largest per-row ratio, with its row.
+  EXPECT_NE(find(out, "certificate").detail.find("largest max_error/certificate 0.833 on row 2 "),
+            std::string::npos)
+      << find(out, "certificate").detail;
+  // A violation on one row (0.5 > 0.4) hidden behind another row's larger
+  // certificate (the table's largest error 0.5 is below its largest certificate 2).
+  out = check(kHeader + row(1, 0, 0.5, 0.4) + row(4, 0, 0.1, 2));
+  EXPECT_EQ(find(out, "certificate").verdict, Verdict::kFail);
+  EXPECT_NE(find(out, "certificate").detail.find("1 of 2 rows violate"), std::string::npos);
+  EXPECT_NE(find(out, "certificate").detail.find("row 2 "), std::string::npos);
+  // Within the rounding allowance (1e-12) is not a violation.
+  out = check(kHeader + row(1, 0, 0.4 + 5e-13, 0.4));
+  EXPECT_EQ(find(out, "certificate").verdict, Verdict::kPass);
+}
+
+TEST(AttentionChecks, UniformBoundIsInfoWithItsSlackAndAGuard) {
+  auto out = check(kHeader + row(1, 0, 0.5, 0.6, 2e5) + row(4, 0, 0.1, 2, 1e5) +
+                   row(16, 0, 0.05, 2, INFINITY));
+  const auto& u = find(out, "uniform-bound");
+  EXPECT_EQ(u.verdict, Verdict::kInfo);
+  // min(2e5 / 0.5, 1e5 / 0.1, inf) = 4e5, on row 2.
+  EXPECT_NE(u.detail.find("smallest slack uniform_bound/max_error 4e+05 on row 2 "),
+            std::string::npos)
+      << u.detail;
+  out = check(kHeader + row(1, 0, 0.5, 0.6, 0.3));
+  EXPECT_EQ(find(out, "uniform-bound").verdict, Verdict::kFail);
+}
+
+TEST(AttentionChecks, RateIsACalibratedTrialLevelTest) {
+  // Trial slopes -0.5, -0.45, -0.55: in the band.
+  auto out = check(power_law({-0.5, -0.45, -0.55}));
+  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kPass) << find(out, "rate[").detail;
+  EXPECT_NE(find(out, "rate[").detail.find("over 3 independent trials"), std::string::npos);
+  EXPECT_NE(find(out, "rate[").detail.find("false alarm of this table's checks <= 0.001"),
+            std::string::npos);
+  // Error flat in s, or falling too fast: the interval leaves the band.
+  out = check(power_law({0.0, 0.01, -0.01}));
+  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kFail) << find(out, "rate[").detail;
+  out = check(power_law({-0.8, -0.81, -0.79}));
+  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kFail) << find(out, "rate[").detail;
+  // Mean -0.3 but spread trials: the interval reaches the band, no rejection.
+  out = check(power_law({0.1, -0.7, -0.3}));
+  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kPass) << find(out, "rate[").detail;
+  // Fewer than 3 trials: not applicable.
+  out = check(power_law({0.0, 0.0}));
+  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kNotApplicable);
+}
+
+TEST(AttentionChecks, BeatsFixedIsInfoWithTheRatio) {
+  const auto out = check(power_law({-0.5, -0.5, -0.5}));
+  const auto& b = find(out, "beats-fixed[");
+  EXPECT_EQ(b.verdict, Verdict::kInfo);
+  // lsh at s = 64: 0.8 / 8 = 0.1; fixed 0.5; ratio 0.2.
+  EXPECT_NE(b.detail.find("ratio lsh/fixed 0.2"), std::string::npos) << b.detail;
+}
+
+TEST(AttentionChecks, UnusableTablesThrow) {
+  expect_unusable(kHeader + row(1, 0, NAN, 1), "row 2: max_error is 'nan'");
+  expect_unusable(kHeader + row(1, 0, 0.1, 1) + row(4, 0, INFINITY, 1), "row 3: max_error");
+  expect_unusable(kHeader + row(1, 0, -0.1, 1), "row 2: max_error");
+  expect_unusable(kHeader + row(1, 0, 0.1, NAN), "row 2: certificate");
+  expect_unusable(kHeader + row(1, 0, 0.1, 1, NAN), "row 2: uniform_bound");
+  std::string dup = kHeader;
+  dup.insert(dup.size() - 1, ",max_error");
+  std::string r = row(1, 0, 0.1, 1);
+  r.insert(r.size() - 1, ",0.1");
+  expect_unusable(dup + r, "column 'max_error' appears twice");
+  expect_unusable(kHeader + row(4, 0, 0.1, 1) + row(4, 0, 0.1, 1), "row 3");
+}
+
+// End to end with the library: lsh rows of one (n, d, sigma) problem from a
+// sampler, 16 trials, s = 4..256, as `poslsh attention` computes them.
+std::string sampler_rows(SamplerDefect defect) {
+  const std::int64_t n = 256, d = 8;
+  const double sigma = 4;
+  const QkvData data = synthetic_qkv(3, n, d, 1.0);
+  SoftmaxRowStats stats;
+  const auto exact = exact_alibi_attention<double>(data.q.data, data.k.data, data.v.data, sigma,
+                                                   Form::kSymmetric, {}, &stats);
+  std::string text = kHeader;
+  for (int trial = 0; trial < 16; ++trial)
+    for (int s : {4, 16, 64, 256}) {
+      std::vector<PositionalHash> hashes;
+      for (int k = 0; k < s; ++k) hashes.push_back(draw_hash(3, trial, k, sigma, defect));
+      const MaskMean mask(n, hashes, Form::kSymmetric);
+      const auto approx = lsh_attention<double>(data.q.data, data.k.data, data.v.data, mask);
+      const auto b =
+          lsh_attention_bounds(data.q.data, data.k.data, data.v.data, sigma, mask, stats);
+      text += fmt::format("{},{},4,0,symmetric,{},{},lsh,0,1,1,{},0.1,{},{},{},1,0.01\n", n, d, s,
+                          trial, format_double((approx - exact).cwiseAbs().maxCoeff()),
+                          format_double(b.certificate), format_double(b.uniform_bound),
+                          format_double(b.rounding_allowance));
+    }
+  return text;
+}
+
+TEST(AttentionChecks, SoundSamplerPassesAndABiasedOneFailsTheRate) {
+  auto out = check(sampler_rows(SamplerDefect::kNone));
+  EXPECT_EQ(find(out, "certificate").verdict, Verdict::kPass) << find(out, "certificate").detail;
+  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kPass) << find(out, "rate[").detail;
+  // Shift 0 (every block starts at a multiple of the pitch): E[M~] != L*, a
+  // bias that stops the error falling like s^-1/2.
+  out = check(sampler_rows(SamplerDefect::kZeroShift));
+  EXPECT_EQ(find(out, "certificate").verdict, Verdict::kPass) << find(out, "certificate").detail;
+  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kFail) << find(out, "rate[").detail;
+}
+
+}  // namespace
+}  // namespace poslsh

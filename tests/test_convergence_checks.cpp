@@ -1,0 +1,328 @@
+// The checks of `poslsh check` on convergence tables: each one passes a table
+// from the sound sampler and fails a table it is meant to catch; unusable
+// tables (edited bound columns, NaN cells, bad status, duplicated columns)
+// throw std::invalid_argument.
+//
+// False alarms: every table here is built from fixed seeds, so each assertion
+// is deterministic. The sound tables are checked at the family-wise rate
+// alpha = 1e-3 (kCheckFamilyAlpha): a fresh seed would make any sound-table
+// assertion here fail with probability <= 1e-3 (under the normality of the
+// trial slopes that the rate test assumes).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "bounds.h"
+#include "cli_common.h"
+#include "convergence.h"
+#include "csv_table.h"
+#include "sampler_defect.h"
+
+namespace poslsh {
+namespace {
+
+const std::vector<std::int64_t> kS = {4, 8, 16, 32, 64, 128, 256};
+constexpr std::int64_t kN = 512;
+
+std::size_t col(const std::string& c) {
+  const auto& cols = convergence_columns();
+  return static_cast<std::size_t>(std::find(cols.begin(), cols.end(), c) - cols.begin());
+}
+
+// n = 512, sigma in {4, 16}, s in kS, `trials` trials, hashes from the
+// sampler with `defect`; errors optionally multiplied by s^scale_exponent.
+CsvTable sampler_table(SamplerDefect defect, int trials, double scale_exponent = 0) {
+  std::string text = csv_line(convergence_columns());
+  ConvergenceSettings settings;
+  settings.seed = 5;
+  for (double sigma : {4.0, 16.0}) {
+    for (std::int64_t s : kS) {
+      for (int t = 0; t < trials; ++t) {
+        std::vector<PositionalHash> hashes;
+        for (std::int64_t k = 0; k < s; ++k)
+          hashes.push_back(draw_hash(5, t, static_cast<std::uint64_t>(k), sigma, defect));
+        CsvRow row = convergence_row(kN, sigma, t, hashes, settings);
+        if (scale_exponent != 0) {
+          const double f = std::pow(static_cast<double>(s), scale_exponent);
+          for (const char* c : {"spectral_error", "max_error"})
+            row[col(c)] = format_double(std::stod(row[col(c)]) * f);
+        }
+        text += csv_line(row);
+      }
+    }
+  }
+  return CsvTable::parse(text);
+}
+
+const CsvTable& sound_table() {
+  static const CsvTable t = sampler_table(SamplerDefect::kNone, 8);
+  return t;
+}
+
+// A synthetic row with the bound columns recomputed as convergence_row
+// writes them.
+CsvRow synthetic_row(std::int64_t n, double sigma, std::int64_t s, int trial, double spectral,
+                     double max_error, std::int64_t b_max, const std::string& status = "ok",
+                     double p = 0.01) {
+  return {std::to_string(n),
+          format_double(sigma),
+          std::to_string(s),
+          std::to_string(trial),
+          "symmetric",
+          format_double(p),
+          status == "ok" ? format_double(spectral) : "",
+          status == "ok" ? "1e-07" : "inf",
+          "0",
+          format_double(spectral_bound(n, sigma, s, p)),
+          format_double(max_error),
+          format_double(max_bound(n, s, p)),
+          format_double(max_error * 3),
+          std::to_string(b_max),
+          std::to_string(b_max_bound(n, sigma, s, p)),
+          "20",
+          "20",
+          status,
+          "0.1"};
+}
+
+// Errors c s^slopes[j] for trial j at n = 512, sigma = 4, s in kS.
+CsvTable power_law_table(const std::vector<double>& slopes) {
+  std::string text = csv_line(convergence_columns());
+  for (std::size_t j = 0; j < slopes.size(); ++j)
+    for (std::int64_t s : kS) {
+      const double e = 0.05 * std::pow(static_cast<double>(s), slopes[j]);
+      text += csv_line(synthetic_row(kN, 4, s, static_cast<int>(j), e, e, 5));
+    }
+  return CsvTable::parse(text);
+}
+
+const CheckOutcome& find(const std::vector<CheckOutcome>& out, const std::string& check) {
+  for (const auto& o : out)
+    if (o.check == check) return o;
+  static const CheckOutcome none{"<missing>", Verdict::kNotApplicable, ""};
+  ADD_FAILURE() << "no check named " << check;
+  return none;
+}
+
+int count(const std::vector<CheckOutcome>& out, Verdict v, const std::string& prefix = "") {
+  int c = 0;
+  for (const auto& o : out) c += o.verdict == v && o.check.rfind(prefix, 0) == 0;
+  return c;
+}
+
+// The number printed after `key` in a detail line.
+double number_after(const std::string& detail, const std::string& key) {
+  const auto at = detail.find(key);
+  EXPECT_NE(at, std::string::npos) << key << " not in " << detail;
+  return at == std::string::npos ? NAN : std::stod(detail.substr(at + key.size()));
+}
+
+std::string with_cell(const CsvTable& t, std::size_t row, const std::string& c,
+                      const std::string& value) {
+  std::string text = csv_line(t.columns());
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    auto fields = t.row(r);
+    if (r == row) fields[t.column(c)] = value;
+    text += csv_line(fields);
+  }
+  return text;
+}
+
+void expect_unusable(const std::string& text, const std::string& fragment) {
+  try {
+    check_convergence_table(CsvTable::parse(text));
+    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << fragment << "'";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+  }
+}
+
+TEST(ConvergenceChecks, SoundTablePassesAndLooseBoundsAreInfo) {
+  const auto out = check_convergence_table(sound_table());
+  for (const auto& o : out) EXPECT_NE(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;
+  // Tests: max, b_max + (2 groups + pooled) x 2 rates. Info: spectral bound,
+  // 2 constants.
+  EXPECT_EQ(count(out, Verdict::kPass), 8);
+  EXPECT_EQ(count(out, Verdict::kInfo), 3);
+  EXPECT_EQ(find(out, "bound b_max").verdict, Verdict::kPass);
+  EXPECT_EQ(find(out, "bound spectral").verdict, Verdict::kInfo);
+  EXPECT_EQ(find(out, "bound max").verdict, Verdict::kPass);
+  EXPECT_EQ(count(out, Verdict::kInfo, "constant["), 2);
+  // The reported slack factors (3 significant digits) are the smallest
+  // bound / value over the rows.
+  const CsvTable& t = sound_table();
+  double spectral_slack = INFINITY, max_slack = INFINITY;
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    spectral_slack = std::min(
+        spectral_slack, t.number(r, "spectral_bound") / (t.number(r, "spectral_error") *
+                                                         (1 + t.number(r, "spectral_accuracy"))));
+    max_slack = std::min(max_slack, t.number(r, "max_bound") / t.number(r, "max_error"));
+  }
+  EXPECT_NEAR(number_after(find(out, "bound spectral").detail, "bound/value "), spectral_slack,
+              5e-3 * spectral_slack);
+  EXPECT_NEAR(number_after(find(out, "bound max").detail, "bound/value "), max_slack,
+              5e-3 * max_slack);
+  EXPECT_GT(spectral_slack, 3);
+  // The rate lines state the interval, its level, the trials and the family rate.
+  const std::string& rate = find(out, "rate[symmetric,n=512,sigma=4] spectral").detail;
+  EXPECT_NE(rate.find("over 8 independent trials"), std::string::npos) << rate;
+  EXPECT_NE(rate.find("family-wise false alarm of this table's checks <= 0.001"), std::string::npos)
+      << rate;
+}
+
+TEST(ConvergenceChecks, RateIntervalNumbersAreRight) {
+  // Three trials with exact slopes -0.5, -0.45, -0.55: mean -0.5, sd 0.05.
+  const double alpha = 1e-3;
+  const auto out = check_convergence_table(power_law_table({-0.5, -0.45, -0.55}), alpha);
+  const auto& o = find(out, "rate[symmetric,n=512,sigma=4] spectral");
+  EXPECT_EQ(o.verdict, Verdict::kPass) << o.detail;
+  // One cell per s (7), 3 bounds: half of alpha over 21 binomial tests; a
+  // quarter over 2 per-group rate tests (spectral, max); a quarter over the
+  // pooled tests (none here: one group).
+  const double level = alpha / 4 / 2;
+  const double q =
+      boost::math::quantile(boost::math::complement(boost::math::students_t(2.0), level / 2));
+  const double half = q * 0.05 / std::sqrt(3.0);
+  EXPECT_NEAR(number_after(o.detail, "interval ["), -0.5 - half, 1e-4) << o.detail;
+  EXPECT_NEAR(number_after(o.detail, "interval [" + fmt::format("{:.4f}", -0.5 - half) + ", "),
+              -0.5 + half, 1e-4)
+      << o.detail;
+  EXPECT_NE(o.detail.find("at confidence 1 - 0.00013 over 3 independent trials"), std::string::npos)
+      << o.detail;
+  EXPECT_EQ(count(out, Verdict::kPass, "rate[symmetric,pooled"), 0);
+}
+
+TEST(ConvergenceChecks, RateFailsOnlyWhenTheWholeIntervalLeavesTheBand) {
+  // Slopes near -0.3 with little spread: the interval is outside [-0.6, -0.4].
+  auto out = check_convergence_table(power_law_table({-0.3, -0.31, -0.29, -0.3, -0.305, -0.295}));
+  EXPECT_EQ(count(out, Verdict::kFail, "rate"), 2);
+  // Slopes near -0.7 (too fast) also fail.
+  out = check_convergence_table(power_law_table({-0.7, -0.71, -0.69, -0.7, -0.705, -0.695}));
+  EXPECT_EQ(count(out, Verdict::kFail, "rate"), 2);
+  // Same mean -0.3 but widely spread trials: the interval reaches the band, so
+  // the test does not reject (it cannot tell at this precision).
+  out = check_convergence_table(power_law_table({-0.1, -0.5, -0.2, -0.4}));
+  EXPECT_EQ(count(out, Verdict::kFail, "rate"), 0);
+  EXPECT_EQ(count(out, Verdict::kPass, "rate"), 2);
+  // Fewer than 3 trials: not applicable.
+  out = check_convergence_table(power_law_table({-0.3, -0.3}));
+  EXPECT_EQ(count(out, Verdict::kNotApplicable, "rate"), 2);
+}
+
+TEST(ConvergenceChecks, ErrorsScaledByPowerOfSFailTheRate) {
+  // Sound errors times s^-0.25: every trial slope moves by -0.25, to ~-0.71.
+  // At 16 trials every rate test (2 groups + pooled, x 2 measures) rejects.
+  const auto out = check_convergence_table(sampler_table(SamplerDefect::kNone, 16, -0.25));
+  EXPECT_EQ(count(out, Verdict::kFail, "rate"), 6);
+  // The constant is reported, never tested.
+  EXPECT_EQ(count(out, Verdict::kFail, "constant"), 0);
+  EXPECT_EQ(count(out, Verdict::kInfo, "constant["), 2);
+}
+
+TEST(ConvergenceChecks, WrongShiftsFailTheRate) {
+  // Shift ~ Uniform[0, 1) instead of [0, delta): blocks start near multiples
+  // of the pitch; the max-norm error does not fall at all. 8 trials suffice.
+  auto out = check_convergence_table(sampler_table(SamplerDefect::kUnitShift, 8));
+  EXPECT_EQ(count(out, Verdict::kFail, "rate"), 6);
+  EXPECT_EQ(find(out, "bound max").verdict, Verdict::kFail);
+  // Shift 0: max-norm slopes ~-0.14 fail per group; the spectral slopes
+  // (~-0.18, spread) fail pooled.
+  out = check_convergence_table(sampler_table(SamplerDefect::kZeroShift, 8));
+  EXPECT_EQ(find(out, "rate[symmetric,n=512,sigma=4] max").verdict, Verdict::kFail);
+  EXPECT_EQ(find(out, "rate[symmetric,n=512,sigma=16] max").verdict, Verdict::kFail);
+  EXPECT_EQ(find(out, "rate[symmetric,pooled over 2 (n, sigma) groups] spectral").verdict,
+            Verdict::kFail);
+}
+
+TEST(ConvergenceChecks, WrongPitchLawFailsTheTightBounds) {
+  // Pitch ~ Exponential(mean 2 sigma): the right mean, the wrong law. Its
+  // heavier tail breaks the b_max bound, and E[M~] != L* breaks the max-norm
+  // bound. (Its trial slopes, ~-0.34 spectral and ~-0.37 max-norm, are outside
+  // the band, but 32 trials do not resolve them at this level: the rate
+  // intervals still reach -0.4.)
+  const auto out = check_convergence_table(sampler_table(SamplerDefect::kExponentialPitch, 32));
+  EXPECT_EQ(find(out, "bound b_max").verdict, Verdict::kFail);
+  EXPECT_EQ(find(out, "bound max").verdict, Verdict::kFail);
+  EXPECT_EQ(find(out, "bound spectral").verdict, Verdict::kInfo);
+}
+
+TEST(ConvergenceChecks, BoundViolationsBeyondBinomialAllowanceFail) {
+  // 60 trials of one cell with p = 0.01, at alpha = 6e-3: half of alpha over
+  // 3 bounds x 1 cell = 1e-3 per cell. A binomial(60, 0.01) exceeds 4 w.p.
+  // 3.5e-4 and 3 w.p. 3.1e-3 (computed independently), so 4 violating trials
+  // pass and 5 fail.
+  const std::int64_t bmax_bound = b_max_bound(512, 4, 4, 0.01);
+  const double mb = max_bound(512, 4, 0.01);
+  for (int violations : {4, 5}) {
+    std::string bmax_text = csv_line(convergence_columns()), max_text = bmax_text;
+    for (int r = 0; r < 60; ++r) {
+      const bool bad = r < violations;
+      bmax_text += csv_line(synthetic_row(512, 4, 4, r, 1, 0.1, bad ? bmax_bound + 1 : 5));
+      max_text += csv_line(synthetic_row(512, 4, 4, r, 1, bad ? mb * 1.01 : 0.1, 5));
+    }
+    const Verdict expected = violations == 5 ? Verdict::kFail : Verdict::kPass;
+    auto out = check_convergence_table(CsvTable::parse(bmax_text), 6e-3);
+    EXPECT_EQ(find(out, "bound b_max").verdict, expected) << violations;
+    out = check_convergence_table(CsvTable::parse(max_text), 6e-3);
+    EXPECT_EQ(find(out, "bound max").verdict, expected) << violations;
+    EXPECT_EQ(find(out, "bound spectral").verdict, Verdict::kInfo) << violations;
+  }
+}
+
+TEST(ConvergenceChecks, NotConvergedRowsAreLeftOutAndCounted) {
+  const std::string text = csv_line(convergence_columns()) +
+                           csv_line(synthetic_row(512, 4, 4, 0, 0, 0.1, 5, "not_converged"));
+  const auto out = check_convergence_table(CsvTable::parse(text));
+  EXPECT_EQ(find(out, "spectral solves").detail.rfind("1 of 1", 0), 0u);
+  EXPECT_NE(find(out, "bound spectral").verdict, Verdict::kFail);
+}
+
+TEST(ConvergenceChecks, EditedBoundColumnsAreUnusable) {
+  const CsvTable& t = sound_table();
+  // Loosening a bound to hide a violation.
+  expect_unusable(
+      with_cell(t, 3, "spectral_bound", format_double(t.number(3, "spectral_bound") * 2)),
+      "row 5: spectral_bound");
+  expect_unusable(with_cell(t, 3, "max_bound", "0.999"), "row 5: max_bound 0.999 disagrees");
+  expect_unusable(with_cell(t, 0, "b_max_bound", "1000"), "row 2: b_max_bound 1000 disagrees");
+  // p edited without its bounds.
+  expect_unusable(with_cell(t, 7, "p", "0.05"), "disagrees with its recomputation");
+  // Printed at 12 significant digits (another printer): still accepted.
+  const std::string twelve =
+      with_cell(t, 3, "max_bound", fmt::format("{:.12g}", t.number(3, "max_bound")));
+  EXPECT_NO_THROW(check_convergence_table(CsvTable::parse(twelve)));
+}
+
+TEST(ConvergenceChecks, NanInfNegativeAndBadStatusAreUnusable) {
+  const CsvTable& t = sound_table();
+  expect_unusable(with_cell(t, 2, "max_error", "nan"), "row 4: max_error is 'nan'");
+  expect_unusable(with_cell(t, 2, "max_error", "inf"), "row 4: max_error");
+  expect_unusable(with_cell(t, 2, "inf_error", "-0.5"), "row 4: inf_error");
+  expect_unusable(with_cell(t, 2, "b_max", "nan"), "row 4: b_max");
+  expect_unusable(with_cell(t, 2, "spectral_error", "nan"), "row 4: spectral_error");
+  expect_unusable(with_cell(t, 2, "spectral_error", ""), "row 4: spectral_error");
+  expect_unusable(with_cell(t, 2, "status", "maybe"), "row 4: status is 'maybe'");
+  // A not_converged row's empty spectral_error is fine.
+  EXPECT_NO_THROW(check_convergence_table(CsvTable::parse(with_cell(
+      CsvTable::parse(with_cell(t, 2, "status", "not_converged")), 2, "spectral_error", ""))));
+}
+
+TEST(ConvergenceChecks, DuplicatedColumnOrRowIsUnusable) {
+  auto cols = convergence_columns();
+  cols.push_back("max_error");
+  auto row = synthetic_row(512, 4, 4, 0, 0.1, 0.1, 5);
+  row.push_back("0.1");
+  expect_unusable(csv_line(cols) + csv_line(row), "column 'max_error' appears twice");
+  const auto r = csv_line(synthetic_row(512, 4, 4, 0, 0.1, 0.1, 5));
+  expect_unusable(csv_line(convergence_columns()) + r + r, "row 3: a second row");
+}
+
+}  // namespace
+}  // namespace poslsh
