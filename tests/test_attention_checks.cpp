@@ -96,6 +96,10 @@ TEST(AttentionChecks, UniformBoundIsInfoWithItsSlackAndAGuard) {
   EXPECT_NE(u.detail.find("smallest slack uniform_bound/max_error 4e+05 on row 2 "),
             std::string::npos)
       << u.detail;
+  // A rounding-level error (<= the 1e-12 allowance) does not count for the slack.
+  out = check(kHeader + row(1, 0, 0.5, 0.6, 2e5) + row(4, 0, 1e-15, 1e-15, 1e-100));
+  EXPECT_NE(find(out, "uniform-bound").detail.find("4e+05 on row 2 "), std::string::npos)
+      << find(out, "uniform-bound").detail;
   out = check(kHeader + row(1, 0, 0.5, 0.6, 0.3));
   EXPECT_EQ(find(out, "uniform-bound").verdict, Verdict::kFail);
 }
