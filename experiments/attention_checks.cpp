@@ -20,7 +20,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -31,12 +30,12 @@
 #include "attention.h"
 #include "cli_common.h"
 #include "least_squares.h"
+#include "rate_interval.h"
 
 namespace poslsh {
 
 namespace {
 
-constexpr double kSlopeLow = -0.6, kSlopeHigh = -0.4;
 constexpr std::size_t kMinRateTrials = 3;
 
 [[noreturn]] void unusable(const std::string& what) { throw std::invalid_argument(what); }
@@ -49,37 +48,11 @@ double nonnegative(const CsvTable& t, std::size_t r, const std::string& c, bool 
   return v;
 }
 
-// Student-t interval for the mean of i.i.d. (assumed normal) trial slopes at
-// two-sided level `level`; fails when it lies wholly outside the band, so the
-// false-alarm rate is <= level whenever the expected trial slope is in it.
-struct RateInterval {
-  double mean, low, high;
-  bool fails;
-};
-RateInterval rate_interval(const std::vector<double>& slopes, double level) {
-  const double m = static_cast<double>(slopes.size());
-  double mean = 0;
-  for (double b : slopes) mean += b / m;
-  double ss = 0;
-  for (double b : slopes) ss += (b - mean) * (b - mean);
-  const double sd = std::sqrt(ss / (m - 1));
-  const boost::math::students_t t(m - 1);
-  const double q = boost::math::quantile(boost::math::complement(t, level / 2));
-  const double half = q * sd / std::sqrt(m);
-  return {mean, mean - half, mean + half, mean + half < kSlopeLow || mean - half > kSlopeHigh};
-}
-
 }  // namespace
 
 std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha) {
   if (!(alpha > 0 && alpha < 1))
     throw std::invalid_argument(fmt::format("check alpha {} is not in (0, 1)", alpha));
-  {
-    std::set<std::string> seen;
-    for (const auto& c : t.columns())
-      if (!seen.insert(c).second)
-        unusable(fmt::format("column '{}' appears twice in the header: the table is ambiguous", c));
-  }
   std::vector<CheckOutcome> out;
   const bool has_head = t.has_column("head"), has_form = t.has_column("form"),
              has_width = t.has_column("width");
@@ -225,14 +198,15 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
     } else {
       const RateInterval ri = rate_interval(slopes, rate_level);
       out.push_back(
-          {fmt::format("rate[{}]", name), ri.fails ? Verdict::kFail : Verdict::kPass,
+          {fmt::format("rate[{}]", name), rate_verdict(ri),
            fmt::format("mean per-trial slope of log max_error vs log s = {:.4f}, two-sided "
                        "Student-t interval [{:.4f}, {:.4f}] at confidence 1 - {:.2g} over {} "
                        "independent trials (normal trial slopes assumed); FAIL only if the "
                        "interval lies outside [{}, {}] (family-wise false alarm of this table's "
                        "checks <= {:.3g}); s:mean_error {}",
-                       ri.mean, ri.low, ri.high, rate_level, slopes.size(), kSlopeLow, kSlopeHigh,
-                       alpha, pts)});
+                       ri.mean, ri.low, ri.high, rate_level, slopes.size(), kRateSlopeLow,
+                       kRateSlopeHigh, alpha, pts) +
+               untestable_note(ri)});
     }
     // 4. LSH at the largest s vs fixed blocks of the same mean width.
     const auto& [s_max, acc] = *g.lsh.rbegin();

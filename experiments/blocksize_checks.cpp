@@ -10,8 +10,8 @@
 #include <stdexcept>
 
 #include "block_size_law.h"
-#include "bounds.h"
 #include "blocksize.h"
+#include "bounds.h"
 #include "cli_common.h"
 
 namespace poslsh {
@@ -24,8 +24,9 @@ std::int64_t integer_field(const CsvTable& t, std::size_t row, const std::string
   const double v = t.number(row, col);
   if (!std::isfinite(v) || v != std::floor(v) || v < static_cast<double>(lo) ||
       v > static_cast<double>(hi))
-    throw std::invalid_argument(fmt::format("row {}, column {}: expected an integer in {}, got '{}'",
-                                            row + 1, col, range, t.text(row, col)));
+    throw std::invalid_argument(
+        fmt::format("row {}, column {}: expected an integer in {}, got '{}'", row + 1, col, range,
+                    t.text(row, col)));
   return static_cast<std::int64_t>(v);
 }
 
@@ -33,19 +34,10 @@ std::int64_t integer_field(const CsvTable& t, std::size_t row, const std::string
 double positive_field(const CsvTable& t, std::size_t row, const std::string& col) {
   const double v = t.number(row, col);
   if (!std::isfinite(v) || !(v > 0))
-    throw std::invalid_argument(fmt::format("row {}, column {}: expected a finite number > 0, got '{}'",
-                                            row + 1, col, t.text(row, col)));
+    throw std::invalid_argument(
+        fmt::format("row {}, column {}: expected a finite number > 0, got '{}'", row + 1, col,
+                    t.text(row, col)));
   return v;
-}
-
-void reject_repeated_columns(const CsvTable& t) {
-  const auto& cols = t.columns();
-  for (std::size_t i = 0; i < cols.size(); ++i)
-    for (std::size_t j = i + 1; j < cols.size(); ++j)
-      if (cols[i] == cols[j])
-        throw std::invalid_argument(fmt::format(
-            "header: column '{}' appears twice (columns {} and {}); expected each column once",
-            cols[i], i + 1, j + 1));
 }
 
 // Smallest b with empirical CDF >= q (the same convention as quantile(law, q)).
@@ -140,7 +132,6 @@ class LawMoments {
 }  // namespace
 
 std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table) {
-  reject_repeated_columns(table);
   std::vector<BlocksizeCellStats> cells;
   std::map<std::string, std::size_t> index;
   std::vector<double> pitch_sum;
@@ -159,8 +150,7 @@ std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table) {
       c.s_log_c_text = table.text(r, "s_log_c");
       c.n = integer_field(table, r, "n", 1, kMaxN, "[1, 2^50]");
       c.sigma = positive_field(table, r, "sigma");
-      c.s = integer_field(table, r, "s", 1, std::numeric_limits<std::int32_t>::max(),
-                          "[1, 2^31)");
+      c.s = integer_field(table, r, "s", 1, std::numeric_limits<std::int32_t>::max(), "[1, 2^31)");
       c.s_log_c = c.s_log_c_text.empty() ? 0.0 : positive_field(table, r, "s_log_c");
       if (c.s_log_c > 0) {
         const std::int64_t want = SampleCount{0, c.s_log_c}.s_at(c.n);
@@ -181,19 +171,20 @@ std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table) {
     }
     BlocksizeCellStats& c = cells[it->second];
     if (table.number(r, "p") != c.p)
-      throw std::invalid_argument(fmt::format(
-          "row {}, column p: {} differs from p = {} of the earlier rows of cell {}", r + 1,
-          table.text(r, "p"), format_double(c.p), cell_name(c)));
-    const std::int64_t trial = integer_field(table, r, "trial", 0, std::int64_t{1} << 62,
-                                             "[0, 2^62]");
+      throw std::invalid_argument(
+          fmt::format("row {}, column p: {} differs from p = {} of the earlier rows of cell {}",
+                      r + 1, table.text(r, "p"), format_double(c.p), cell_name(c)));
+    const std::int64_t trial =
+        integer_field(table, r, "trial", 0, std::int64_t{1} << 62, "[0, 2^62]");
     if (!trials_seen[it->second].insert(trial).second)
       throw std::invalid_argument(fmt::format(
           "row {}, column trial: trial {} repeats in cell {}; expected independent trials, "
           "each once",
           r + 1, trial, cell_name(c)));
-    const std::int64_t b = integer_field(table, r, "b_max", 1, c.n, fmt::format("[1, n = {}]", c.n));
-    const std::int64_t bound = integer_field(table, r, "b_max_bound", 1, c.n,
-                                             fmt::format("[1, n = {}]", c.n));
+    const std::int64_t b =
+        integer_field(table, r, "b_max", 1, c.n, fmt::format("[1, n = {}]", c.n));
+    const std::int64_t bound =
+        integer_field(table, r, "b_max_bound", 1, c.n, fmt::format("[1, n = {}]", c.n));
     const std::string bound_key = key + "|" + table.text(r, "p");
     auto bit = bound_cache.find(bound_key);
     if (bit == bound_cache.end())
@@ -295,7 +286,7 @@ bool fit_testable(const BlocksizeCellStats& c) {
 struct GrowthPoint {
   const BlocksizeCellStats* cell;
   double law_mean = 0, law_sd = 0, z = 0, tail = 1;  // tail: Chernoff bound on the observed side
-  std::int64_t deviation_slack = 0;                   // lower side: trials allowed one below the law
+  std::int64_t deviation_slack = 0;                  // lower side: trials allowed one below the law
   bool fails = false;
 };
 
@@ -386,12 +377,12 @@ std::vector<CheckOutcome> check_blocksize_table(const CsvTable& table, double al
                                    format_double(c.p), limit, level)});
       }
     }
-    out.push_back({"bound", failing ? Verdict::kFail : Verdict::kPass,
-                   fmt::format("{} of {} rows above b_max_bound (recomputed from (n, sigma, s, p) "
-                               "on every row); {} of {} cells beyond their Binomial(trials, p) "
-                               "limit at {:.3g} per cell ({}); closest: {}",
-                               total_exceed, total_rows, failing, cells.size(), level, share_text,
-                               worst)});
+    out.push_back(
+        {"bound", failing ? Verdict::kFail : Verdict::kPass,
+         fmt::format("{} of {} rows above b_max_bound (recomputed from (n, sigma, s, p) "
+                     "on every row); {} of {} cells beyond their Binomial(trials, p) "
+                     "limit at {:.3g} per cell ({}); closest: {}",
+                     total_exceed, total_rows, failing, cells.size(), level, share_text, worst)});
   }
 
   // 2. Goodness of fit to F(b)^s where the law holds.
@@ -462,9 +453,9 @@ std::vector<CheckOutcome> check_blocksize_table(const CsvTable& table, double al
           // the Binomial(trials, rate) quantile at level / 4 of them.
           g.deviation_slack =
               binomial_threshold(c.trials, law_deviation_rate(c.n, c.sigma, c.s), level / 4);
-          const double m = std::min(
-              g.law_mean, c.mean_b_max + static_cast<double>(g.deviation_slack) /
-                                             static_cast<double>(c.trials));
+          const double m =
+              std::min(g.law_mean, c.mean_b_max + static_cast<double>(g.deviation_slack) /
+                                                      static_cast<double>(c.trials));
           g.tail = law.chernoff_tail(m, c.trials);
           g.fails = g.tail <= level / 4;
         }
@@ -472,10 +463,10 @@ std::vector<CheckOutcome> check_blocksize_table(const CsvTable& table, double al
         if (!worst || std::abs(g.z) > std::abs(worst->z)) worst = &g;
       }
       const auto describe = [](const GrowthPoint& g) {
-        return fmt::format("n={}: mean {:.3f} vs law {:.3f} (z = {:.2f}, Chernoff tail {})",
-                           g.cell->n_text, g.cell->mean_b_max, g.law_mean, g.z,
-                           g.tail < 1e-300 ? std::string("< 1e-300")
-                                           : fmt::format("<= {:.2g}", g.tail));
+        return fmt::format(
+            "n={}: mean {:.3f} vs law {:.3f} (z = {:.2f}, Chernoff tail {})", g.cell->n_text,
+            g.cell->mean_b_max, g.law_mean, g.z,
+            g.tail < 1e-300 ? std::string("< 1e-300") : fmt::format("<= {:.2g}", g.tail));
       };
       std::string failures;
       std::size_t listed = 0;
@@ -484,9 +475,9 @@ std::vector<CheckOutcome> check_blocksize_table(const CsvTable& table, double al
         failures += (listed++ ? "; " : "") + describe(g);
       }
       if (failing > listed) failures += fmt::format("; and {} more", failing - listed);
-      const std::string level_text = fmt::format(
-          "two-sided at {:.3g} per n = {:.3g} / {} n over all groups; {}", level, share,
-          growth_tests, share_text);
+      const std::string level_text =
+          fmt::format("two-sided at {:.3g} per n = {:.3g} / {} n over all groups; {}", level, share,
+                      growth_tests, share_text);
       const std::string law_text =
           without_law ? fmt::format("; {} n too small for the law not tested", without_law) : "";
       if (failing) {
@@ -495,13 +486,13 @@ std::vector<CheckOutcome> check_blocksize_table(const CsvTable& table, double al
                                    "s = ceil(c ln n)) at {} of {} n ({}): {}{}",
                                    failing, points.size(), level_text, failures, law_text)});
       } else {
-        out.push_back({name, Verdict::kPass,
-                       fmt::format("mean b_max matches the exact law's E[b_max] (F(b)^s, "
-                                   "s = ceil(c ln n)) at all {} n in [{}, {}] ({}); largest "
-                                   "|z|: {}{}",
-                                   points.size(), points.front().cell->n_text,
-                                   points.back().cell->n_text, level_text, describe(*worst),
-                                   law_text)});
+        out.push_back(
+            {name, Verdict::kPass,
+             fmt::format("mean b_max matches the exact law's E[b_max] (F(b)^s, "
+                         "s = ceil(c ln n)) at all {} n in [{}, {}] ({}); largest "
+                         "|z|: {}{}",
+                         points.size(), points.front().cell->n_text, points.back().cell->n_text,
+                         level_text, describe(*worst), law_text)});
       }
 
       // Info: which growth model the measured means follow across n.

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "rate_interval.h"
+
 namespace poslsh {
 
 namespace {
@@ -63,6 +65,18 @@ const char* verdict_name(Verdict v) {
     default:
       return "n/a";
   }
+}
+
+Verdict rate_verdict(const RateInterval& ri) {
+  return ri.fails ? Verdict::kFail : ri.testable ? Verdict::kPass : Verdict::kInfo;
+}
+
+std::string untestable_note(const RateInterval& ri) {
+  if (ri.testable) return "";
+  return fmt::format(
+      "; info, not a test: half-width {:.2f} > {} means even an error that stops falling with s "
+      "(slope 0) could not fail it; run more trials",
+      (ri.high - ri.low) / 2, kRateMaxHalfWidth);
 }
 
 void print_outcomes(const std::vector<CheckOutcome>& outcomes, CheckTally& tally) {

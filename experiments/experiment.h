@@ -98,6 +98,14 @@ CheckReport check_file(const std::string& path, double alpha = kCheckFamilyAlpha
 
 const char* verdict_name(Verdict v);
 
+// The verdict of a rate test (src/rate_interval.h): FAIL when the interval
+// lies outside the band, PASS when it is inside and the test could have
+// failed, info when the interval is too wide for that.
+struct RateInterval;
+Verdict rate_verdict(const RateInterval& interval);
+// "" for a testable interval, else "; info, not a test: ..." saying why.
+std::string untestable_note(const RateInterval& interval);
+
 // Prints one line per outcome ("PASS  name: detail") on stdout and counts them.
 struct CheckTally {
   int passed = 0, failed = 0, not_applicable = 0, info = 0;

@@ -83,10 +83,6 @@ std::string group_name(const Group& g) {
 }
 
 std::vector<Group> read_groups(const CsvTable& t) {
-  std::set<std::string> seen;
-  for (const auto& c : t.columns())
-    if (!seen.insert(c).second)
-      throw std::invalid_argument(fmt::format("column '{}' appears twice", c));
   std::map<std::tuple<std::int64_t, double, std::string>, std::size_t> index;
   std::vector<Group> groups;
   for (std::size_t r = 0; r < t.size(); ++r) {

@@ -54,6 +54,13 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& name) {
     if (line.empty()) continue;
     auto fields = split(line);
     if (t.columns_.empty()) {
+      // A repeated name makes every column look-up ambiguous: no reader can use it.
+      for (std::size_t i = 0; i < fields.size(); ++i)
+        for (std::size_t j = i + 1; j < fields.size(); ++j)
+          if (fields[i] == fields[j])
+            throw std::invalid_argument(
+                fmt::format("'{}' header: column '{}' appears twice (columns {} and {})", name,
+                            fields[i], i + 1, j + 1));
       t.columns_ = std::move(fields);
       continue;
     }

@@ -15,7 +15,8 @@ std::string csv_line(const std::vector<std::string>& fields);
 class CsvTable {
  public:
   // Throws std::invalid_argument naming the file on a missing file, an empty
-  // file, or a row whose field count differs from the header's.
+  // file, a column name that appears twice, or a row whose field count
+  // differs from the header's.
   static CsvTable read(const std::string& path);
   static CsvTable parse(const std::string& text, const std::string& name = "<csv>");
 

@@ -211,12 +211,10 @@ TEST(BlocksizeChecks, ViolatedBoundFails) {
 // recomputed from (n, sigma, s, p) on every row.
 TEST(BlocksizeChecks, EditedBoundColumnThrows) {
   TableSpec spec{.n = {1 << 20}, .sigma = {8}, .s = {16}, .trials = 300};
-  for (const auto edit : {std::function<std::int64_t(std::int64_t)>([](std::int64_t) {
-                            return median(BlockSizeLaw(1 << 20, 8.0, 16));
-                          }),
-                          std::function<std::int64_t(std::int64_t)>([](std::int64_t) {
-                            return std::int64_t{1000};
-                          })}) {
+  for (const auto& edit : {std::function<std::int64_t(std::int64_t)>(
+                               [](std::int64_t) { return median(BlockSizeLaw(1 << 20, 8.0, 16)); }),
+                           std::function<std::int64_t(std::int64_t)>(
+                               [](std::int64_t) { return std::int64_t{1000}; })}) {
     try {
       check_blocksize_table(make_table(spec, kCorrect, edit));
       ADD_FAILURE() << "no throw";

@@ -182,7 +182,10 @@ TEST(ConvergenceChecks, RateIntervalNumbersAreRight) {
   const double alpha = 1e-3;
   const auto out = check_convergence_table(power_law_table({-0.5, -0.45, -0.55}), alpha);
   const auto& o = find(out, "rate[symmetric,n=512,sigma=4] spectral");
-  EXPECT_EQ(o.verdict, Verdict::kPass) << o.detail;
+  // Three trials: half-width 2.58 > 0.4, so the numbers are reported as info.
+  EXPECT_EQ(o.verdict, Verdict::kInfo) << o.detail;
+  EXPECT_NE(o.detail.find("info, not a test: half-width 2.58 > 0.4"), std::string::npos)
+      << o.detail;
   // One cell per s (7), 3 bounds: half of alpha over 21 binomial tests; a
   // quarter over 2 per-group rate tests (spectral, max); a quarter over the
   // pooled tests (none here: one group).
@@ -210,6 +213,10 @@ TEST(ConvergenceChecks, RateFailsOnlyWhenTheWholeIntervalLeavesTheBand) {
   // the test does not reject (it cannot tell at this precision).
   out = check_convergence_table(power_law_table({-0.1, -0.5, -0.2, -0.4}));
   EXPECT_EQ(count(out, Verdict::kFail, "rate"), 0);
+  EXPECT_EQ(count(out, Verdict::kInfo, "rate"), 2);  // too wide to be a test
+  // Eight trials tightly around -0.5: a test that could fail, and passes.
+  out = check_convergence_table(
+      power_law_table({-0.5, -0.48, -0.52, -0.49, -0.51, -0.5, -0.47, -0.53}));
   EXPECT_EQ(count(out, Verdict::kPass, "rate"), 2);
   // Fewer than 3 trials: not applicable.
   out = check_convergence_table(power_law_table({-0.3, -0.3}));
