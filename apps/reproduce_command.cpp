@@ -194,10 +194,10 @@ Action add_reproduce_command(CLI::App& app) {
         continue;
       }
       if (r.section == "power")
-        power += power_report_markdown(CsvTable::read(power_summary_path(r.csv))) +
+        power += power_report_markdown(CsvTable::read(summary_path(r.csv))) +
                  "\nA sampler is detected by a seed when some check of the family tables built "
                  "from it fails (per check: `" +
-                 fs::path(power_summary_path(r.csv)).filename().string() + "`).\n\n";
+                 fs::path(summary_path(r.csv)).filename().string() + "`).\n\n";
       const auto report = check_file(r.csv, table_alpha);
       for (const auto& c : report.outcomes) {
         if (c.verdict == Verdict::kFail) ++failed;

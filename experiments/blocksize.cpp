@@ -77,13 +77,6 @@ std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double
 
 namespace {
 
-std::string summary_path(const std::string& out) {
-  const std::string ext = ".csv";
-  if (out.size() > ext.size() && out.compare(out.size() - ext.size(), ext.size(), ext) == 0)
-    return out.substr(0, out.size() - ext.size()) + ".summary.csv";
-  return out + ".summary.csv";
-}
-
 Action add_blocksize_command(CLI::App& parent) {
   struct Options {
     std::vector<std::int64_t> n, s;
@@ -168,7 +161,9 @@ const bool registered = register_experiment({
     .summary = "Largest block b_max vs its exact law F(b)^s and sigma ln ln n",
     .add_command = add_blocksize_command,
     .add_bench = {},
-    .checker = {.required_columns = blocksize_columns(), .run = [](const CsvTable& t, double alpha) { return check_blocksize_table(t, alpha); }},
+    .checker = {.required_columns = blocksize_columns(),
+                .run = [](const CsvTable& t,
+                          double alpha) { return check_blocksize_table(t, alpha); }},
 });
 
 }  // namespace

@@ -307,15 +307,6 @@ std::vector<CheckOutcome> check_power_table(const CsvTable& table, double alpha)
   return out;
 }
 
-namespace {}  // namespace
-
-std::string power_summary_path(const std::string& out) {
-  const std::string ext = ".csv";
-  if (out.size() > ext.size() && out.compare(out.size() - ext.size(), ext.size(), ext) == 0)
-    return out.substr(0, out.size() - ext.size()) + ".summary.csv";
-  return out + ".summary.csv";
-}
-
 namespace {
 
 Action add_power_command(CLI::App& parent) {
@@ -422,7 +413,7 @@ Action add_power_command(CLI::App& parent) {
     sweep.seed = o->seed;
     const int rc = run_sweep(sweep, o->sweep);
     if (rc != 0) return rc;
-    AtomicFile summary(power_summary_path(o->sweep.out), "--out");
+    AtomicFile summary(summary_path(o->sweep.out), "--out");
     summary.write(power_summary_csv(CsvTable::read(o->sweep.out)));
     summary.commit();
     return 0;

@@ -59,9 +59,6 @@ const std::vector<std::string>& power_columns();
 std::vector<CsvRow> power_cell_rows(const PlantedDefect& defect, std::uint64_t seed,
                                     const PowerSizes& sizes);
 
-// <out stem>.summary.csv beside the power table <out>.
-std::string power_summary_path(const std::string& out);
-
 // Rates per (defect, family, check) from a power table, as CSV text.
 std::string power_summary_csv(const CsvTable& table);
 

@@ -286,4 +286,11 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
   return 0;
 }
 
+std::string summary_path(const std::string& out) {
+  const std::string ext = ".csv";
+  if (out.size() > ext.size() && out.compare(out.size() - ext.size(), ext.size(), ext) == 0)
+    return out.substr(0, out.size() - ext.size()) + ".summary.csv";
+  return out + ".summary.csv";
+}
+
 }  // namespace poslsh

@@ -64,6 +64,10 @@ int run_sweep(const Sweep& sweep, const SweepOptions& options);
 // The contiguous slice [begin, end) of `num_cells` that shard K/N runs.
 std::pair<std::size_t, std::size_t> shard_range(std::size_t num_cells, int index, int count);
 
+// "<out stem>.summary.csv" beside an experiment's table <out> ("x.csv" ->
+// "x.summary.csv"; any other name gets ".summary.csv" appended).
+std::string summary_path(const std::string& out);
+
 // 64-bit FNV-1a of text: fingerprints of resolved configs.
 std::uint64_t fingerprint(const std::string& text);
 
