@@ -98,6 +98,11 @@ void print_tally(const CheckTally& t) {
 
 CheckReport check_file(const std::string& path, double alpha) {
   const CsvTable table = CsvTable::read(path);
+  if (table.size() == 0)
+    throw std::invalid_argument(
+        fmt::format("'{}' has a header and no rows: nothing to check (an interrupted run keeps "
+                    "its rows in <out>.partial)",
+                    path));
   const ExperimentRegistration* best = nullptr;
   for (const auto& e : experiments()) {
     if (!e.checker.run || e.checker.required_columns.empty()) continue;

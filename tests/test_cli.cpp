@@ -103,6 +103,20 @@ TEST_F(Cli, CheckAndMergeRejectUnusableInput) {
   std::ofstream(path("other.csv")) << "a,b\n1,2\n";
   expect_usage_error("check " + path("other.csv"), "other.csv");
   expect_usage_error("check " + path("absent.csv"), "absent.csv");
+  // A header without rows, a repeated column, a NaN measurement: unusable, never a PASS.
+  std::ofstream(path("empty.csv")) << "n,sigma,region,anchor,t,hashes,batch,cobinned,expected,"
+                                      "batch_cobinned_sumsq\n";
+  expect_usage_error("check " + path("empty.csv"), "no rows");
+  std::ofstream(path("twice.csv")) << "n,n\n1,1\n";
+  expect_usage_error("check " + path("twice.csv"), "appears twice");
+  ASSERT_EQ(
+      cli("unbiasedness --n 64 --sigma 2 --hashes 1600 --quiet --out " + path("u.csv")).exit_code,
+      0);
+  std::string text = testing::slurp(path("u.csv"));
+  const auto last_comma = text.rfind(',', text.size() - 2);
+  text = text.substr(0, last_comma) + ",nan\n";
+  std::ofstream(path("u.csv")) << text;
+  expect_usage_error("check " + path("u.csv"), "batch_cobinned_sumsq");
   std::ofstream(path("s1.csv")) << "a,b\n1,2\n";
   expect_usage_error("merge --out " + path("m.csv") + " " + path("s1.csv"), "meta.json");
   EXPECT_FALSE(fs::exists(path("m.csv")));
