@@ -107,6 +107,14 @@ TEST_F(PowerCli, RunsWritesSummaryAndChecks) {
   const std::string summary = testing::slurp(path("p.summary.csv"));
   EXPECT_NE(summary.find("exponential-pitch,all,any,2,2,1.0000"), std::string::npos) << summary;
   EXPECT_NE(summary.find("sound,all,any,2,0,0.0000"), std::string::npos) << summary;
+  // Same seeds, same bytes, whatever the thread count.
+  ASSERT_EQ(cli("power --defects sound,exponential-pitch --seeds 2 --unbiasedness-n 2048 "
+                "--unbiasedness-sigma 4 --unbiasedness-hashes 32768 --quiet --no-timing "
+                "--threads 1 --out " +
+                path("p1.csv"))
+                .exit_code,
+            0);
+  EXPECT_EQ(testing::slurp(path("p.csv")), testing::slurp(path("p1.csv")));
   const auto c = cli("check " + path("p.csv"));
   EXPECT_NE(c.out.find("power[exponential-pitch]"), std::string::npos) << c.out;
   expect_usage_error(
