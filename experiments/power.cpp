@@ -322,8 +322,9 @@ Action add_power_command(CLI::App& parent) {
   auto* cmd = parent.add_subcommand(
       "power",
       "False-alarm and detection rates of every check on sound and planted-defect samplers");
-  cmd->add_option("--defects", o->defects,
-                  "Samplers to run (default: sound and every planted defect; see README)")
+  std::string names;
+  for (const auto& d : all_planted_defects()) names += (names.empty() ? "" : ", ") + d.name();
+  cmd->add_option("--defects", o->defects, "Samplers to run (default: all of " + names + ")")
       ->delimiter(',');
   cmd->add_option("--seeds", o->seeds, "Seeds per sampler (>= 1)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "First seed; sampler runs use seed, seed+1, ...")
