@@ -43,8 +43,8 @@ constexpr std::size_t kMinRateTrials = 3;
 double nonnegative(const CsvTable& t, std::size_t r, const std::string& c, bool allow_inf) {
   const double v = t.number(r, c);
   if (std::isnan(v) || v < 0 || (!allow_inf && std::isinf(v)))
-    unusable(fmt::format("row {}: {} is '{}'; expected a {}number >= 0", r + 2, c, t.text(r, c),
-                         allow_inf ? "" : "finite "));
+    unusable(fmt::format("row {}: {} is '{}'; expected a {}number >= 0", CsvTable::line_of(r), c,
+                         t.text(r, c), allow_inf ? "" : "finite "));
   return v;
 }
 
@@ -62,8 +62,8 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
                        has_form ? "," + t.text(r, "form") : "");
   };
   auto row_name = [&](std::size_t r) {
-    return fmt::format("row {} ({} {} s={} trial={})", r + 2, group_of(r), t.text(r, "estimator"),
-                       t.text(r, "s"), t.text(r, "trial"));
+    return fmt::format("row {} ({} {} s={} trial={})", CsvTable::line_of(r), group_of(r),
+                       t.text(r, "estimator"), t.text(r, "s"), t.text(r, "trial"));
   };
 
   // 1-2. Certificate and uniform bound, every row against its own bounds.

@@ -18,25 +18,13 @@ namespace poslsh {
 
 namespace {
 
-// Integer field in [lo, hi]; throws naming row and column otherwise.
-std::int64_t integer_field(const CsvTable& t, std::size_t row, const std::string& col,
-                           std::int64_t lo, std::int64_t hi, const std::string& range) {
-  const double v = t.number(row, col);
-  if (!std::isfinite(v) || v != std::floor(v) || v < static_cast<double>(lo) ||
-      v > static_cast<double>(hi))
-    throw std::invalid_argument(
-        fmt::format("row {}, column {}: expected an integer in {}, got '{}'", row + 1, col, range,
-                    t.text(row, col)));
-  return static_cast<std::int64_t>(v);
-}
-
 // Finite positive field.
 double positive_field(const CsvTable& t, std::size_t row, const std::string& col) {
   const double v = t.number(row, col);
   if (!std::isfinite(v) || !(v > 0))
     throw std::invalid_argument(
-        fmt::format("row {}, column {}: expected a finite number > 0, got '{}'", row + 1, col,
-                    t.text(row, col)));
+        fmt::format("row {}, column {}: expected a finite number > 0, got '{}'",
+                    CsvTable::line_of(row), col, t.text(row, col)));
   return v;
 }
 
@@ -148,9 +136,9 @@ std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table) {
       c.sigma_text = table.text(r, "sigma");
       c.s_text = table.text(r, "s");
       c.s_log_c_text = table.text(r, "s_log_c");
-      c.n = integer_field(table, r, "n", 1, kMaxN, "[1, 2^50]");
+      c.n = table.integer(r, "n", 1, kMaxN);
       c.sigma = positive_field(table, r, "sigma");
-      c.s = integer_field(table, r, "s", 1, std::numeric_limits<std::int32_t>::max(), "[1, 2^31)");
+      c.s = table.integer(r, "s", 1, std::numeric_limits<std::int32_t>::max());
       c.s_log_c = c.s_log_c_text.empty() ? 0.0 : positive_field(table, r, "s_log_c");
       if (c.s_log_c > 0) {
         const std::int64_t want = SampleCount{0, c.s_log_c}.s_at(c.n);
@@ -158,12 +146,13 @@ std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table) {
           throw std::invalid_argument(fmt::format(
               "row {}, column s: s = {} but s_log_c = {} needs s = max(1, ceil(c ln n)) = {} "
               "at n = {}",
-              r + 1, c.s, c.s_log_c_text, want, c.n));
+              CsvTable::line_of(r), c.s, c.s_log_c_text, want, c.n));
       }
       c.p = table.number(r, "p");
       if (!(c.p > 0 && c.p < 1))
-        throw std::invalid_argument(fmt::format(
-            "row {}, column p: expected a number in (0, 1), got '{}'", r + 1, table.text(r, "p")));
+        throw std::invalid_argument(
+            fmt::format("row {}, column p: expected a number in (0, 1), got '{}'",
+                        CsvTable::line_of(r), table.text(r, "p")));
       it = index.emplace(key, cells.size()).first;
       cells.push_back(std::move(c));
       pitch_sum.push_back(0);
@@ -173,18 +162,15 @@ std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table) {
     if (table.number(r, "p") != c.p)
       throw std::invalid_argument(
           fmt::format("row {}, column p: {} differs from p = {} of the earlier rows of cell {}",
-                      r + 1, table.text(r, "p"), format_double(c.p), cell_name(c)));
-    const std::int64_t trial =
-        integer_field(table, r, "trial", 0, std::int64_t{1} << 62, "[0, 2^62]");
+                      CsvTable::line_of(r), table.text(r, "p"), format_double(c.p), cell_name(c)));
+    const std::int64_t trial = table.integer(r, "trial", 0, std::int64_t{1} << 62);
     if (!trials_seen[it->second].insert(trial).second)
       throw std::invalid_argument(fmt::format(
           "row {}, column trial: trial {} repeats in cell {}; expected independent trials, "
           "each once",
-          r + 1, trial, cell_name(c)));
-    const std::int64_t b =
-        integer_field(table, r, "b_max", 1, c.n, fmt::format("[1, n = {}]", c.n));
-    const std::int64_t bound =
-        integer_field(table, r, "b_max_bound", 1, c.n, fmt::format("[1, n = {}]", c.n));
+          CsvTable::line_of(r), trial, cell_name(c)));
+    const std::int64_t b = table.integer(r, "b_max", 1, c.n);
+    const std::int64_t bound = table.integer(r, "b_max_bound", 1, c.n);
     const std::string bound_key = key + "|" + table.text(r, "p");
     auto bit = bound_cache.find(bound_key);
     if (bit == bound_cache.end())
@@ -193,7 +179,8 @@ std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table) {
       throw std::invalid_argument(fmt::format(
           "row {}: b_max_bound {} disagrees with its recomputation {} from (n, sigma, s, p) = "
           "({}, {}, {}, {})",
-          r + 1, bound, bit->second, c.n_text, c.sigma_text, c.s_text, table.text(r, "p")));
+          CsvTable::line_of(r), bound, bit->second, c.n_text, c.sigma_text, c.s_text,
+          table.text(r, "p")));
     c.b_max_bound = bound;
     c.b_max.push_back(b);
     if (b > bound) ++c.exceed_bound;

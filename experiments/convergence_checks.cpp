@@ -47,21 +47,13 @@ std::string group_name(const Group& g) {
                      std::get<1>(g), std::get<2>(g));
 }
 
-// Row r (1-based CSV line r + 2), column c as a finite number >= 0.
+// Row r, column c as a finite number >= 0.
 double measured(const CsvTable& t, std::size_t r, const std::string& c) {
   const double v = t.number(r, c);
   if (!std::isfinite(v) || v < 0)
-    unusable(
-        fmt::format("row {}: {} is '{}'; expected a finite number >= 0", r + 2, c, t.text(r, c)));
+    unusable(fmt::format("row {}: {} is '{}'; expected a finite number >= 0", CsvTable::line_of(r),
+                         c, t.text(r, c)));
   return v;
-}
-
-// A positive integer parameter (n, s).
-std::int64_t integer_parameter(const CsvTable& t, std::size_t r, const std::string& c) {
-  const double v = t.number(r, c);
-  if (!(v >= 1) || v != std::floor(v) || v > 9.0e15)
-    unusable(fmt::format("row {}: {} is '{}'; expected an integer >= 1", r + 2, c, t.text(r, c)));
-  return static_cast<std::int64_t>(v);
 }
 
 // Throws unless the table's bound column equals its recomputation.
@@ -74,7 +66,7 @@ void expect_recomputed(const CsvTable& t, std::size_t r, const std::string& c, d
   unusable(
       fmt::format("row {}: {} {} disagrees with its recomputation {} from (n, sigma, s, p, "
                   "form): the table was edited or written by another version",
-                  r + 2, c, t.text(r, c), recomputed));
+                  CsvTable::line_of(r), c, t.text(r, c), recomputed));
 }
 
 struct Row {
@@ -113,8 +105,8 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
   for (std::size_t r = 0; r < nrows; ++r) {
     Row x;
     x.r = r;
-    const std::int64_t n = integer_parameter(table, r, "n");
-    const std::int64_t s = integer_parameter(table, r, "s");
+    const std::int64_t n = table.integer(r, "n", 1, std::int64_t{1} << 50);
+    const std::int64_t s = table.integer(r, "s", 1, std::int64_t{1} << 40);
     const double sigma = table.number(r, "sigma");
     const double p = has_p ? table.number(r, "p") : 0.01;
     std::string form_name = has_form ? table.text(r, "form") : "";
@@ -122,11 +114,12 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
     if (form_name == "causal")
       form = Form::kCausal;
     else if (has_form && form_name != "symmetric")
-      unusable(fmt::format("row {}: form is '{}'; expected symmetric or causal", r + 2, form_name));
+      unusable(fmt::format("row {}: form is '{}'; expected symmetric or causal",
+                           CsvTable::line_of(r), form_name));
     try {
       validate_bound_parameters(n, sigma, s, p);
     } catch (const std::invalid_argument& e) {
-      unusable(fmt::format("row {}: {}", r + 2, e.what()));
+      unusable(fmt::format("row {}: {}", CsvTable::line_of(r), e.what()));
     }
     x.p = p;
     x.group = {form_name, static_cast<double>(n), sigma};
@@ -134,7 +127,8 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
     x.trial = table.number(r, "trial");
     const std::string& status = table.text(r, "status");
     if (status != "ok" && status != "not_converged")
-      unusable(fmt::format("row {}: status is '{}'; expected ok or not_converged", r + 2, status));
+      unusable(fmt::format("row {}: status is '{}'; expected ok or not_converged",
+                           CsvTable::line_of(r), status));
     x.ok = status == "ok";
     x.max_error = measured(table, r, "max_error");
     if (has_inf) measured(table, r, "inf_error");
@@ -174,7 +168,7 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
       unusable(
           fmt::format("row {}: a second row for (form, n, sigma, s, trial) = ({}, s={}, "
                       "trial={}); expected one row per trial",
-                      x.r + 2, group_name(x.group), x.s, x.trial));
+                      CsvTable::line_of(x.r), group_name(x.group), x.s, x.trial));
     if (x.ok) {
       ++c.spectral_trials;
       c.spectral += x.spectral_upper > x.spectral_bound;
@@ -232,7 +226,7 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
       if (std::isnan(v) || v <= 0) continue;
       if (x.*bound / v < slack) {
         slack = x.*bound / v;
-        slack_row = x.r + 2;
+        slack_row = CsvTable::line_of(x.r);
       }
     }
     const Verdict verdict =

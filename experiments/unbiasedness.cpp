@@ -61,14 +61,8 @@ std::vector<CsvRow> unbiasedness_cell_rows(std::int64_t n, double sigma, std::in
 
 namespace {
 
-// A non-negative integer cell, or the table is unusable.
-std::int64_t integer_cell(const CsvTable& t, std::size_t r, const std::string& col) {
-  const double v = t.number(r, col);
-  if (!std::isfinite(v) || v < 0 || v != std::floor(v) || v > 9.0e15)
-    throw std::invalid_argument(fmt::format("row {}: {} must be a non-negative integer, got '{}'",
-                                            r + 2, col, t.text(r, col)));
-  return static_cast<std::int64_t>(v);
-}
+// Counts and positions are integers in [0, 2^53): exact in a double.
+constexpr std::int64_t kMaxCell = std::int64_t{1} << 53;
 
 struct Group {
   std::int64_t n = 0, hashes = 0, batch = 0;
@@ -86,40 +80,46 @@ std::vector<Group> read_groups(const CsvTable& t) {
   std::map<std::tuple<std::int64_t, double, std::string>, std::size_t> index;
   std::vector<Group> groups;
   for (std::size_t r = 0; r < t.size(); ++r) {
-    const std::int64_t n = integer_cell(t, r, "n");
+    const std::int64_t n = t.integer(r, "n", 0, kMaxCell);
     const double sigma = t.number(r, "sigma");
     if (!std::isfinite(sigma) || !(sigma > 0))
-      throw std::invalid_argument(fmt::format("row {}: sigma must be finite and > 0", r + 2));
+      throw std::invalid_argument(
+          fmt::format("row {}: sigma must be finite and > 0", CsvTable::line_of(r)));
     const std::string region = t.text(r, "region");
     const CobinRegion reg = parse_cobin_region(region);
-    if (n < 4) throw std::invalid_argument(fmt::format("row {}: n must be >= 4", r + 2));
-    const std::int64_t anchor = integer_cell(t, r, "anchor");
+    if (n < 4)
+      throw std::invalid_argument(fmt::format("row {}: n must be >= 4", CsvTable::line_of(r)));
+    const std::int64_t anchor = t.integer(r, "anchor", 0, kMaxCell);
     if (anchor != cobin_anchor(reg, n))
       throw std::invalid_argument(fmt::format("row {}: anchor {} is not the {} anchor {} of n = {}",
-                                              r + 2, anchor, region, cobin_anchor(reg, n), n));
-    const std::int64_t off = integer_cell(t, r, "t");
+                                              CsvTable::line_of(r), anchor, region,
+                                              cobin_anchor(reg, n), n));
+    const std::int64_t off = t.integer(r, "t", 0, kMaxCell);
     const bool room = reg == CobinRegion::kEnd ? anchor - off >= 0 : anchor + off <= n - 1;
     if (off < 1 || !room)
-      throw std::invalid_argument(fmt::format(
-          "row {}: offset t = {} leaves [0, n) from the {} anchor", r + 2, off, region));
-    const std::int64_t hashes = integer_cell(t, r, "hashes"), batch = integer_cell(t, r, "batch");
+      throw std::invalid_argument(
+          fmt::format("row {}: offset t = {} leaves [0, n) from the {} anchor",
+                      CsvTable::line_of(r), off, region));
+    const std::int64_t hashes = t.integer(r, "hashes", 0, kMaxCell),
+                       batch = t.integer(r, "batch", 0, kMaxCell);
     if (batch < 1 || hashes < batch || hashes % batch != 0)
-      throw std::invalid_argument(fmt::format(
-          "row {}: hashes ({}) must be a positive multiple of batch ({})", r + 2, hashes, batch));
-    const std::int64_t k = integer_cell(t, r, "cobinned");
-    const std::int64_t sumsq = integer_cell(t, r, "batch_cobinned_sumsq");
+      throw std::invalid_argument(
+          fmt::format("row {}: hashes ({}) must be a positive multiple of batch ({})",
+                      CsvTable::line_of(r), hashes, batch));
+    const std::int64_t k = t.integer(r, "cobinned", 0, kMaxCell);
+    const std::int64_t sumsq = t.integer(r, "batch_cobinned_sumsq", 0, kMaxCell);
     const std::int64_t batches = hashes / batch;
     // Cauchy-Schwarz and 0 <= K_b <= batch bound the sum of squares.
     if (k > hashes || sumsq > batch * k || sumsq * batches < k * k)
       throw std::invalid_argument(fmt::format(
-          "row {}: counts out of range (cobinned {} of {} hashes, batch sum of squares {})", r + 2,
-          k, hashes, sumsq));
+          "row {}: counts out of range (cobinned {} of {} hashes, batch sum of squares {})",
+          CsvTable::line_of(r), k, hashes, sumsq));
     const double expected = static_cast<double>(hashes) * cobin_probability(sigma, off);
     const double written = t.number(r, "expected");
     if (!(std::abs(written - expected) <= 1e-9 * std::max(1.0, expected)))
       throw std::invalid_argument(fmt::format(
-          "row {}: expected {} disagrees with its recomputation hashes exp(-t/sigma) = {}", r + 2,
-          t.text(r, "expected"), format_double(expected)));
+          "row {}: expected {} disagrees with its recomputation hashes exp(-t/sigma) = {}",
+          CsvTable::line_of(r), t.text(r, "expected"), format_double(expected)));
     const auto key = std::tuple{n, sigma, region};
     auto [it, fresh] = index.try_emplace(key, groups.size());
     if (fresh) groups.push_back({n, hashes, batch, sigma, region, {}, {}, {}, {}});
@@ -127,10 +127,10 @@ std::vector<Group> read_groups(const CsvTable& t) {
     if (g.hashes != hashes || g.batch != batch)
       throw std::invalid_argument(
           fmt::format("row {}: the rows of {} must share one hash set (hashes and batch differ)",
-                      r + 2, group_name(g)));
+                      CsvTable::line_of(r), group_name(g)));
     if (std::find(g.t.begin(), g.t.end(), off) != g.t.end())
-      throw std::invalid_argument(
-          fmt::format("row {}: offset t = {} appears twice in {}", r + 2, off, group_name(g)));
+      throw std::invalid_argument(fmt::format("row {}: offset t = {} appears twice in {}",
+                                              CsvTable::line_of(r), off, group_name(g)));
     g.t.push_back(off);
     g.cobinned.push_back(k);
     g.sumsq.push_back(sumsq);

@@ -29,13 +29,8 @@ void require_columns(const CsvTable& t, const std::vector<std::string>& want) {
   }
 }
 
-std::int64_t integer_field(const CsvTable& t, std::size_t r, const std::string& col) {
-  const double v = t.number(r, col);
-  if (!std::isfinite(v) || v != std::floor(v) || std::abs(v) > 9.0e15)
-    throw std::invalid_argument(
-        fmt::format("row {}: {} must be an integer, got '{}'", r + 2, col, t.text(r, col)));
-  return static_cast<std::int64_t>(v);
-}
+// Sample ids and positions: integers exact in a double.
+constexpr std::int64_t kMaxField = std::int64_t{1} << 53;
 
 }  // namespace
 
@@ -48,24 +43,26 @@ std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n)
   std::int64_t sample = 0, expect_start = 0;
   bool open = false;
   VerifySample cur;
-  const auto close = [&](std::size_t r) {
+  // Closes the sample whose last block is on row `last`.
+  const auto close = [&](std::size_t last) {
     if (expect_start != n)
       throw std::invalid_argument(fmt::format(
           "row {}: sample {} covers [0, {}) only; every sample must be a partition of [0, {})",
-          r + 1, sample, expect_start, n));
+          CsvTable::line_of(last), sample, expect_start, n));
     out.push_back(cur);
   };
   for (std::size_t r = 0; r < t.size(); ++r) {
-    const std::int64_t id = integer_field(t, r, "sample");
-    const std::int64_t start = integer_field(t, r, "start"), end = integer_field(t, r, "end");
+    const std::int64_t id = t.integer(r, "sample", -kMaxField, kMaxField);
+    const std::int64_t start = t.integer(r, "start", -kMaxField, kMaxField),
+                       end = t.integer(r, "end", -kMaxField, kMaxField);
     if (!open || id != sample) {
       if (open) {
-        close(r);
+        close(r - 1);
         if (id < sample)
           throw std::invalid_argument(fmt::format(
               "row {}: sample {} after sample {}: rows of a sample must be together, samples in "
               "increasing order",
-              r + 2, id, sample));
+              CsvTable::line_of(r), id, sample));
       }
       open = true;
       sample = id;
@@ -76,11 +73,11 @@ std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n)
       throw std::invalid_argument(
           fmt::format("row {}: sample {} block [{}, {}) should start at {} (blocks must be sorted, "
                       "contiguous and non-overlapping)",
-                      r + 2, id, start, end, expect_start));
+                      CsvTable::line_of(r), id, start, end, expect_start));
     if (end <= start || end > n)
       throw std::invalid_argument(
-          fmt::format("row {}: sample {} block [{}, {}) is empty or ends past n = {}", r + 2, id,
-                      start, end, n));
+          fmt::format("row {}: sample {} block [{}, {}) is empty or ends past n = {}",
+                      CsvTable::line_of(r), id, start, end, n));
     cur.b_max = std::max(cur.b_max, end - start);
     for (int a = 0; a < 3; ++a) {
       if (anchors[a] < start || anchors[a] >= end) continue;
@@ -88,7 +85,7 @@ std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n)
     }
     expect_start = end;
   }
-  if (open) close(t.size());
+  if (open) close(t.size() - 1);
   return out;
 }
 
@@ -96,18 +93,18 @@ std::vector<VerifySample> samples_from_hashes(const CsvTable& t, std::int64_t n)
   require_columns(t, {"sample", "pitch", "shift"});
   std::vector<VerifySample> out;
   for (std::size_t r = 0; r < t.size(); ++r) {
-    const std::int64_t id = integer_field(t, r, "sample");
-    if (r > 0 && id <= integer_field(t, r - 1, "sample"))
+    const std::int64_t id = t.integer(r, "sample", -kMaxField, kMaxField);
+    if (r > 0 && id <= t.integer(r - 1, "sample", -kMaxField, kMaxField))
       throw std::invalid_argument(
-          fmt::format("row {}: sample ids must be increasing (got {} after {})", r + 2, id,
-                      integer_field(t, r - 1, "sample")));
+          fmt::format("row {}: sample ids must be increasing (got {} after {})",
+                      CsvTable::line_of(r), id, t.integer(r - 1, "sample", -kMaxField, kMaxField)));
     const double pitch = t.number(r, "pitch"), shift = t.number(r, "shift");
     if (!std::isfinite(pitch) || !(pitch > 0))
-      throw std::invalid_argument(
-          fmt::format("row {}: pitch must be finite and > 0, got '{}'", r + 2, t.text(r, "pitch")));
+      throw std::invalid_argument(fmt::format("row {}: pitch must be finite and > 0, got '{}'",
+                                              CsvTable::line_of(r), t.text(r, "pitch")));
     if (!std::isfinite(shift))
-      throw std::invalid_argument(
-          fmt::format("row {}: shift must be finite, got '{}'", r + 2, t.text(r, "shift")));
+      throw std::invalid_argument(fmt::format("row {}: shift must be finite, got '{}'",
+                                              CsvTable::line_of(r), t.text(r, "shift")));
     const PositionalHash h{pitch, shift};
     VerifySample s;
     for (int a = 0; a < 3; ++a) s.runs[a] = cobin_run(h, all_cobin_regions()[a], n);

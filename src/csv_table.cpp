@@ -101,4 +101,15 @@ double CsvTable::number(std::size_t row, const std::string& col) const {
   return v;
 }
 
+std::int64_t CsvTable::integer(std::size_t row, const std::string& col, std::int64_t lo,
+                               std::int64_t hi) const {
+  const double v = number(row, col);
+  if (!std::isfinite(v) || v != std::floor(v) || v < static_cast<double>(lo) ||
+      v > static_cast<double>(hi))
+    throw std::invalid_argument(
+        fmt::format("row {}, column {}: expected an integer in [{}, {}], got '{}'", line_of(row),
+                    col, lo, hi, text(row, col)));
+  return static_cast<std::int64_t>(v);
+}
+
 }  // namespace poslsh

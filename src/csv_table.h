@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,14 @@ class CsvTable {
   const std::string& text(std::size_t row, const std::string& col) const;
   // Field as a double; an empty field is NaN; a non-number throws std::invalid_argument.
   double number(std::size_t row, const std::string& col) const;
+  // Field as an integer in [lo, hi]; otherwise (NaN, fractional, out of
+  // range) throws std::invalid_argument "row L, column C: expected an integer
+  // in [lo, hi], got '...'", L = line_of(row).
+  std::int64_t integer(std::size_t row, const std::string& col, std::int64_t lo,
+                       std::int64_t hi) const;
+  // The line of the file holding data row r (the header is line 1): what
+  // every error message about a table calls "row".
+  static std::size_t line_of(std::size_t row) { return row + 2; }
   const std::vector<std::string>& row(std::size_t r) const { return rows_[r]; }
 
  private:

@@ -215,17 +215,18 @@ TEST(BlocksizeChecks, UnusableTablesThrowNamingRowAndColumn) {
     return as_table(rows);
   };
   EXPECT_NO_THROW(check_blocksize_table(as_table(sound)));
+  // Rows are named by their line in the file (header = line 1), as by every checker.
   // The bound column edited upwards would turn FAIL into PASS.
   EXPECT_NE(thrown(edited(3, kCol_bound, "1000"))
-                .find("row 4: b_max_bound 1000 disagrees with its recomputation " +
+                .find("row 5: b_max_bound 1000 disagrees with its recomputation " +
                       sound[3][kCol_bound] + " from (n, sigma, s, p)"),
             std::string::npos);
   for (const std::string bad : {"nan", "inf", "-3", "0", "2.5", "", "2000000"}) {
-    EXPECT_NE(thrown(edited(5, kCol_b, bad)).find("row 6, column b_max: expected an integer"),
+    EXPECT_NE(thrown(edited(5, kCol_b, bad)).find("row 7, column b_max: expected an integer"),
               std::string::npos)
         << "'" << bad << "'";
   }
-  EXPECT_NE(thrown(edited(5, kCol_bound, "nan")).find("row 6, column b_max_bound"),
+  EXPECT_NE(thrown(edited(5, kCol_bound, "nan")).find("row 7, column b_max_bound"),
             std::string::npos);
   // s = ceil(2 ln 2^20) = 28; 27 is not it.
   {
@@ -235,10 +236,10 @@ TEST(BlocksizeChecks, UnusableTablesThrowNamingRowAndColumn) {
     EXPECT_NE(thrown(as_table(rows)).find("column s: s = 27 but s_log_c = 2 needs"),
               std::string::npos);
   }
-  EXPECT_NE(thrown(edited(7, 8, "0.02")).find("row 8, column p"), std::string::npos);
-  EXPECT_NE(thrown(edited(7, 4, "6")).find("row 8, column trial: trial 6 repeats"),
+  EXPECT_NE(thrown(edited(7, 8, "0.02")).find("row 9, column p"), std::string::npos);
+  EXPECT_NE(thrown(edited(7, 4, "6")).find("row 9, column trial: trial 6 repeats"),
             std::string::npos);
-  EXPECT_NE(thrown(edited(7, 5, "nan")).find("row 8, column max_pitch"), std::string::npos);
+  EXPECT_NE(thrown(edited(7, 5, "nan")).find("row 9, column max_pitch"), std::string::npos);
   // A repeated column name: which one would a reader take?
   {
     Rows rows = sound;

@@ -219,7 +219,7 @@ TEST(BlocksizeChecks, EditedBoundColumnThrows) {
       check_blocksize_table(make_table(spec, kCorrect, edit));
       ADD_FAILURE() << "no throw";
     } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("row 1: b_max_bound"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("row 2: b_max_bound"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("disagrees with its recomputation 79"),
                 std::string::npos)
           << e.what();
