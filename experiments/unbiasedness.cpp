@@ -7,7 +7,6 @@
 #include <cmath>
 #include <map>
 #include <memory>
-#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -141,6 +140,10 @@ std::vector<Group> read_groups(const CsvTable& t) {
 
 }  // namespace
 
+double cobin_scale_level(double alpha, std::size_t groups) {
+  return alpha / 3 / static_cast<double>(groups);
+}
+
 std::vector<CheckOutcome> check_unbiasedness_table(const CsvTable& table, double alpha) {
   const std::vector<Group> groups = read_groups(table);
   std::vector<CheckOutcome> out;
@@ -158,7 +161,7 @@ std::vector<CheckOutcome> check_unbiasedness_table(const CsvTable& table, double
                              .applicable;
   }
   const double mean_level = share / static_cast<double>(rows);
-  const double scale_level = share / static_cast<double>(groups.size());
+  const double scale_level = cobin_scale_level(alpha, groups.size());
   const double disp_level = share / static_cast<double>(std::max<std::size_t>(dispersion_rows, 1));
 
   for (const auto& g : groups) {

@@ -45,4 +45,8 @@ std::vector<CsvRow> unbiasedness_cell_rows(std::int64_t n, double sigma, std::in
 std::vector<CheckOutcome> check_unbiasedness_table(const CsvTable& table,
                                                    double alpha = kCheckFamilyAlpha);
 
+// The two-sided level of each scale test in a table of `groups` (n, sigma,
+// region) groups checked at `alpha`: (alpha / 3) / groups.
+double cobin_scale_level(double alpha, std::size_t groups);
+
 }  // namespace poslsh

@@ -136,9 +136,9 @@ VerifyReport verify_samples(const std::vector<VerifySample>& samples, const Veri
     report.samples = counts.hashes();
   }
   report.outcomes = check_unbiasedness_table(CsvTable::parse(rows, "verify"), cobin_alpha);
-  // The scale test's level per group, as check_unbiasedness_table sets it.
   report.detectable_scale =
-      detectable_scale_error(offsets, report.samples, o.sigma, cobin_alpha / 3 / 3, 0.99);
+      detectable_scale_error(offsets, report.samples, o.sigma,
+                             cobin_scale_level(cobin_alpha, all_cobin_regions().size()), 0.99);
 
   const BlockSizeLaw law(o.n, o.sigma, 1);
   const std::int64_t count = static_cast<std::int64_t>(samples.size());
