@@ -25,6 +25,7 @@ const std::vector<std::string>& convergence_columns() {
                                                    "spectral_error",
                                                    "spectral_accuracy",
                                                    "spectral_lower",
+                                                   "spectral_upper",
                                                    "spectral_bound",
                                                    "max_error",
                                                    "max_bound",
@@ -49,6 +50,9 @@ CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
   options.max_iterations = settings.max_lanczos;
   options.seed = settings.seed;
   options.trial = trial;
+  options.starts = settings.lanczos_starts;
+  options.upper_q = settings.upper_q;
+  options.upper_width = settings.upper_width;
   const SpectralErrorResult spectral = spectral_error(error, options);
   const EntrywiseError entrywise = entrywise_error(error);
   const double seconds =
@@ -63,6 +67,7 @@ CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
           ok ? format_double(spectral.value) : "",
           format_double(spectral.accuracy),
           format_double(spectral.lower),
+          format_double(spectral.upper),
           format_double(spectral_bound(n, sigma, s, settings.p, settings.form)),
           format_double(entrywise.max_error),
           format_double(max_bound(n, s, settings.p)),
@@ -96,6 +101,9 @@ Action add_convergence_command(CLI::App& app) {
     bool causal = false;
     double spectral_tol = 1e-6;
     std::int64_t max_lanczos = 5000;
+    int lanczos_starts = 2;
+    double upper_q = 1e-6;
+    double upper_width = 1e-2;
     SweepOptions sweep;
   };
   auto o = std::make_shared<Options>();
@@ -126,6 +134,17 @@ Action add_convergence_command(CLI::App& app) {
   cmd->add_option("--max-lanczos", o->max_lanczos,
                   "Lanczos step cap; a solve that hits it is reported not_converged (>= 1)")
       ->capture_default_str();
+  cmd->add_option("--lanczos-starts", o->lanczos_starts,
+                  "Independent random starts run together (1..8): the estimate is their best, "
+                  "and the certificate fails only if all of them fail")
+      ->capture_default_str();
+  cmd->add_option("--upper-q", o->upper_q,
+                  "spectral_upper holds with probability >= 1 - q over the starts, q in (0, 1)")
+      ->capture_default_str();
+  cmd->add_option("--upper-width", o->upper_width,
+                  "After the estimate converged, iterate until spectral_upper / spectral_lower - 1 "
+                  "<= this (> 0; inf: do not wait)")
+      ->capture_default_str();
   add_sweep_options(*cmd, o->sweep);
   return [o, cmd, sigma_opt, heads_opt] {
     require_nonempty("--n", o->n.size());
@@ -136,6 +155,14 @@ Action add_convergence_command(CLI::App& app) {
     require_open_unit("--p", o->p);
     require_positive_finite("--spectral-tol", o->spectral_tol);
     require_at_least("--max-lanczos", o->max_lanczos, 1);
+    require_at_least("--lanczos-starts", o->lanczos_starts, 1);
+    if (o->lanczos_starts > 8)
+      throw UsageError(
+          fmt::format("--lanczos-starts must be an integer in [1, 8], got {}", o->lanczos_starts));
+    require_open_unit("--upper-q", o->upper_q);
+    if (!(o->upper_width > 0))
+      throw UsageError(fmt::format("--upper-width must be > 0 (inf: do not wait), got {}",
+                                   format_double(o->upper_width)));
     std::vector<double> sigmas = o->sigma;
     if (heads_opt->count() > 0 && o->alibi_heads != 0) {
       if (sigma_opt->count() > 0)
@@ -157,6 +184,9 @@ Action add_convergence_command(CLI::App& app) {
     settings.p = o->p;
     settings.spectral_tol = o->spectral_tol;
     settings.max_lanczos = o->max_lanczos;
+    settings.lanczos_starts = o->lanczos_starts;
+    settings.upper_q = o->upper_q;
+    settings.upper_width = o->upper_width;
     settings.seed = o->seed;
 
     Sweep sweep;

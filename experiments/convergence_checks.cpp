@@ -76,7 +76,11 @@ struct Row {
   double trial;
   double p;
   bool ok;
-  double spectral_upper;  // spectral_error (1 + accuracy), ok rows only
+  // The solver's interval on the norm: lower is a Ritz value (a lower bound up
+  // to rounding, on every row); upper is certified with probability >= 1 - q
+  // (spectral_upper), or, for tables without that column, the estimate's
+  // bracket spectral_error (1 + accuracy) on ok rows (NaN elsewhere).
+  double spectral_lower, spectral_upper;
   double spectral_error;
   double max_error, b_max;
   double spectral_bound, max_bound, b_max_bound;
@@ -92,6 +96,8 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
   const bool has_p = table.has_column("p");
   const bool has_bmax_bound = table.has_column("b_max_bound");
   const bool has_inf = table.has_column("inf_error");
+  const bool has_upper = table.has_column("spectral_upper");
+  const bool has_lower = table.has_column("spectral_lower");
   const std::size_t nrows = table.size();
   if (nrows == 0) {
     out.push_back({"rows", Verdict::kFail, "the table has no rows"});
@@ -133,15 +139,29 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
     x.max_error = measured(table, r, "max_error");
     if (has_inf) measured(table, r, "inf_error");
     x.b_max = measured(table, r, "b_max");
-    if (x.ok) {
-      x.spectral_error = measured(table, r, "spectral_error");
-      // The upper end of the solver's bracket: a violation cannot hide in the
-      // solver's tolerance.
-      x.spectral_upper = x.spectral_error * (1 + measured(table, r, "spectral_accuracy"));
+    constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+    x.spectral_error = x.ok ? measured(table, r, "spectral_error") : kNaN;
+    if (!x.ok) ++not_converged;
+    x.spectral_lower = has_lower ? measured(table, r, "spectral_lower") : x.spectral_error;
+    if (has_upper) {
+      x.spectral_upper = table.number(r, "spectral_upper");
+      if (std::isnan(x.spectral_upper) || x.spectral_upper < x.spectral_lower)
+        unusable(
+            fmt::format("row {}: spectral_upper is '{}'; expected a number >= spectral_lower "
+                        "(+inf when nothing is certified)",
+                        CsvTable::line_of(r), table.text(r, "spectral_upper")));
     } else {
-      ++not_converged;
-      x.spectral_error = x.spectral_upper = std::numeric_limits<double>::quiet_NaN();
+      x.spectral_upper =
+          x.ok ? x.spectral_error * (1 + measured(table, r, "spectral_accuracy")) : kNaN;
     }
+    if (x.ok && !(x.spectral_lower <= x.spectral_error * (1 + 1e-12) &&
+                  x.spectral_error <= x.spectral_upper * (1 + 1e-12)))
+      unusable(
+          fmt::format("row {}: spectral_error {} lies outside [spectral_lower, "
+                      "spectral_upper] = [{}, {}]",
+                      CsvTable::line_of(r), table.text(r, "spectral_error"),
+                      has_lower ? table.text(r, "spectral_lower") : "-",
+                      has_upper ? table.text(r, "spectral_upper") : "-"));
     x.spectral_bound = spectral_bound(n, sigma, s, p, form);
     x.max_bound = max_bound(n, s, p);
     x.b_max_bound = static_cast<double>(b_max_bound(n, sigma, s, p));
@@ -154,7 +174,10 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
   // Cells (form, n, sigma, s) and rate groups (form, n, sigma, with their
   // per-trial errors by s).
   struct Cell {
-    std::int64_t trials = 0, spectral_trials = 0, spectral = 0, max = 0, b_max = 0;
+    // spectral: rows whose lower end is above the bound (certain violations);
+    // spectral_undecided: rows whose interval straddles the bound.
+    std::int64_t trials = 0, spectral_trials = 0, spectral = 0, spectral_within = 0,
+                 spectral_undecided = 0, max = 0, b_max = 0;
   };
   // (form, n, sigma, s, p): a merged table may hold runs at several p.
   std::map<std::tuple<std::string, double, double, double, double>, Cell> cells;
@@ -169,11 +192,18 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
           fmt::format("row {}: a second row for (form, n, sigma, s, trial) = ({}, s={}, "
                       "trial={}); expected one row per trial",
                       CsvTable::line_of(x.r), group_name(x.group), x.s, x.trial));
-    if (x.ok) {
+    // A row is within the bound when its upper end is, a violation when its
+    // lower end is above it, undecided in between; rows without an upper end
+    // (not converged, older table) count only when their lower end decides.
+    if (x.ok || has_lower) {
       ++c.spectral_trials;
-      c.spectral += x.spectral_upper > x.spectral_bound;
-      spectral_series[x.group][x.trial][x.s] = x.spectral_error;
+      const bool above = x.spectral_lower > x.spectral_bound;
+      c.spectral += above;
+      const bool within = x.spectral_upper <= x.spectral_bound;
+      c.spectral_within += within;
+      c.spectral_undecided += !above && !within;
     }
+    if (x.ok) spectral_series[x.group][x.trial][x.s] = x.spectral_error;
     c.max += x.max_error > x.max_bound;
     c.b_max += x.b_max > x.b_max_bound;
     max_series[x.group][x.trial][x.s] = x.max_error;
@@ -223,7 +253,7 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
     std::size_t slack_row = 0;
     for (const Row& x : rows) {
       const double v = x.*value;
-      if (std::isnan(v) || v <= 0) continue;
+      if (!std::isfinite(v) || v <= 0) continue;
       if (x.*bound / v < slack) {
         slack = x.*bound / v;
         slack_row = CsvTable::line_of(x.r);
@@ -247,6 +277,33 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
   };
   bound_outcome("spectral", &Cell::spectral, &Cell::spectral_trials, &Row::spectral_upper,
                 &Row::spectral_bound, true);
+  {
+    // Undecided rows: the certified interval straddles the bound. If counting
+    // them as violations could change a cell's verdict, say so.
+    std::int64_t undecided = 0, could_fail = 0, within = 0;
+    for (const auto& [key, c] : cells) {
+      undecided += c.spectral_undecided;
+      within += c.spectral_within;
+      could_fail += c.spectral + c.spectral_undecided >
+                    allowed_violations(c.spectral_trials, std::get<4>(key), bound_level);
+    }
+    out.push_back(
+        {"spectral interval", could_fail > 0 ? Verdict::kInfo : Verdict::kNotApplicable,
+         fmt::format(
+             "{} rows within the bound by spectral_upper{}, {} undecided (interval "
+             "[spectral_lower, spectral_upper] straddles the bound){}",
+             within,
+             has_upper ? fmt::format(" (certified, failure probability per row as "
+                                     "written by the solver)")
+                       : std::string(" (no spectral_upper column: an older table; the upper "
+                                     "end is the estimate's bracket spectral_error (1 + "
+                                     "spectral_accuracy), not a certificate)"),
+             undecided,
+             could_fail > 0 ? fmt::format("; {} cells could fail if they were violations: rerun "
+                                          "with a smaller --upper-width",
+                                          could_fail)
+                            : "")});
+  }
   bound_outcome("max", &Cell::max, &Cell::trials, &Row::max_error, &Row::max_bound, false);
   bound_outcome("b_max", &Cell::b_max, &Cell::trials, &Row::b_max, &Row::b_max_bound, false);
   out.push_back({"spectral solves", Verdict::kNotApplicable,

@@ -116,12 +116,118 @@ void ErrorOperator::perform_transpose_op(const Scalar* x, Scalar* y) const {
   }
 }
 
+namespace {
+
+// Lane-parallel versions of perform_op / perform_transpose_op: the same
+// arithmetic per lane, in the same order (so each lane matches the
+// single-vector product exactly), with kLanes independent recursions
+// interleaved, which the compiler turns into SIMD.
+enum class LaneProduct { kForward, kTranspose };
+
+template <int kLanes>
+void prefix_sums_lanes(const double* x, std::int64_t n, std::vector<double>& P) {
+  P.resize(static_cast<std::size_t>((n + 1) * kLanes));
+  for (int l = 0; l < kLanes; ++l) P[l] = 0.0;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (int l = 0; l < kLanes; ++l)
+      P[(i + 1) * kLanes + l] = P[i * kLanes + l] + x[i * kLanes + l];
+}
+
+template <int kLanes>
+void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct which,
+                         const double* x, double* y, std::vector<double>& prefix,
+                         std::vector<double>& diff) {
+  const std::int64_t n = mask.rows();
+  prefix_sums_lanes<kLanes>(x, n, prefix);
+  diff.assign(static_cast<std::size_t>((n + 1) * kLanes), 0.0);
+  const double* P = prefix.data();
+  double* D = diff.data();
+  const double inv_s = 1.0 / static_cast<double>(mask.num_hashes());
+  double acc[kLanes] = {}, f[kLanes] = {}, g[kLanes] = {};
+  const bool symmetric = form == Form::kSymmetric;
+  if (symmetric) {
+    mask.scatter_lanes(BlockValue::kSum, P, D, kLanes);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (int l = 0; l < kLanes; ++l) {
+        const std::int64_t e = i * kLanes + l;
+        acc[l] += D[e];
+        f[l] = x[e] + r * f[l];
+        y[e] = acc[l] * inv_s - f[l] + x[e];
+      }
+  } else if (which == LaneProduct::kForward) {
+    mask.scatter_lanes(BlockValue::kPrefixAtStart, P, D, kLanes);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (int l = 0; l < kLanes; ++l) {
+        const std::int64_t e = i * kLanes + l;
+        acc[l] += D[e];
+        f[l] = x[e] + r * f[l];
+        y[e] = (P[e + kLanes] - acc[l] * inv_s) - f[l];
+      }
+    return;
+  } else {
+    mask.scatter_lanes(BlockValue::kPrefixAtEnd, P, D, kLanes);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (int l = 0; l < kLanes; ++l) {
+        const std::int64_t e = i * kLanes + l;
+        acc[l] += D[e];
+        y[e] = acc[l] * inv_s - P[e];
+      }
+  }
+  // Backward recursion (symmetric L*, or the transposed causal L*_c).
+  for (std::int64_t i = n - 1; i >= 0; --i)
+    for (int l = 0; l < kLanes; ++l) {
+      const std::int64_t e = i * kLanes + l;
+      g[l] = x[e] + r * g[l];
+      y[e] -= g[l];
+    }
+}
+
+void error_product_dispatch(const MaskMean& mask, double r, Form form, LaneProduct which,
+                            const double* x, double* y, int lanes, std::vector<double>& prefix,
+                            std::vector<double>& diff) {
+  switch (lanes) {
+#define POSLSH_LANES_CASE(L) \
+  case L:                    \
+    return error_product_lanes<L>(mask, r, form, which, x, y, prefix, diff);
+    POSLSH_LANES_CASE(1)
+    POSLSH_LANES_CASE(2)
+    POSLSH_LANES_CASE(3)
+    POSLSH_LANES_CASE(4)
+    POSLSH_LANES_CASE(5)
+    POSLSH_LANES_CASE(6)
+    POSLSH_LANES_CASE(7)
+    POSLSH_LANES_CASE(8)
+#undef POSLSH_LANES_CASE
+    default:
+      throw std::invalid_argument("error_operator: lanes must be in [1, 8], got " +
+                                  std::to_string(lanes));
+  }
+}
+
+}  // namespace
+
+void ErrorOperator::perform_op_lanes(const Scalar* x, Scalar* y, int lanes) const {
+  error_product_dispatch(mask_, kernel_.ratio(), form(), LaneProduct::kForward, x, y, lanes,
+                         prefix_, diff_);
+}
+
+void ErrorOperator::perform_transpose_op_lanes(const Scalar* x, Scalar* y, int lanes) const {
+  error_product_dispatch(mask_, kernel_.ratio(), form(), LaneProduct::kTranspose, x, y, lanes,
+                         prefix_, diff_);
+}
+
 Eigen::MatrixXd ErrorOperator::dense() const { return mask_.dense() - kernel_.dense(); }
 
 void NormalOperator::perform_op(const Scalar* x, Scalar* y) const {
   scratch_.resize(static_cast<std::size_t>(rows()));
   error_.perform_op(x, scratch_.data());
   error_.perform_transpose_op(scratch_.data(), y);
+}
+
+void NormalOperator::perform_op_lanes(const Scalar* x, Scalar* y, int lanes) const {
+  scratch_.resize(static_cast<std::size_t>(rows() * lanes));
+  error_.perform_op_lanes(x, scratch_.data(), lanes);
+  error_.perform_transpose_op_lanes(scratch_.data(), y, lanes);
 }
 
 }  // namespace poslsh

@@ -92,7 +92,86 @@ void scatter_blocks(const TiledBlocks& tiled, std::int64_t s, const double* P, d
   }
 }
 
+// scatter_blocks on kLanes interleaved vectors. state holds, per hash, the
+// previous value of each lane then the prefix sum at the next start of each.
+template <BlockValue kValue, int kLanes>
+void scatter_blocks_lanes(const TiledBlocks& tiled, std::int64_t s, const double* P, double* D,
+                          std::vector<double>& state) {
+  state.assign(static_cast<std::size_t>(s * 2 * kLanes), 0.0);
+  const std::uint32_t* seg = tiled.starts.data();
+  const std::int64_t* off = tiled.offsets.data();
+  const auto num_segments = static_cast<std::int64_t>(tiled.offsets.size()) - 1;
+  for (std::int64_t t = 0; t < num_segments; ++t) {
+    const std::int64_t first = off[t], last = off[t + 1] - 1;
+    if (last <= first) continue;
+    double* h = state.data() + (t % s) * 2 * kLanes;
+    double prev[kLanes], p_lo[kLanes];
+    for (int l = 0; l < kLanes; ++l) {
+      prev[l] = h[l];
+      p_lo[l] = h[kLanes + l];
+    }
+    for (std::int64_t j = first; j < last; ++j) {
+      const double* p_hi = P + static_cast<std::int64_t>(seg[j + 1]) * kLanes;
+      double* d = D + static_cast<std::int64_t>(seg[j]) * kLanes;
+      for (int l = 0; l < kLanes; ++l) {
+        double v;
+        if constexpr (kValue == BlockValue::kSum)
+          v = p_hi[l] - p_lo[l];
+        else if constexpr (kValue == BlockValue::kPrefixAtStart)
+          v = p_lo[l];
+        else
+          v = p_hi[l];
+        d[l] += v - prev[l];
+        prev[l] = v;
+        p_lo[l] = p_hi[l];
+      }
+    }
+    for (int l = 0; l < kLanes; ++l) {
+      h[l] = prev[l];
+      h[kLanes + l] = p_lo[l];
+    }
+  }
+}
+
+template <BlockValue kValue>
+void scatter_lanes_dispatch(const TiledBlocks& tiled, std::int64_t s, const double* P, double* D,
+                            int lanes, std::vector<double>& state) {
+  switch (lanes) {
+    case 1:
+      return scatter_blocks_lanes<kValue, 1>(tiled, s, P, D, state);
+    case 2:
+      return scatter_blocks_lanes<kValue, 2>(tiled, s, P, D, state);
+    case 3:
+      return scatter_blocks_lanes<kValue, 3>(tiled, s, P, D, state);
+    case 4:
+      return scatter_blocks_lanes<kValue, 4>(tiled, s, P, D, state);
+    case 5:
+      return scatter_blocks_lanes<kValue, 5>(tiled, s, P, D, state);
+    case 6:
+      return scatter_blocks_lanes<kValue, 6>(tiled, s, P, D, state);
+    case 7:
+      return scatter_blocks_lanes<kValue, 7>(tiled, s, P, D, state);
+    case 8:
+      return scatter_blocks_lanes<kValue, 8>(tiled, s, P, D, state);
+    default:
+      throw std::invalid_argument("scatter_lanes: lanes must be in [1, 8]");
+  }
+}
+
 }  // namespace
+
+void MaskMean::scatter_lanes(BlockValue value, const double* P, double* D, int lanes) const {
+  const std::int64_t s = num_hashes();
+  switch (value) {
+    case BlockValue::kSum:
+      return scatter_lanes_dispatch<BlockValue::kSum>(tiled_, s, P, D, lanes, lane_state_);
+    case BlockValue::kPrefixAtStart:
+      return scatter_lanes_dispatch<BlockValue::kPrefixAtStart>(tiled_, s, P, D, lanes,
+                                                                lane_state_);
+    case BlockValue::kPrefixAtEnd:
+      return scatter_lanes_dispatch<BlockValue::kPrefixAtEnd>(tiled_, s, P, D, lanes, lane_state_);
+  }
+}
 
 void MaskMean::scatter(BlockValue value, const double* P, double* D) const {
   const std::int64_t s = num_hashes();

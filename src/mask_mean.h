@@ -68,6 +68,11 @@ class MaskMean {
   // The shared core of every O(n + #blocks) product (also ErrorOperator's).
   // Uses internal scratch, like perform_op.
   void scatter(BlockValue value, const double* P, double* D) const;
+  // The same for `lanes` vectors at once (1 <= lanes <= 8), stored interleaved:
+  // entry i of vector j at P[i * lanes + j] (likewise D). The block starts are
+  // read once for all lanes, and each lane gets exactly the sums the
+  // single-vector scatter computes (same operations, same order).
+  void scatter_lanes(BlockValue value, const double* P, double* D, int lanes) const;
 
  private:
   std::int64_t n_;
@@ -78,6 +83,7 @@ class MaskMean {
   mutable std::vector<double> prefix_, diff_;
   TiledBlocks tiled_;  // the block starts again, tile-major, for scatter()
   mutable std::vector<ScatterState> state_;
+  mutable std::vector<double> lane_state_;  // scatter_lanes: per hash, lanes x (prev, p_lo)
 };
 
 }  // namespace poslsh

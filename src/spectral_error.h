@@ -63,11 +63,24 @@
 //   - Symmetric form: both ends of the spectrum are tracked (largest magnitude);
 //     causal form: the normal operator x -> E_c^T E_c x, largest eigenvalue,
 //     then the square root.
+//   - Several independent starts (SpectralErrorOptions::starts, default 2) run
+//     in lockstep as lanes of one product (ErrorOperator::perform_op_lanes).
+//     The estimate is their best Ritz value, and its accuracy includes their
+//     disagreement: a start nearly orthogonal to the top eigenvector sits on a
+//     plateau that the rise rule cannot see (docs/MATH.md §9).
+//   - A certified upper end (Kuczynski-Wozniakowski, gap-free, both ends of E
+//     or E_c^T E_c; docs/MATH.md §9): the norm is <= upper with probability
+//     >= 1 - upper_q over the starts. The solve waits for a relative width
+//     upper/lower - 1 <= upper_width (default 1e-2) after the estimate met
+//     its tolerance. Cost: a product on m lanes streams m vectors, so it costs
+//     about m single products at large n (memory-bound); the lanes share the
+//     block-start stream and the loop overheads only.
 // A Spectra SymEigsSolver path (residual-based) is kept as the reference.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -84,9 +97,20 @@ struct SpectralErrorOptions {
   // Cap on Lanczos steps; each step is one product with the symmetric error
   // operator, or two (E_c and E_c^T) in the causal form.
   std::int64_t max_iterations = 5000;
-  // Start vector: standard normal entries from Stream(seed, trial, 0, kLanczosStart).
+  // Start vectors: standard normal entries from Stream(seed, trial, l,
+  // kLanczosStart) for start l = 0 .. starts - 1.
   std::uint64_t seed = 0;
   std::uint64_t trial = 0;
+  // Independent random starts, run in lockstep as lanes of one product (1..8).
+  // They guard the estimate (a start nearly orthogonal to the top eigenvector
+  // sits on a plateau below the others: the lanes must agree) and tighten the
+  // certificate (all starts fall short together with probability p^starts).
+  int starts = 2;
+  // The certified upper end holds with probability >= 1 - upper_q over the starts.
+  double upper_q = 1e-6;
+  // The solve goes on, after the estimate met rel_tol, until the certified
+  // relative width upper / lower - 1 is at most this (+inf: do not wait).
+  double upper_width = 1e-2;
 };
 
 struct SpectralErrorResult {
@@ -97,6 +121,10 @@ struct SpectralErrorResult {
   // Relative accuracy achieved: estimated (upper - lower) / lower; +inf when the
   // Ritz values had not started to contract.
   double accuracy = 0.0;
+  // Certified upper end: the norm is <= upper with probability >= 1 - upper_q
+  // over the random starts (Kuczynski-Wozniakowski, docs/MATH.md §6.1); +inf
+  // when k steps cannot certify anything yet. Always set, whatever the status.
+  double upper = std::numeric_limits<double>::infinity();
   std::int64_t iterations = 0;  // Lanczos steps
   std::int64_t matvecs = 0;     // products with E or E^T
   SolveStatus status = SolveStatus::kNotConverged;
@@ -105,18 +133,28 @@ struct SpectralErrorResult {
 SpectralErrorResult spectral_error(const ErrorOperator& error,
                                    const SpectralErrorOptions& options = {});
 
-// The Lanczos engine on any symmetric operator of size n, `apply(x, y)` setting
-// y = A x. Returns the extreme eigenvalue of largest magnitude (both_ends) or
-// the largest eigenvalue (PSD operators), with the same accuracy semantics, for
-// the eigenvalue itself (no square root). Optional per-step history of the
-// extreme Ritz values (top, bottom) for diagnostics.
+// The Kuczynski-Wozniakowski gap-free bound solved for eps: after k Lanczos
+// steps from a uniformly random start on a PSD n x n matrix,
+// P(theta_k < (1 - eps) lambda_max) <= 1.648 sqrt(n) exp(-(2k - 1) sqrt(eps)),
+// and this returns the eps at which the right side equals p (p in (0, 1)).
+double kw_epsilon(std::int64_t n, std::int64_t k, double p);
+
+// `apply(x, y, lanes)` sets y = A x for `lanes` interleaved vectors (entry i of
+// vector l at x[i * lanes + l]).
+using LanesProduct = std::function<void(const double*, double*, int)>;
+
+// The Lanczos engine on any symmetric operator of size n (options.starts
+// independent processes in lockstep). Returns the extreme eigenvalue of largest magnitude
+// (both_ends) or the largest eigenvalue (PSD operators), with the same accuracy semantics, for the
+// eigenvalue itself (no square root). Optional per-step history of the extreme Ritz values (top,
+// bottom) for diagnostics.
 struct LanczosHistory {
   std::vector<std::int64_t> step;   // steps where the Ritz values were evaluated
   std::vector<double> top, bottom;  // extreme Ritz values there (bottom: both_ends only)
 };
-SpectralErrorResult lanczos_extreme_eigenvalue(
-    std::int64_t n, const std::function<void(const double*, double*)>& apply, bool both_ends,
-    const SpectralErrorOptions& options, LanczosHistory* history = nullptr);
+SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduct& apply,
+                                               bool both_ends, const SpectralErrorOptions& options,
+                                               LanczosHistory* history = nullptr);
 
 // Reference path: Spectra SymEigsSolver (LargestMagn on E, or LargestAlge on the
 // normal operator in the causal form, then the square root), stopping on

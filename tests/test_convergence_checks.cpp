@@ -50,7 +50,8 @@ CsvTable sampler_table(SamplerDefect defect, int trials, double scale_exponent =
         CsvRow row = convergence_row(kN, sigma, t, hashes, settings);
         if (scale_exponent != 0) {
           const double f = std::pow(static_cast<double>(s), scale_exponent);
-          for (const char* c : {"spectral_error", "max_error"})
+          // A wrong implementation writes a consistent interval with its error.
+          for (const char* c : {"spectral_error", "spectral_lower", "spectral_upper", "max_error"})
             row[col(c)] = format_double(std::stod(row[col(c)]) * f);
         }
         text += csv_line(row);
@@ -78,7 +79,8 @@ CsvRow synthetic_row(std::int64_t n, double sigma, std::int64_t s, int trial, do
           format_double(p),
           status == "ok" ? format_double(spectral) : "",
           status == "ok" ? "1e-07" : "inf",
-          "0",
+          status == "ok" ? format_double(spectral) : "0",
+          status == "ok" ? format_double(spectral * 1.001) : "inf",
           format_double(spectral_bound(n, sigma, s, p)),
           format_double(max_error),
           format_double(max_bound(n, s, p)),
@@ -160,9 +162,8 @@ TEST(ConvergenceChecks, SoundTablePassesAndLooseBoundsAreInfo) {
   const CsvTable& t = sound_table();
   double spectral_slack = INFINITY, max_slack = INFINITY;
   for (std::size_t r = 0; r < t.size(); ++r) {
-    spectral_slack = std::min(
-        spectral_slack, t.number(r, "spectral_bound") / (t.number(r, "spectral_error") *
-                                                         (1 + t.number(r, "spectral_accuracy"))));
+    spectral_slack =
+        std::min(spectral_slack, t.number(r, "spectral_bound") / t.number(r, "spectral_upper"));
     max_slack = std::min(max_slack, t.number(r, "max_bound") / t.number(r, "max_error"));
   }
   EXPECT_NEAR(number_after(find(out, "bound spectral").detail, "bound/value "), spectral_slack,
@@ -319,6 +320,61 @@ TEST(ConvergenceChecks, NanInfNegativeAndBadStatusAreUnusable) {
   // A not_converged row's empty spectral_error is fine.
   EXPECT_NO_THROW(check_convergence_table(CsvTable::parse(with_cell(
       CsvTable::parse(with_cell(t, 2, "status", "not_converged")), 2, "spectral_error", ""))));
+}
+
+TEST(ConvergenceChecks, SpectralBoundUsesTheCertifiedInterval) {
+  // n = 512, sigma = 4, s = 4: violations are decided by spectral_lower,
+  // compliance by spectral_upper; rows in between are counted as undecided.
+  const double bound = spectral_bound(512, 4, 4, 0.01);
+  const auto table = [&](double lower, double upper, int rows) {
+    std::string text = csv_line(convergence_columns());
+    for (int t = 0; t < rows; ++t) {
+      auto row = synthetic_row(512, 4, 4, t, lower, 0.1, 5);
+      row[col("spectral_upper")] = format_double(upper);
+      text += csv_line(row);
+    }
+    return CsvTable::parse(text);
+  };
+  // Certainly above the bound on every row: FAIL.
+  auto out = check_convergence_table(table(1.01 * bound, 1.02 * bound, 4));
+  EXPECT_EQ(find(out, "bound spectral").verdict, Verdict::kFail);
+  // Straddling on every row: not a violation, but undecided and flagged.
+  out = check_convergence_table(table(0.99 * bound, 1.01 * bound, 4));
+  EXPECT_EQ(find(out, "bound spectral").verdict, Verdict::kInfo);
+  const CheckOutcome& interval = find(out, "spectral interval");
+  EXPECT_EQ(interval.verdict, Verdict::kInfo);
+  EXPECT_NE(interval.detail.find("0 rows within the bound"), std::string::npos) << interval.detail;
+  EXPECT_NE(interval.detail.find("4 undecided"), std::string::npos) << interval.detail;
+  EXPECT_NE(interval.detail.find("could fail"), std::string::npos) << interval.detail;
+  // An uncertified upper end (inf) never counts as within.
+  out = check_convergence_table(table(0.5 * bound, INFINITY, 2));
+  EXPECT_NE(find(out, "spectral interval").detail.find("2 undecided"), std::string::npos);
+  // Inconsistent or missing intervals are unusable input.
+  const CsvTable good = table(0.5 * bound, 0.6 * bound, 2);
+  expect_unusable(with_cell(good, 0, "spectral_upper", "nan"), "row 2: spectral_upper");
+  expect_unusable(with_cell(good, 0, "spectral_upper", format_double(0.4 * bound)),
+                  "row 2: spectral_upper");
+  expect_unusable(with_cell(good, 1, "spectral_error", format_double(0.7 * bound)),
+                  "row 3: spectral_error");
+}
+
+TEST(ConvergenceChecks, TablesWithoutSpectralUpperAreReadWithANote) {
+  // Tables written before spectral_upper existed: the estimate's bracket
+  // stands in for the upper end, and the output says so.
+  const CsvTable& t = sound_table();
+  std::vector<std::string> cols;
+  for (const auto& c : t.columns())
+    if (c != "spectral_upper") cols.push_back(c);
+  std::string text = csv_line(cols);
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    CsvRow row;
+    for (const auto& c : cols) row.push_back(t.text(r, c));
+    text += csv_line(row);
+  }
+  const auto out = check_convergence_table(CsvTable::parse(text));
+  EXPECT_EQ(find(out, "bound spectral").verdict, Verdict::kInfo);
+  EXPECT_NE(find(out, "spectral interval").detail.find("an older table"), std::string::npos);
+  EXPECT_EQ(count(out, Verdict::kFail), 0);
 }
 
 TEST(ConvergenceChecks, DuplicatedColumnOrRowIsUnusable) {
