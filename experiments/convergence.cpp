@@ -225,6 +225,9 @@ Action add_convergence_bench(CLI::App& bench) {
   cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
   cmd->add_option("--trials", o->trials, "Trials (hash sets) timed at each size")
       ->capture_default_str();
+  cmd->add_option("--row-seeds", o->row_seeds,
+                  "Also time whole rows at n-large for these seeds (list), with median and worst")
+      ->delimiter(',');
   cmd->add_flag("--no-spectra", o->no_spectra,
                 "Skip the tight-tolerance Spectra run that checks the accuracy at n-row");
   return [o] {

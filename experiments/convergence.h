@@ -88,6 +88,9 @@ struct ConvergenceBenchOptions {
   std::uint64_t seed = 0;
   std::int64_t trials = 1;
   bool no_spectra = false;  // skip the tight Spectra run at n_row that checks the accuracy
+  // Whole convergence rows at n_large (trial 0) for each of these seeds, with
+  // their median and worst time (empty: skipped).
+  std::vector<std::uint64_t> row_seeds;
 };
 int run_convergence_bench(const ConvergenceBenchOptions& options);
 

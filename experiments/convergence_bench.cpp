@@ -4,8 +4,10 @@
 #include <sys/resource.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <vector>
 
 #include "convergence.h"
 #include "max_error.h"
@@ -28,7 +30,50 @@ double peak_rss_mib() {
 
 }  // namespace
 
+namespace {
+
+// A convergence row's cell by column name.
+const std::string& cell(const CsvRow& row, const std::string& name) {
+  const auto& cols = convergence_columns();
+  return row[static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin())];
+}
+
+// Whole rows at n_large, one per seed (trial 0), then their median and worst.
+void time_rows_over_seeds(const ConvergenceBenchOptions& o) {
+  fmt::print(
+      "# whole rows at n={} sigma={} s={} over {} seeds (trial 0): spectral (tolerance "
+      "1e-6, certified width <= 1e-2 at q = 1e-6), max-norm and row-sum errors\n",
+      o.n_large, o.sigma, o.s, o.row_seeds.size());
+  fmt::print("{:>6} {:>10} {:>8} {:>10} {:>12} {:>14} {:>12} {:>9}\n", "seed", "seconds", "steps",
+             "matvecs", "accuracy", "spectral", "width", "status");
+  std::vector<double> secs;
+  for (std::uint64_t seed : o.row_seeds) {
+    const auto hashes = draw_hashes(seed, 0, o.s, o.sigma);
+    ConvergenceSettings settings;
+    settings.seed = seed;
+    const double t0 = now_seconds();
+    const CsvRow row = convergence_row(o.n_large, o.sigma, 0, hashes, settings);
+    const double sec = now_seconds() - t0;
+    secs.push_back(sec);
+    const auto at = [&](const char* c) { return cell(row, c); };
+    const double lower = std::stod(at("spectral_lower")), upper = std::stod(at("spectral_upper"));
+    fmt::print("{:>6} {:>10.3f} {:>8} {:>10} {:>12.2e} {:>14.10g} {:>12.2e} {:>9}\n", seed, sec,
+               at("lanczos_iterations"), at("lanczos_matvecs"), std::stod(at("spectral_accuracy")),
+               lower, upper / lower - 1, at("status"));
+    std::fflush(stdout);
+  }
+  std::vector<double> sorted = secs;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t m = sorted.size();
+  const double median = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
+  fmt::print("rows: median {:.3f} s, worst {:.3f} s, peak RSS {:.0f} MiB\n", median, sorted.back(),
+             peak_rss_mib());
+}
+
+}  // namespace
+
 int run_convergence_bench(const ConvergenceBenchOptions& o) {
+  if (!o.row_seeds.empty()) time_rows_over_seeds(o);
   fmt::print("# poslsh bench convergence: sigma={} s={} seed={} trials={}\n", o.sigma, o.s, o.seed,
              o.trials);
   fmt::print("{:<34} {:>8} {:>6} {:>10} {:>10} {:>9} {:>12} {:>14}\n", "what", "n", "trial",
@@ -52,6 +97,8 @@ int run_convergence_bench(const ConvergenceBenchOptions& o) {
       line("operator build", o.n_large, trial, build, 0, 0, 0);
       line(fmt::format("spectral error ({})", to_string(r.status)), o.n_large, trial, sec,
            r.matvecs, r.accuracy, r.lower);
+      fmt::print("  certified upper end {:.10g} (relative width {:.2e}, q = 1e-6)\n", r.upper,
+                 r.upper / r.lower - 1);
       t0 = now_seconds();
       const EntrywiseError m = entrywise_error(e);
       line("max + row-sum error", o.n_large, trial, now_seconds() - t0, 0, 0, m.max_error);
@@ -64,8 +111,9 @@ int run_convergence_bench(const ConvergenceBenchOptions& o) {
       double t0 = now_seconds();
       const CsvRow row = convergence_row(o.n_row, o.sigma, trial, hashes, settings);
       const double row_sec = now_seconds() - t0;
-      line("whole row (" + row[17] + ")", o.n_row, trial, row_sec, std::stoll(row[16]),
-           std::stod(row[7]), std::stod(row[8]));
+      line("whole row (" + cell(row, "status") + ")", o.n_row, trial, row_sec,
+           std::stoll(cell(row, "lanczos_matvecs")), std::stod(cell(row, "spectral_accuracy")),
+           std::stod(cell(row, "spectral_lower")));
       if (!o.no_spectra) {
         const ErrorOperator e(o.n_row, hashes, o.sigma);
         t0 = now_seconds();
@@ -74,11 +122,11 @@ int run_convergence_bench(const ConvergenceBenchOptions& o) {
         const double sec = now_seconds() - t0;
         line("Spectra reference (tol 1e-10)", o.n_row, trial, sec, ref.matvecs, ref.accuracy,
              ref.value);
-        const double lanczos = std::stod(row[8]);
+        const double lanczos = std::stod(cell(row, "spectral_lower"));
         fmt::print(
             "  measured relative error of the row's value vs reference: {:.3e} (reported "
             "accuracy {})\n",
-            std::abs(ref.value - lanczos) / ref.value, row[7]);
+            std::abs(ref.value - lanczos) / ref.value, cell(row, "spectral_accuracy"));
       }
     }
     // Dense symmetric eigensolver at n_dense vs the matrix-free solve, same run.
