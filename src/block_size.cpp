@@ -1,6 +1,7 @@
 #include "block_size.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -9,17 +10,17 @@ namespace poslsh {
 
 namespace {
 
+using i128 = __int128;
+
 // Interiors with at most this many bins are simply measured bin by bin.
 constexpr std::int64_t kSmallInterior = 16;
-// Landings examined before falling back to measuring every interior bin.
-constexpr int kMaxLandings = 64;
 
 class BinMeter {
  public:
   BinMeter(const PositionalHash& h, std::int64_t n) : h_(h), n_(n) {}
 
   // Smallest position i in [0, n] with bin(i) >= k (n if none). The grid gives
-  // ceil(a_k), off by at most one position; bin() has the last word.
+  // ceil(a_k), off by at most two positions; bin() has the last word.
   std::int64_t first_position(std::int64_t k) {
     const double edge = h_.shift + static_cast<double>(k) * h_.pitch;
     const double c = std::ceil(edge);
@@ -50,12 +51,6 @@ class BinMeter {
     return best;
   }
 
-  // Alignment x_k = ceil(a_k) - a_k of bin k, accurate to (n + delta) 2^-52.
-  double alignment(std::int64_t k) const {
-    const double a = h_.shift + static_cast<double>(k) * h_.pitch;
-    return std::ceil(a) - a;
-  }
-
   std::int64_t measured() const { return measured_; }
 
  private:
@@ -64,79 +59,141 @@ class BinMeter {
   std::int64_t measured_ = 0;
 };
 
-// Generic fractional part: the largest interior block is m or m + 1; look for
-// an m + 1 block around successive landings. Returns -1 when the fallback is
-// needed.
-std::int64_t largest_interior_generic(BinMeter& meter, std::int64_t ka, std::int64_t kb,
-                                      std::int64_t m, double f) {
-  std::int64_t best = 0;
-  // Every landing has been examined, so no block has m + 1 positions; confirm
-  // that some block has m (rounding may shorten the few measured ones).
-  const auto exhausted = [&]() -> std::int64_t {
-    for (std::int64_t k = ka; best < m && k <= std::min(kb, ka + 4); ++k) {
-      best = std::max(best, meter.size(k));
-    }
-    return best == m ? m : -1;
-  };
-  std::int64_t k = ka;
-  for (int landings = 0; landings < kMaxLandings; ++landings) {
-    if (k > kb) return exhausted();
-    // x / f <= 1 / f <= 2^48 / n: exact enough and far inside int64.
-    const std::int64_t land = k + static_cast<std::int64_t>(std::floor(meter.alignment(k) / f));
-    if (land - 2 > kb) return exhausted();
-    // The computed landing is within one bin of the real one, and an m + 1 block
-    // made by rounding sits next to a real landing: measure land - 2 .. land + 2.
-    for (std::int64_t w = std::max(ka, land - 2); w <= std::min(kb, land + 2); ++w) {
-      best = std::max(best, meter.size(w));
-    }
-    if (best >= m + 1) return best;
-    k = land + 1;
-  }
-  return -1;
+// x = mant 2^exp exactly, mant < 2^53 (mant = 0 for x = 0); x finite, >= 0.
+struct Dyadic {
+  std::uint64_t mant = 0;
+  int exp = 0;
+};
+
+Dyadic decompose(double x) {
+  if (x == 0) return {};
+  int e = 0;
+  const double fr = std::frexp(x, &e);  // x = fr 2^e, fr in [1/2, 1)
+  return {static_cast<std::uint64_t>(std::ldexp(fr, 53)), e - 53};
 }
 
-// Pitch within 4 eps of an integer: x_{ka + j} = frac(x0 + j d), |d| < g.
-// Measure every bin whose alignment is within w of an integer (padded by two
-// bins); all others have the real size, m (f tiny, d = -f) or m + 1 (f close
-// to 1, d = 1 - f).
-std::int64_t largest_interior_near_integer(BinMeter& meter, std::int64_t ka, std::int64_t kb,
-                                           std::int64_t m, bool pitch_above_integer, double d,
-                                           double w, bool& full_scan) {
-  const double x0 = meter.alignment(ka);
-  const std::int64_t last = kb - ka;  // j in [0, last]
-  const std::int64_t unmeasured_size = pitch_above_integer ? m : m + 1;
-  const auto near_integer = [](double x, double width) {
-    return x - std::floor(x) < width || std::ceil(x) - x < width;
-  };
-  if (d == 0) {
-    if (near_integer(x0, w)) {
-      full_scan = true;
-      return meter.largest(ka, kb);
+// floor(mant 2^s) (callers keep it below 2^110).
+i128 scaled_floor(std::uint64_t mant, int s) {
+  if (s >= 0) return static_cast<i128>(mant) << s;
+  if (s <= -64) return 0;
+  return static_cast<i128>(mant >> -s);
+}
+
+// mant 2^-r rounded to nearest, ties to even (r >= 1): what IEEE subtraction
+// does to u on the grid of spacing 2^r ulps of u.
+std::uint64_t round_half_even_shift(std::uint64_t mant, int r) {
+  if (r >= 54) return 0;  // mant < 2^53 <= 2^(r-1): below one half
+  const std::uint64_t q = mant >> r;
+  const std::uint64_t rem = mant & ((std::uint64_t{1} << r) - 1);
+  const std::uint64_t half = std::uint64_t{1} << (r - 1);
+  return (rem > half || (rem == half && (q & 1) != 0)) ? q + 1 : q;
+}
+
+i128 floor_div(i128 a, i128 b) {  // b > 0
+  const i128 q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+i128 ceil_div(i128 a, i128 b) {  // b > 0
+  const i128 q = a / b;
+  return (a % b != 0 && a > 0) ? q + 1 : q;
+}
+
+// Group a of an edge k >= 1: k in (2^a, 2^(a+1)], where fl(y) >= k <=> y >= k - 2^(a-53).
+int group_of(std::int64_t k) { return std::bit_width(static_cast<std::uint64_t>(k - 1)) - 1; }
+
+// Largest block among the interior bins [ka, kb] (both ends inside [0, n)),
+// given that some block already has `known` positions. See block_size.h.
+std::int64_t largest_interior(const PositionalHash& h, std::int64_t n, BinMeter& meter,
+                              std::int64_t ka, std::int64_t kb, std::int64_t known,
+                              std::int64_t& runs) {
+  const double m_real = std::floor(h.pitch);
+  const auto m = static_cast<std::int64_t>(m_real);
+  const double f = h.pitch - m_real;  // exact
+  // No block exceeds m + 2 (spread < 1), nor m + 1 when f = 0.
+  if (known >= m + 2 || (f == 0 && known >= m + 1)) return 0;
+  const int e_delta = std::ilogb(h.pitch);  // in [-1, 46]: 1/2 <= pitch < n / 16
+  const auto m_delta = static_cast<std::uint64_t>(std::ldexp(h.pitch, 52 - e_delta));
+  const Dyadic u = decompose(h.shift);
+
+  std::int64_t best = 0;
+  std::int64_t next = ka;  // blocks ka .. next - 1 are accounted for
+  const auto measure_to = [&](std::int64_t last) {
+    if (last >= next) {
+      best = std::max(best, meter.largest(next, last));
+      next = last + 1;
     }
-    return unmeasured_size;
-  }
-  // dist(x0 + j d, Z) = dist(y0 + j step, Z) with step = |d| > 0.
-  const double y0 = d > 0 ? x0 : -x0;
-  const double step = std::abs(d);
-  const double t_lo = std::floor(y0 - w);
-  const double t_hi = std::ceil(y0 + static_cast<double>(last) * step + w);
-  std::int64_t best = 0, covered = 0, cursor = 0;
-  const auto clamp_index = [last](double j) {
-    return j <= 0 ? std::int64_t{0}
-                  : (j >= static_cast<double>(last) ? last : static_cast<std::int64_t>(j));
   };
-  for (double t = t_lo; t <= t_hi; t += 1.0) {
-    const double jlo = std::ceil((t - w - y0) / step) - 2;
-    const double jhi = std::floor((t + w - y0) / step) + 2;
-    if (jhi < 0 || jlo > static_cast<double>(last)) continue;
-    const std::int64_t a = std::max(clamp_index(jlo), cursor);
-    const std::int64_t b = clamp_index(jhi);
-    if (a > b) continue;
-    best = std::max(best, meter.largest(ka + a, ka + b));
-    covered += b - a + 1;
-    cursor = b + 1;
+  // Edges k_lo .. k_hi bound the interior blocks; edge 0 (shift > 0) is never
+  // in a run, so block 0 is always measured.
+  const std::int64_t k_lo = std::max<std::int64_t>(ka, 1), k_hi = kb + 1;
+  bool found = false;  // a block of at least m + 1 positions has been seen
+  for (int a = group_of(k_lo); a <= group_of(k_hi) && !found; ++a) {
+    const std::int64_t g_lo = std::max(k_lo, a < 0 ? 1 : (std::int64_t{1} << a) + 1);
+    const std::int64_t g_hi = std::min(k_hi, a < 0 ? 1 : std::int64_t{1} << (a + 1));
+    // Units of 2^-q: delta, c_k delta = m_delta, u_E and positions are integers.
+    const int q = 105 - a - e_delta;
+    const i128 s = i128{1} << q;                            // one position
+    const i128 d = static_cast<i128>(m_delta) << (53 - a);  // delta
+    const i128 c = static_cast<i128>(m_delta);              // c_k delta
+    const i128 frac = d - static_cast<i128>(m) * s;         // f
+    const i128 u_floor = scaled_floor(u.mant, u.exp + q);   // floor(u), in units
+    for (int e = std::max(2, a + e_delta - 2); e <= a + e_delta + 3 && !found; ++e) {
+      i128 ue = 0;  // u_E
+      if (u.mant != 0) {
+        ue = u.exp >= e - 52
+                 ? static_cast<i128>(u.mant) << (u.exp + q)
+                 : static_cast<i128>(round_half_even_shift(u.mant, e - 52 - u.exp)) << (e - 52 + q);
+      }
+      // The run: edges with u + 2^E + 2 < T_E(k) <= u + 2^(E+1) - 2, where
+      // T_E(k) = ue + k d - c. Then ceil(T_E(k)) and the position before it lie
+      // in binade E, and every earlier position fails bin(i) >= k (its own
+      // threshold is within 2^(E-52) of T_E(k)): P(k) = ceil(T_E(k)) exactly.
+      const i128 lo = u_floor + 1 + (i128{1} << (e + q)) + 2 * s - ue + c;
+      const i128 hi = u_floor + (i128{1} << (e + 1 + q)) - 2 * s - ue + c;
+      const i128 k0w = std::max<i128>(ceil_div(lo, d), g_lo);
+      const i128 k1w = std::min<i128>(floor_div(hi, d), g_hi);
+      if (k0w > k1w) continue;
+      const auto k0 = static_cast<std::int64_t>(k0w), k1 = static_cast<std::int64_t>(k1w);
+      measure_to(k0 - 1);  // blocks with an edge outside every run
+      if (best > m) {
+        found = true;
+        break;
+      }
+      ++runs;
+      if (k1 > k0) {                       // blocks k0 .. k1 - 1 have both edges in the run
+        const i128 t0 = ue + k0 * d - c;   // > 0
+        const i128 x0 = (s - t0 % s) % s;  // alignment of edge k0
+        if (frac > 0 && x0 / frac <= k1 - 1 - k0) {
+          best = std::max(best, m + 1);
+          found = true;
+          break;
+        }
+        best = std::max(best, m);
+      }
+      next = k1;
+    }
   }
-  if (covered < last + 1) best = std::max(best, unmeasured_size);
+  if (!found) {  // every run decided: measure what is left
+    measure_to(kb);
+    return best;
+  }
+  // Some block has m + 1 positions. Only the blocks around a binade change
+  // B_E = ceil(u + 2^E) with f > 1 - 2^(E-52) can have m + 2.
+  if (f == 0) return best;
+  std::int64_t last_k = ka - 1;
+  const int e_hi = std::ilogb(static_cast<double>(n));  // i - u < n <= 2^(e_hi+1)
+  for (int e = e_hi; e >= -1 && f > 1 - std::ldexp(1.0, e - 52) && best < m + 2; --e) {
+    // ceil(u + 2^E) within one position; the block holding B_E - 1 is among these.
+    const double b = std::ceil(h.shift + std::ldexp(1.0, e));
+    for (double p = b - 2; p <= b + 1; ++p) {
+      if (p < 0 || p >= static_cast<double>(n)) continue;
+      const std::int64_t k = h.bin(static_cast<std::int64_t>(p));
+      if (k < ka || k > kb || k == last_k) continue;
+      last_k = k;
+      best = std::max(best, meter.size(k));
+    }
+  }
   return best;
 }
 
@@ -172,28 +229,8 @@ LargestBlockScan scan_largest_block(const PositionalHash& h, std::int64_t n) {
     out.path = LargestBlockScan::Path::kSmallInterior;
     best = std::max(best, meter.largest(ka, kb));
   } else {
-    const double m_real = std::floor(h.pitch);
-    const auto m = static_cast<std::int64_t>(m_real);
-    const double f = h.pitch - m_real;  // exact
-    const double eps = (static_cast<double>(n) + h.pitch) * 0x1.0p-50;
-    const double g = 4 * eps;
-    std::int64_t interior = -1;
-    bool full_scan = false;
-    if (f >= g && f <= 1 - g) {
-      out.path = LargestBlockScan::Path::kLandings;
-      interior = largest_interior_generic(meter, ka, kb, m, f);
-    } else {
-      // d: alignment step; 1 - f is exact for f in [1/2, 1).
-      const bool above = f < g;
-      const double d = above ? -f : 1.0 - f;
-      out.path = LargestBlockScan::Path::kNearInteger;
-      interior = largest_interior_near_integer(meter, ka, kb, m, above, d, 2 * g, full_scan);
-    }
-    if (interior < 0 || full_scan) out.path = LargestBlockScan::Path::kFullScan;
-    if (interior < 0) {
-      interior = meter.largest(ka, kb);
-    }
-    best = std::max(best, interior);
+    out.path = LargestBlockScan::Path::kLandings;
+    best = std::max(best, largest_interior(h, n, meter, ka, kb, best, out.runs));
   }
   out.size = best;
   out.bins_measured = meter.measured() + 2;

@@ -1,35 +1,46 @@
 // Largest block b_max of one positional hash, or of a set of hashes, over
-// [0, n) (MATH §3), without visiting every block.
+// [0, n) (MATH §3), without visiting every block. The result is exactly
+// largest_block() of positional_hash.h (every block measured with bin()) for
+// every n <= 2^50, pitch and shift.
 //
-// Why this is possible. Bin k of a hash (pitch delta = m + f, m = floor(delta),
-// shift u) is the real interval [a_k, a_k + delta), a_k = u + k delta. It holds
-// ceil(a_k + delta) - ceil(a_k) integers, which is m + 1 when x_k < f and m
-// otherwise, with x_k = ceil(a_k) - a_k in [0, 1) the bin's fractional
-// alignment. Consecutive alignments form a rotation, x_{k+1} = (x_k - f) mod 1,
-// so the next bin with m + 1 positions (a "landing", x_k < f) is found in O(1):
-// it is bin k + floor(x_k / f). The partial blocks at both ends of [0, n) are
-// measured directly.
+// The floating-point edges. Blocks are defined by PositionalHash::bin(i) =
+// floor(fl(fl(i - u) / delta)), not by real arithmetic, and near a bin edge the
+// two differ (at n = 2^47 a quarter of all edges are within rounding of an
+// integer). Both roundings can be written exactly. Let P(k) = min{i : bin(i) >=
+// k}, the first position of bin k (k >= 1), and E the binade of i - u
+// (i - u in [2^E, 2^(E+1)), E <= 49 for i < 2^50):
+//  - fl(i - u) = i - u_E, with u_E = u rounded (to nearest, ties to even) to a
+//    multiple of 2^(E-52): i is a multiple of that spacing and an even one, so
+//    the tie rule does not depend on i.
+//  - for an integer 1 <= k < 2^53, fl(y) >= k exactly when y >= k - c_k, the
+//    midpoint between k and the double below it; c_k = 2^(a-53) for k in
+//    (2^a, 2^(a+1)] (ties go to k, whose significand is even).
+// So bin(i) >= k  <=>  i >= T_E(k) = u_E + (k - c_k) delta, a rational with a
+// power-of-two denominator. Inside one "run" of edges (k in one group
+// (2^a, 2^(a+1)], every P(k) at least 2 positions inside one binade E) the
+// edges are exactly those of a real grid, P(k) = ceil(T_E(k)), with pitch delta
+// and a fixed offset. There, with delta = m + f (m = floor(delta)), block k has
+// m + 1 positions when its alignment x_k = ceil(T_E(k)) - T_E(k) is below f (a
+// "landing") and m otherwise, and x_{k+1} = (x_k - f) mod 1, so the first
+// landing of a run is bin k0 + floor(x_k0 / f): O(1) per run. Every quantity
+// is an integer multiple of 2^-Q with Q = 105 - a - exponent(delta), below
+// 2^110 in those units, so the arithmetic is exact in 128-bit integers. The
+// blocks between runs (a few per group and binade change, and the blocks near
+// position 0) and the end blocks clipped by 0 and n are measured with bin().
 //
-// Agreement with the floating-point definition. Blocks are defined by
-// PositionalHash::bin, floor((i - u) / delta) in double, not by real
-// arithmetic. That quotient carries a relative error below 2^-51.9, so bin(i)
-// differs from the real-arithmetic bin only when i lies within
-// eps = (n + delta) 2^-50 (a safe bound) of a bin edge a_k, and then the edge
-// moves by one position. Block ends are always computed with bin() itself
-// (candidate from the grid, corrected with bin()), and the closed form is used
-// only to decide WHICH blocks need measuring:
-//  - pitch < 1/2: every block is one position (quotients of consecutive
-//    integers differ by 1/delta > 2, far above rounding); b_max = 1.
-//  - generic f in [4 eps, 1 - 4 eps]: no block exceeds m + 1, and every block of
-//    m + 1 positions lies within one bin of a landing; the blocks around
-//    successive landings are measured until one has m + 1 positions.
-//  - pitch within 4 eps of an integer: rounding can decide block sizes, so every
-//    bin whose edge lies within 8 eps of an integer (a few short runs of bins,
-//    found in closed form) is measured; all other bins have their real size.
-// Rare configurations (every landing spoiled by rounding, an exactly integer
-// pitch with an edge on an integer) fall back to measuring every interior bin,
-// so the result always equals largest_block() of positional_hash.h; the expected
-// cost per hash is O(1) for pitches drawn by draw_hash.
+// Early exit. Any block k satisfies size <= ceil(delta + spread), where spread
+// bounds |u_E - u_E'| over the binades of its two edges (<= 2^(E2-52), E2 the
+// binade of its last edge), and spread = 0 unless the block contains the
+// last position B_E - 1 before a binade change (B_E = ceil(u + 2^E)). So no
+// block exceeds m + 1 except, possibly, the blocks containing B_E - 1 for the
+// binades E with f > 1 - 2^(E-52). The scan walks the runs in order until it
+// meets a block of m + 1 positions, then measures those few boundary blocks
+// (none unless f > 7/8 at n = 2^50, none unless f > 1 - 2^-12 at 2^40).
+// Cost, counted in tests/test_block_size.cpp: a drawn hash (sigma 0.5 .. 256)
+// takes about 6 measured bins and 1 run on average at every n from 2^30 to
+// 2^50, at most 150. Any hash takes at most a few runs and measured bins per
+// group a (at most 52 groups for n <= 2^50), at most about 300 in all for the
+// worst pitches (integers: no landing, every run walked).
 #pragma once
 
 #include <cstdint>
@@ -39,18 +50,18 @@
 
 namespace poslsh {
 
-// Largest block of one hash over [0, n), plus how many bins were measured
-// with bin() (the cost, for tests and diagnostics).
+// Largest block of one hash over [0, n), plus the work done (for tests and
+// diagnostics): how many bins were measured with bin() and how many runs were
+// decided in closed form.
 struct LargestBlockScan {
   enum class Path {
     kSingleBlock,    // pitch < 1/2, or all of [0, n) in one bin
     kSmallInterior,  // few bins: all measured
-    kLandings,       // generic pitch: blocks around landings measured
-    kNearInteger,    // pitch near an integer: runs of near-tie bins measured
-    kFullScan,       // fallback: every interior bin measured
+    kLandings,       // closed form over runs of exact edges (see above)
   };
   std::int64_t size = 0;
   std::int64_t bins_measured = 0;
+  std::int64_t runs = 0;
   Path path = Path::kSingleBlock;
 };
 
