@@ -13,14 +13,19 @@ std::int64_t PositionalHash::bin(std::int64_t i) const {
   return static_cast<std::int64_t>(std::floor((static_cast<double>(i) - shift) / pitch));
 }
 
+double gamma2_from_uniforms(double u1, double u2) {
+  // -ln(U1) - ln(U2) rather than -ln(U1 U2): the product can underflow. Only
+  // U1 = U2 = 1 gives 0 (as -0.0); the clamp maps it to the smallest value the
+  // other pairs give, so no redraw is needed and the stream stays in step.
+  return std::max(-(std::log(u1) + std::log(u2)), kSmallestGamma2);
+}
+
 PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t k, double sigma) {
   Stream rng(seed, trial, k, StreamPurpose::kHash);
   const double u1 = rng.uniform_pos();
   const double u2 = rng.uniform_pos();
   const double u3 = rng.uniform();
-  // -ln(U1) - ln(U2) rather than -ln(U1 U2): the product can underflow.
-  const double g = -(std::log(u1) + std::log(u2));
-  const double pitch = sigma * g;
+  const double pitch = sigma * gamma2_from_uniforms(u1, u2);
   return PositionalHash{pitch, pitch * u3};
 }
 

@@ -18,10 +18,20 @@ struct PositionalHash {
   std::int64_t bin(std::int64_t i) const;
 };
 
+// G ~ Gamma(2, 1) from two uniforms on (0, 1]: G = -(ln U1 + ln U2), clamped
+// below at kSmallestGamma2 = 2^-53. The clamp moves exactly one pair: U1 = U2 = 1
+// (probability 2^-106 for Stream::uniform_pos), whose G = 0 would make a zero
+// pitch and a NaN bin(). Every other pair already gives G >= 2^-53 (the
+// smallest, 2^-53, at U1 = 1 - 2^-53, U2 = 1), so the sampled law moves by
+// 2^-106 in total variation and is otherwise unchanged (MATH §2).
+inline constexpr double kSmallestGamma2 = 0x1p-53;
+double gamma2_from_uniforms(double u1, double u2);
+
 // Hash k of (seed, trial) at scale sigma: pitch = sigma * G_k with
-// G_k = -ln(U1 U2) ~ Gamma(2, 1), shift = pitch * U3, all from stream
-// (seed, trial, k). Pitches therefore scale with sigma: different sigma share
-// their random numbers, and hash k never depends on how many hashes are drawn.
+// G_k = gamma2_from_uniforms(U1, U2) ~ Gamma(2, 1), shift = pitch * U3, all
+// from stream (seed, trial, k). Pitches therefore scale with sigma: different
+// sigma share their random numbers, and hash k never depends on how many
+// hashes are drawn.
 PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t k, double sigma);
 
 // Hashes k = 0 .. s-1 of (seed, trial).

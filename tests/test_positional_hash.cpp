@@ -96,6 +96,34 @@ TEST(PositionalHash, UniformsStayInTheirIntervals) {
   }
 }
 
+TEST(PositionalHash, ZeroPitchPairIsMappedToTheSmallestOtherPitch) {
+  // U1 = U2 = 1 (probability 2^-106) would give G = -0.0: pitch 0, NaN bins.
+  EXPECT_EQ(gamma2_from_uniforms(1.0, 1.0), 0x1p-53);
+  // That is the smallest G of every other pair, so no other draw moves.
+  const double below_one = 1 - 0x1p-53;
+  EXPECT_EQ(gamma2_from_uniforms(below_one, 1.0), 0x1p-53);
+  EXPECT_EQ(gamma2_from_uniforms(1.0, below_one), 0x1p-53);
+  EXPECT_GT(gamma2_from_uniforms(below_one, below_one), 0x1p-53);
+  EXPECT_GT(gamma2_from_uniforms(1 - 0x1p-52, 1.0), 0x1p-53);
+  Stream rng(6, 0, 0, StreamPurpose::kHash);
+  for (int i = 0; i < 10000; ++i) {
+    const double u1 = rng.uniform_pos(), u2 = rng.uniform_pos();
+    ASSERT_EQ(gamma2_from_uniforms(u1, u2), -(std::log(u1) + std::log(u2)));
+  }
+  // draw_hash uses the rule: its pitch is sigma G of the stream's first two uniforms.
+  for (std::uint64_t k = 0; k < 100; ++k) {
+    Stream s(3, 4, k, StreamPurpose::kHash);
+    const double u1 = s.uniform_pos(), u2 = s.uniform_pos();
+    EXPECT_EQ(draw_hash(3, 4, k, 16.0).pitch, 16.0 * gamma2_from_uniforms(u1, u2));
+  }
+  // The clamped pitch is a valid hash: bin() is finite and monotone.
+  const PositionalHash h{16.0 * gamma2_from_uniforms(1.0, 1.0), 0.0};
+  EXPECT_GT(h.pitch, 0.0);
+  EXPECT_EQ(h.bin(0), 0);
+  EXPECT_EQ(h.bin(1), std::int64_t{1} << 49);
+  EXPECT_EQ(largest_block(h, 1000), 1);
+}
+
 TEST(PositionalHash, RejectsBadParameters) {
   EXPECT_THROW(validate_hash_parameters(0, 1.0, 1), std::invalid_argument);
   EXPECT_THROW(validate_hash_parameters(1, 0.0, 1), std::invalid_argument);
