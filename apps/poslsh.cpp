@@ -1,6 +1,6 @@
 // The poslsh command-line tool: builds the subcommands, parses, and maps every
 // outcome to the documented exit codes (0 ok, 1 a check or run failed,
-// 2 unusable input, 130 interrupted).
+// 2 unusable input, 3 internal error, 130 interrupted; see run_reporting_errors).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -36,16 +36,9 @@ std::vector<std::string> hoist_config(int argc, char** argv) {
   return {front.rbegin(), front.rend()};
 }
 
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\n') c = ' ';
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
-
 // CLI11's parse errors, reworded to name the option and what it accepts.
 std::string describe(const CLI::ParseError& e) {
-  const std::string what = one_line(e.what());
+  const std::string what = poslsh::single_line(e.what());
   const std::string name = e.get_name();
   if (name == "ConfigError") {
     const std::string prefix = "INI was not able to parse ";
@@ -119,16 +112,5 @@ int main(int argc, char** argv) {
   else
     action = actions.at(chosen);
   const std::string who = "poslsh " + chosen->get_name();
-  try {
-    return action();
-  } catch (const poslsh::UsageError& e) {
-    std::fprintf(stderr, "%s: error: %s\n", who.c_str(), one_line(e.what()).c_str());
-    return 2;
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "%s: error: %s\n", who.c_str(), one_line(e.what()).c_str());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: failed: %s\n", who.c_str(), one_line(e.what()).c_str());
-    return 1;
-  }
+  return poslsh::run_reporting_errors(who, action);
 }

@@ -13,6 +13,7 @@
 #include "attention_bounds.h"
 #include "baseline_attention.h"
 #include "cli_common.h"
+#include "input_error.h"
 #include "lsh_attention.h"
 #include "npy.h"
 #include "rng.h"
@@ -35,7 +36,7 @@ QkvData synthetic_qkv(std::uint64_t seed, std::int64_t n, std::int64_t d, double
 QkvData load_qkv_dir(const std::string& dir) {
   const std::filesystem::path base(dir);
   if (!std::filesystem::is_directory(base))
-    throw std::invalid_argument("--qkv: '" + dir + "' is neither 'synthetic' nor a directory");
+    throw InputError("--qkv: '" + dir + "' is neither 'synthetic' nor a directory");
   QkvData data{read_head_stack_npy((base / "q.npy").string()),
                read_head_stack_npy((base / "k.npy").string()),
                read_head_stack_npy((base / "v.npy").string())};
@@ -43,18 +44,18 @@ QkvData load_qkv_dir(const std::string& dir) {
   const char* names[] = {"q.npy", "k.npy", "v.npy"};
   for (int t = 1; t < 3; ++t) {
     if (stacks[t]->n() != data.q.n())
-      throw std::invalid_argument(fmt::format("--qkv: {} has n = {} but q.npy has n = {}", names[t],
-                                              stacks[t]->n(), data.q.n()));
+      throw InputError(fmt::format("--qkv: {} has n = {} but q.npy has n = {}", names[t],
+                                   stacks[t]->n(), data.q.n()));
   }
   if (data.k.d() != data.q.d())
-    throw std::invalid_argument(
+    throw InputError(
         fmt::format("--qkv: k.npy has d = {} but q.npy has d = {}", data.k.d(), data.q.d()));
   std::int64_t heads = 1;
   for (int t = 0; t < 3; ++t) {
     if (stacks[t]->heads == 1) continue;
     if (heads != 1 && stacks[t]->heads != heads)
-      throw std::invalid_argument(fmt::format("--qkv: {} has {} heads, another file has {}",
-                                              names[t], stacks[t]->heads, heads));
+      throw InputError(fmt::format("--qkv: {} has {} heads, another file has {}", names[t],
+                                   stacks[t]->heads, heads));
     heads = stacks[t]->heads;
   }
   return data;
@@ -149,6 +150,21 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
     } else {
       require_at_least("--n", o->n, 1);
       require_at_least("--d", o->d, 1);
+      // Synthetic Q, K, V (float64) stay in memory for the whole run; each
+      // running cell holds about five more n x d arrays (outputs, per-row
+      // state). Checked before anything is generated.
+      double inputs = 0, largest = 0;
+      for (auto n : o->n)
+        for (auto d : o->d) {
+          const double nd = static_cast<double>(n) * static_cast<double>(d) * 8.0;
+          inputs += 3 * nd;
+          largest = std::max(largest, 5 * nd);
+        }
+      const double concurrent =
+          std::min<double>(resolve_threads(o->sweep.threads),
+                           static_cast<double>(o->n.size() * o->d.size() * sigmas.size()));
+      require_memory("attention (synthetic Q, K, V and the running cells)",
+                     inputs + concurrent * largest, o->sweep);
       for (auto n : o->n)
         for (auto d : o->d) problems.push_back({n, d, synthetic_qkv(o->seed, n, d, o->qk_scale)});
     }

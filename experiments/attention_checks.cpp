@@ -29,6 +29,7 @@
 
 #include "attention.h"
 #include "cli_common.h"
+#include "input_error.h"
 #include "least_squares.h"
 #include "rate_interval.h"
 
@@ -38,7 +39,7 @@ namespace {
 
 constexpr std::size_t kMinRateTrials = 3;
 
-[[noreturn]] void unusable(const std::string& what) { throw std::invalid_argument(what); }
+[[noreturn]] void unusable(const std::string& what) { throw InputError(what); }
 
 double nonnegative(const CsvTable& t, std::size_t r, const std::string& c, bool allow_inf) {
   const double v = t.number(r, c);

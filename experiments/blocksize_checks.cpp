@@ -13,6 +13,7 @@
 #include "blocksize.h"
 #include "bounds.h"
 #include "cli_common.h"
+#include "input_error.h"
 
 namespace poslsh {
 
@@ -22,9 +23,8 @@ namespace {
 double positive_field(const CsvTable& t, std::size_t row, const std::string& col) {
   const double v = t.number(row, col);
   if (!std::isfinite(v) || !(v > 0))
-    throw std::invalid_argument(
-        fmt::format("row {}, column {}: expected a finite number > 0, got '{}'",
-                    CsvTable::line_of(row), col, t.text(row, col)));
+    throw InputError(fmt::format("row {}, column {}: expected a finite number > 0, got '{}'",
+                                 CsvTable::line_of(row), col, t.text(row, col)));
   return v;
 }
 
@@ -143,16 +143,15 @@ std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table) {
       if (c.s_log_c > 0) {
         const std::int64_t want = SampleCount{0, c.s_log_c}.s_at(c.n);
         if (c.s != want)
-          throw std::invalid_argument(fmt::format(
+          throw InputError(fmt::format(
               "row {}, column s: s = {} but s_log_c = {} needs s = max(1, ceil(c ln n)) = {} "
               "at n = {}",
               CsvTable::line_of(r), c.s, c.s_log_c_text, want, c.n));
       }
       c.p = table.number(r, "p");
       if (!(c.p > 0 && c.p < 1))
-        throw std::invalid_argument(
-            fmt::format("row {}, column p: expected a number in (0, 1), got '{}'",
-                        CsvTable::line_of(r), table.text(r, "p")));
+        throw InputError(fmt::format("row {}, column p: expected a number in (0, 1), got '{}'",
+                                     CsvTable::line_of(r), table.text(r, "p")));
       it = index.emplace(key, cells.size()).first;
       cells.push_back(std::move(c));
       pitch_sum.push_back(0);
@@ -160,12 +159,12 @@ std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table) {
     }
     BlocksizeCellStats& c = cells[it->second];
     if (table.number(r, "p") != c.p)
-      throw std::invalid_argument(
+      throw InputError(
           fmt::format("row {}, column p: {} differs from p = {} of the earlier rows of cell {}",
                       CsvTable::line_of(r), table.text(r, "p"), format_double(c.p), cell_name(c)));
     const std::int64_t trial = table.integer(r, "trial", 0, std::int64_t{1} << 62);
     if (!trials_seen[it->second].insert(trial).second)
-      throw std::invalid_argument(fmt::format(
+      throw InputError(fmt::format(
           "row {}, column trial: trial {} repeats in cell {}; expected independent trials, "
           "each once",
           CsvTable::line_of(r), trial, cell_name(c)));
@@ -176,7 +175,7 @@ std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table) {
     if (bit == bound_cache.end())
       bit = bound_cache.emplace(bound_key, b_max_bound(c.n, c.sigma, c.s, c.p)).first;
     if (bound != bit->second)
-      throw std::invalid_argument(fmt::format(
+      throw InputError(fmt::format(
           "row {}: b_max_bound {} disagrees with its recomputation {} from (n, sigma, s, p) = "
           "({}, {}, {}, {})",
           CsvTable::line_of(r), bound, bit->second, c.n_text, c.sigma_text, c.s_text,

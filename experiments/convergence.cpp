@@ -80,6 +80,20 @@ CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
           fmt::format("{:.6f}", seconds)};
 }
 
+double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
+                                const ConvergenceSettings& settings) {
+  const double nn = static_cast<double>(n), ss = static_cast<double>(s);
+  const double blocks = ss * (std::min(nn, nn / (2 * sigma) + 2) + 1);
+  const double tiles = nn / 8192 + 1;
+  // Block starts: int64 per hash, uint32 tile-major copy, segment offsets.
+  const double mask = 8 * blocks + 4 * (blocks + 2 * ss * tiles) + 8 * ss * tiles;
+  const double m = settings.lanczos_starts;
+  // v, v_prev, w; prefix sums and difference array; the normal operator's
+  // scratch (causal); per-position arrays of the entrywise errors.
+  const double vectors = 8 * nn * (3 * m + 2 * m + (settings.form == Form::kCausal ? m : 0) + 4);
+  return 1.25 * (mask + vectors) + 16.0 * 1024 * 1024;
+}
+
 namespace {
 
 struct Cell {
@@ -149,6 +163,10 @@ Action add_convergence_command(CLI::App& app) {
   return [o, cmd, sigma_opt, heads_opt] {
     require_nonempty("--n", o->n.size());
     require_at_least("--n", o->n, 1);
+    for (auto n : o->n)
+      if (n >= (std::int64_t{1} << 32))
+        throw UsageError(fmt::format(
+            "--n must be integers in [1, 2^32) for convergence (positions are 32-bit), got {}", n));
     require_nonempty("--s", o->s.size());
     require_at_least("--s", o->s, 1);
     require_at_least("--trials", o->trials, 1);
@@ -204,6 +222,10 @@ Action add_convergence_command(CLI::App& app) {
       // hashes of the trial, as `poslsh sample --s S` exports them.
       const auto hashes = draw_hashes(settings.seed, x.trial, x.s, x.sigma);
       return std::vector<CsvRow>{convergence_row(x.n, x.sigma, x.trial, hashes, settings)};
+    };
+    sweep.memory_bytes = [cells, settings](std::size_t c) {
+      const Cell& x = (*cells)[c];
+      return convergence_memory_bytes(x.n, x.sigma, x.s, settings);
     };
     sweep.resolved_config = resolved_config(*cmd);
     sweep.seed = o->seed;

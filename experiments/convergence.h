@@ -37,6 +37,12 @@ const std::vector<std::string>& convergence_columns();
 CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
                        std::span<const PositionalHash> hashes, const ConvergenceSettings& settings);
 
+// Estimated peak working set of one convergence row, bytes: the blocks of s
+// hashes (expected n / (2 sigma) + 2 per hash, at most n), the Lanczos lanes
+// and the product's buffers, and the entrywise errors' arrays, plus 25%.
+double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
+                                const ConvergenceSettings& settings);
+
 // The checks of `poslsh check` on a convergence table. alpha is the
 // family-wise false-alarm rate the table's statistical tests spend together
 // (Bonferroni: half over the 3 x (cells) binomial bound tests, a quarter over

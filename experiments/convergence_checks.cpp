@@ -13,6 +13,7 @@
 
 #include "bounds.h"
 #include "convergence.h"
+#include "input_error.h"
 #include "least_squares.h"
 #include "rate_interval.h"
 
@@ -28,7 +29,7 @@ constexpr std::size_t kMinRateTrials = 3;
 // for other printers (e.g. 12 significant digits) and nothing else.
 constexpr double kBoundRelTolerance = 1e-9;
 
-[[noreturn]] void unusable(const std::string& what) { throw std::invalid_argument(what); }
+[[noreturn]] void unusable(const std::string& what) { throw InputError(what); }
 
 // The most violations a binomial(rows, p) exceeds with probability <= alpha.
 std::int64_t allowed_violations(std::int64_t rows, double p, double alpha) {

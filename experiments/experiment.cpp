@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "input_error.h"
 #include "rate_interval.h"
 
 namespace poslsh {
@@ -29,8 +30,8 @@ bool register_experiment(ExperimentRegistration experiment) {
 const std::vector<ExperimentRegistration>& experiments() { return registry(); }
 
 std::string resolved_config(const CLI::App& command) {
-  static const std::set<std::string> runner = {"out",   "threads",   "resume", "shard",
-                                               "quiet", "no-timing", "help",   "config"};
+  static const std::set<std::string> runner = {
+      "out", "threads", "resume", "shard", "quiet", "no-timing", "max-memory", "help", "config"};
   std::ostringstream out;
   for (const CLI::Option* opt : command.get_options()) {
     const std::string name = opt->get_single_name();
@@ -99,7 +100,7 @@ void print_tally(const CheckTally& t) {
 CheckReport check_file(const std::string& path, double alpha) {
   const CsvTable table = CsvTable::read(path);
   if (table.size() == 0)
-    throw std::invalid_argument(
+    throw InputError(
         fmt::format("'{}' has a header and no rows: nothing to check (an interrupted run keeps "
                     "its rows in <out>.partial)",
                     path));
@@ -114,15 +115,14 @@ CheckReport check_file(const std::string& path, double alpha) {
       best = &e;
   }
   if (!best)
-    throw std::invalid_argument(fmt::format(
+    throw InputError(fmt::format(
         "'{}': no experiment recognises its columns (expected a convergence, blocksize or "
         "attention table)",
         path));
   try {
     return {best->name, best->checker.run(table, alpha)};
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(
-        fmt::format("'{}' ({} table) is unusable: {}", path, best->name, e.what()));
+    throw InputError(fmt::format("'{}' ({} table) is unusable: {}", path, best->name, e.what()));
   }
 }
 

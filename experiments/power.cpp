@@ -15,6 +15,7 @@
 #include "blocksize.h"
 #include "cli_common.h"
 #include "convergence.h"
+#include "input_error.h"
 #include "unbiasedness.h"
 
 namespace poslsh {
@@ -36,7 +37,7 @@ PlantedDefect parse_planted_defect(const std::string& name) {
     if (d.name() == name) return d;
     accepted += (accepted.empty() ? "" : ", ") + d.name();
   }
-  throw std::invalid_argument(fmt::format("unknown defect '{}' (accepted: {})", name, accepted));
+  throw InputError(fmt::format("unknown defect '{}' (accepted: {})", name, accepted));
 }
 
 const std::vector<std::string>& power_columns() {
@@ -178,7 +179,7 @@ struct PowerRates {
 
 PowerRates power_rates(const CsvTable& t) {
   for (const auto& c : power_columns())
-    if (!t.has_column(c)) throw std::invalid_argument("power table without column " + c);
+    if (!t.has_column(c)) throw InputError("power table without column " + c);
   // Per (defect, seed): which (family, check) failed.
   std::map<std::pair<std::string, std::string>, std::map<std::pair<std::string, std::string>, bool>>
       per_seed;
@@ -191,7 +192,7 @@ PowerRates power_rates(const CsvTable& t) {
   for (std::size_t r = 0; r < t.size(); ++r) {
     const std::string failed = t.text(r, "failed");
     if (failed != "0" && failed != "1")
-      throw std::invalid_argument(fmt::format("row {}: failed must be 0 or 1", r + 2));
+      throw InputError(fmt::format("row {}: failed must be 0 or 1", r + 2));
     const auto ds = std::pair{t.text(r, "defect"), t.text(r, "seed")};
     if (!per_seed.contains(ds)) seeds_order.push_back(ds);
     per_seed[ds][{t.text(r, "family"), t.text(r, "check")}] = failed == "1";

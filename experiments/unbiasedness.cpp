@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "cli_common.h"
+#include "input_error.h"
 
 namespace poslsh {
 
@@ -82,41 +83,36 @@ std::vector<Group> read_groups(const CsvTable& t) {
     const std::int64_t n = t.integer(r, "n", 0, kMaxCell);
     const double sigma = t.number(r, "sigma");
     if (!std::isfinite(sigma) || !(sigma > 0))
-      throw std::invalid_argument(
-          fmt::format("row {}: sigma must be finite and > 0", CsvTable::line_of(r)));
+      throw InputError(fmt::format("row {}: sigma must be finite and > 0", CsvTable::line_of(r)));
     const std::string region = t.text(r, "region");
     const CobinRegion reg = parse_cobin_region(region);
-    if (n < 4)
-      throw std::invalid_argument(fmt::format("row {}: n must be >= 4", CsvTable::line_of(r)));
+    if (n < 4) throw InputError(fmt::format("row {}: n must be >= 4", CsvTable::line_of(r)));
     const std::int64_t anchor = t.integer(r, "anchor", 0, kMaxCell);
     if (anchor != cobin_anchor(reg, n))
-      throw std::invalid_argument(fmt::format("row {}: anchor {} is not the {} anchor {} of n = {}",
-                                              CsvTable::line_of(r), anchor, region,
-                                              cobin_anchor(reg, n), n));
+      throw InputError(fmt::format("row {}: anchor {} is not the {} anchor {} of n = {}",
+                                   CsvTable::line_of(r), anchor, region, cobin_anchor(reg, n), n));
     const std::int64_t off = t.integer(r, "t", 0, kMaxCell);
     const bool room = reg == CobinRegion::kEnd ? anchor - off >= 0 : anchor + off <= n - 1;
     if (off < 1 || !room)
-      throw std::invalid_argument(
-          fmt::format("row {}: offset t = {} leaves [0, n) from the {} anchor",
-                      CsvTable::line_of(r), off, region));
+      throw InputError(fmt::format("row {}: offset t = {} leaves [0, n) from the {} anchor",
+                                   CsvTable::line_of(r), off, region));
     const std::int64_t hashes = t.integer(r, "hashes", 0, kMaxCell),
                        batch = t.integer(r, "batch", 0, kMaxCell);
     if (batch < 1 || hashes < batch || hashes % batch != 0)
-      throw std::invalid_argument(
-          fmt::format("row {}: hashes ({}) must be a positive multiple of batch ({})",
-                      CsvTable::line_of(r), hashes, batch));
+      throw InputError(fmt::format("row {}: hashes ({}) must be a positive multiple of batch ({})",
+                                   CsvTable::line_of(r), hashes, batch));
     const std::int64_t k = t.integer(r, "cobinned", 0, kMaxCell);
     const std::int64_t sumsq = t.integer(r, "batch_cobinned_sumsq", 0, kMaxCell);
     const std::int64_t batches = hashes / batch;
     // Cauchy-Schwarz and 0 <= K_b <= batch bound the sum of squares.
     if (k > hashes || sumsq > batch * k || sumsq * batches < k * k)
-      throw std::invalid_argument(fmt::format(
+      throw InputError(fmt::format(
           "row {}: counts out of range (cobinned {} of {} hashes, batch sum of squares {})",
           CsvTable::line_of(r), k, hashes, sumsq));
     const double expected = static_cast<double>(hashes) * cobin_probability(sigma, off);
     const double written = t.number(r, "expected");
     if (!(std::abs(written - expected) <= 1e-9 * std::max(1.0, expected)))
-      throw std::invalid_argument(fmt::format(
+      throw InputError(fmt::format(
           "row {}: expected {} disagrees with its recomputation hashes exp(-t/sigma) = {}",
           CsvTable::line_of(r), t.text(r, "expected"), format_double(expected)));
     const auto key = std::tuple{n, sigma, region};
@@ -124,12 +120,12 @@ std::vector<Group> read_groups(const CsvTable& t) {
     if (fresh) groups.push_back({n, hashes, batch, sigma, region, {}, {}, {}, {}});
     Group& g = groups[it->second];
     if (g.hashes != hashes || g.batch != batch)
-      throw std::invalid_argument(
+      throw InputError(
           fmt::format("row {}: the rows of {} must share one hash set (hashes and batch differ)",
                       CsvTable::line_of(r), group_name(g)));
     if (std::find(g.t.begin(), g.t.end(), off) != g.t.end())
-      throw std::invalid_argument(fmt::format("row {}: offset t = {} appears twice in {}",
-                                              CsvTable::line_of(r), off, group_name(g)));
+      throw InputError(fmt::format("row {}: offset t = {} appears twice in {}",
+                                   CsvTable::line_of(r), off, group_name(g)));
     g.t.push_back(off);
     g.cobinned.push_back(k);
     g.sumsq.push_back(sumsq);

@@ -10,6 +10,7 @@
 #include "block_size_law.h"
 #include "cli_common.h"
 #include "cobinning.h"
+#include "input_error.h"
 #include "unbiasedness.h"
 
 namespace poslsh {
@@ -24,8 +25,7 @@ void require_columns(const CsvTable& t, const std::vector<std::string>& want) {
     std::string got, expected;
     for (const auto& c : t.columns()) got += (got.empty() ? "" : ",") + c;
     for (const auto& c : want) expected += (expected.empty() ? "" : ",") + c;
-    throw std::invalid_argument(
-        fmt::format("header is '{}', expected exactly '{}'", got, expected));
+    throw InputError(fmt::format("header is '{}', expected exactly '{}'", got, expected));
   }
 }
 
@@ -46,7 +46,7 @@ std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n)
   // Closes the sample whose last block is on row `last`.
   const auto close = [&](std::size_t last) {
     if (expect_start != n)
-      throw std::invalid_argument(fmt::format(
+      throw InputError(fmt::format(
           "row {}: sample {} covers [0, {}) only; every sample must be a partition of [0, {})",
           CsvTable::line_of(last), sample, expect_start, n));
     out.push_back(cur);
@@ -59,7 +59,7 @@ std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n)
       if (open) {
         close(r - 1);
         if (id < sample)
-          throw std::invalid_argument(fmt::format(
+          throw InputError(fmt::format(
               "row {}: sample {} after sample {}: rows of a sample must be together, samples in "
               "increasing order",
               CsvTable::line_of(r), id, sample));
@@ -70,14 +70,13 @@ std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n)
       cur = VerifySample{};
     }
     if (start != expect_start)
-      throw std::invalid_argument(
+      throw InputError(
           fmt::format("row {}: sample {} block [{}, {}) should start at {} (blocks must be sorted, "
                       "contiguous and non-overlapping)",
                       CsvTable::line_of(r), id, start, end, expect_start));
     if (end <= start || end > n)
-      throw std::invalid_argument(
-          fmt::format("row {}: sample {} block [{}, {}) is empty or ends past n = {}",
-                      CsvTable::line_of(r), id, start, end, n));
+      throw InputError(fmt::format("row {}: sample {} block [{}, {}) is empty or ends past n = {}",
+                                   CsvTable::line_of(r), id, start, end, n));
     cur.b_max = std::max(cur.b_max, end - start);
     for (int a = 0; a < 3; ++a) {
       if (anchors[a] < start || anchors[a] >= end) continue;
@@ -95,16 +94,16 @@ std::vector<VerifySample> samples_from_hashes(const CsvTable& t, std::int64_t n)
   for (std::size_t r = 0; r < t.size(); ++r) {
     const std::int64_t id = t.integer(r, "sample", -kMaxField, kMaxField);
     if (r > 0 && id <= t.integer(r - 1, "sample", -kMaxField, kMaxField))
-      throw std::invalid_argument(
-          fmt::format("row {}: sample ids must be increasing (got {} after {})",
-                      CsvTable::line_of(r), id, t.integer(r - 1, "sample", -kMaxField, kMaxField)));
+      throw InputError(fmt::format("row {}: sample ids must be increasing (got {} after {})",
+                                   CsvTable::line_of(r), id,
+                                   t.integer(r - 1, "sample", -kMaxField, kMaxField)));
     const double pitch = t.number(r, "pitch"), shift = t.number(r, "shift");
     if (!std::isfinite(pitch) || !(pitch > 0))
-      throw std::invalid_argument(fmt::format("row {}: pitch must be finite and > 0, got '{}'",
-                                              CsvTable::line_of(r), t.text(r, "pitch")));
+      throw InputError(fmt::format("row {}: pitch must be finite and > 0, got '{}'",
+                                   CsvTable::line_of(r), t.text(r, "pitch")));
     if (!std::isfinite(shift))
-      throw std::invalid_argument(fmt::format("row {}: shift must be finite, got '{}'",
-                                              CsvTable::line_of(r), t.text(r, "shift")));
+      throw InputError(fmt::format("row {}: shift must be finite, got '{}'", CsvTable::line_of(r),
+                                   t.text(r, "shift")));
     const PositionalHash h{pitch, shift};
     VerifySample s;
     for (int a = 0; a < 3; ++a) s.runs[a] = cobin_run(h, all_cobin_regions()[a], n);
@@ -121,8 +120,8 @@ std::vector<VerifySample> samples_from_hashes(const CsvTable& t, std::int64_t n)
 
 VerifyReport verify_samples(const std::vector<VerifySample>& samples, const VerifyOptions& o) {
   if (static_cast<std::int64_t>(samples.size()) < o.batch)
-    throw std::invalid_argument(fmt::format("{} samples: the checks need at least one batch of {}",
-                                            samples.size(), o.batch));
+    throw InputError(fmt::format("{} samples: the checks need at least one batch of {}",
+                                 samples.size(), o.batch));
   VerifyReport report;
   // Alpha: three quarters to the co-binning families, a quarter to the law.
   const double cobin_alpha = 0.75 * o.alpha, law_alpha = 0.25 * o.alpha;

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdio>
+
+#include "input_error.h"
 
 namespace poslsh {
 
@@ -68,6 +71,34 @@ std::string format_double(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   return fmt::format("{}", value);
+}
+
+std::string single_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+int run_reporting_errors(const std::string& who, const std::function<int()>& action) {
+  try {
+    return action();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: error: %s\n", who.c_str(), single_line(e.what()).c_str());
+    return 2;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "%s: error: %s\n", who.c_str(), single_line(e.what()).c_str());
+    return 2;
+  } catch (const std::logic_error& e) {
+    std::fprintf(stderr,
+                 "%s: internal error: %s (a bug in poslsh, not in your input: please report it "
+                 "with the command line and the output of `poslsh --version`)\n",
+                 who.c_str(), single_line(e.what()).c_str());
+    return 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: failed: %s\n", who.c_str(), single_line(e.what()).c_str());
+    return 1;
+  }
 }
 
 }  // namespace poslsh

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,6 +16,20 @@ class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Runs a subcommand's action and turns what it throws into the documented exit
+// codes, printing one line on stderr that starts with `who`:
+//   2  UsageError or InputError: the user's options or data ("error: ...");
+//   3  any other std::logic_error (std::invalid_argument included): a broken
+//      invariant inside poslsh, i.e. a bug ("internal error: ... please
+//      report it with the command line and `poslsh --version`");
+//   1  any other std::exception: the run failed (I/O, memory, ...).
+// The action's own return value (0 ok, 1 a check failed) passes through.
+int run_reporting_errors(const std::string& who, const std::function<int()>& action);
+
+// `text` with newlines turned into spaces and trailing spaces dropped: error
+// messages (CLI11's hold newlines) are printed as one line.
+std::string single_line(std::string text);
 
 // Throw UsageError("--opt must be ... (got ...)") unless the value is acceptable.
 void require_positive_finite(const std::string& option, double value);

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "input_error.h"
+
 namespace poslsh {
 
 std::string csv_line(const std::vector<std::string>& fields) {
@@ -36,7 +38,7 @@ std::vector<std::string> split(const std::string& line) {
 
 CsvTable CsvTable::read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(fmt::format("'{}' is not readable", path));
+  if (!in) throw InputError(fmt::format("'{}' is not readable", path));
   std::ostringstream ss;
   ss << in.rdbuf();
   return parse(ss.str(), path);
@@ -58,18 +60,18 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& name) {
       for (std::size_t i = 0; i < fields.size(); ++i)
         for (std::size_t j = i + 1; j < fields.size(); ++j)
           if (fields[i] == fields[j])
-            throw std::invalid_argument(
+            throw InputError(
                 fmt::format("'{}' header: column '{}' appears twice (columns {} and {})", name,
                             fields[i], i + 1, j + 1));
       t.columns_ = std::move(fields);
       continue;
     }
     if (fields.size() != t.columns_.size())
-      throw std::invalid_argument(fmt::format("'{}' line {}: {} fields, header has {}", name,
-                                              lineno, fields.size(), t.columns_.size()));
+      throw InputError(fmt::format("'{}' line {}: {} fields, header has {}", name, lineno,
+                                   fields.size(), t.columns_.size()));
     t.rows_.push_back(std::move(fields));
   }
-  if (t.columns_.empty()) throw std::invalid_argument(fmt::format("'{}' is empty", name));
+  if (t.columns_.empty()) throw InputError(fmt::format("'{}' is empty", name));
   return t;
 }
 
@@ -82,7 +84,7 @@ bool CsvTable::has_column(const std::string& name) const {
 std::size_t CsvTable::column(const std::string& name) const {
   for (std::size_t i = 0; i < columns_.size(); ++i)
     if (columns_[i] == name) return i;
-  throw std::invalid_argument(fmt::format("'{}' has no column '{}'", name_, name));
+  throw InputError(fmt::format("'{}' has no column '{}'", name_, name));
 }
 
 const std::string& CsvTable::text(std::size_t row, const std::string& col) const {
@@ -96,7 +98,7 @@ double CsvTable::number(std::size_t row, const std::string& col) const {
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (end != s.c_str() + s.size())
-    throw std::invalid_argument(
+    throw InputError(
         fmt::format("'{}' row {} column '{}': '{}' is not a number", name_, row + 2, col, s));
   return v;
 }
@@ -106,9 +108,8 @@ std::int64_t CsvTable::integer(std::size_t row, const std::string& col, std::int
   const double v = number(row, col);
   if (!std::isfinite(v) || v != std::floor(v) || v < static_cast<double>(lo) ||
       v > static_cast<double>(hi))
-    throw std::invalid_argument(
-        fmt::format("row {}, column {}: expected an integer in [{}, {}], got '{}'", line_of(row),
-                    col, lo, hi, text(row, col)));
+    throw InputError(fmt::format("row {}, column {}: expected an integer in [{}, {}], got '{}'",
+                                 line_of(row), col, lo, hi, text(row, col)));
   return static_cast<std::int64_t>(v);
 }
 

@@ -7,11 +7,13 @@
 #include <limits>
 #include <stdexcept>
 
+#include "input_error.h"
+
 namespace poslsh {
 namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw std::invalid_argument(path + ": " + what);
+  throw InputError(path + ": " + what);
 }
 
 class HeaderParser {
@@ -36,23 +38,21 @@ class HeaderParser {
         h.shape = tuple();
         have_shape = true;
       } else {
-        throw std::invalid_argument("unknown header key '" + key + "'");
+        throw InputError("unknown header key '" + key + "'");
       }
       skip_ws();
       if (peek() == ',') {
         ++pos_;
         skip_ws();
       } else if (peek() != '}') {
-        throw std::invalid_argument("expected ',' or '}' in header at offset " +
-                                    std::to_string(pos_));
+        throw InputError("expected ',' or '}' in header at offset " + std::to_string(pos_));
       }
     }
     ++pos_;
     skip_ws();
-    if (pos_ != t_.size())
-      throw std::invalid_argument("trailing characters after header dictionary");
+    if (pos_ != t_.size()) throw InputError("trailing characters after header dictionary");
     if (!have_descr || !have_order || !have_shape)
-      throw std::invalid_argument("header lacks one of 'descr', 'fortran_order', 'shape'");
+      throw InputError("header lacks one of 'descr', 'fortran_order', 'shape'");
     return h;
   }
 
@@ -64,18 +64,17 @@ class HeaderParser {
   void expect(char c) {
     skip_ws();
     if (peek() != c)
-      throw std::invalid_argument(std::string("expected '") + c + "' in header at offset " +
-                                  std::to_string(pos_));
+      throw InputError(std::string("expected '") + c + "' in header at offset " +
+                       std::to_string(pos_));
     ++pos_;
   }
   std::string string_literal() {
     skip_ws();
     const char quote = peek();
     if (quote != '\'' && quote != '"')
-      throw std::invalid_argument("expected a quoted string in header at offset " +
-                                  std::to_string(pos_));
+      throw InputError("expected a quoted string in header at offset " + std::to_string(pos_));
     const std::size_t end = t_.find(quote, pos_ + 1);
-    if (end == std::string::npos) throw std::invalid_argument("unterminated string in header");
+    if (end == std::string::npos) throw InputError("unterminated string in header");
     std::string s = t_.substr(pos_ + 1, end - pos_ - 1);
     pos_ = end + 1;
     return s;
@@ -90,7 +89,7 @@ class HeaderParser {
       pos_ += 5;
       return false;
     }
-    throw std::invalid_argument("fortran_order must be True or False");
+    throw InputError("fortran_order must be True or False");
   }
   std::vector<std::int64_t> tuple() {
     std::vector<std::int64_t> dims;
@@ -98,11 +97,11 @@ class HeaderParser {
     skip_ws();
     while (peek() != ')') {
       if (!std::isdigit(static_cast<unsigned char>(peek())))
-        throw std::invalid_argument("shape must be a tuple of non-negative integers");
+        throw InputError("shape must be a tuple of non-negative integers");
       std::int64_t v = 0;
       while (std::isdigit(static_cast<unsigned char>(peek()))) {
         if (v > (std::numeric_limits<std::int64_t>::max() - 9) / 10)
-          throw std::invalid_argument("shape dimension too large");
+          throw InputError("shape dimension too large");
         v = v * 10 + (t_[pos_++] - '0');
       }
       dims.push_back(v);
@@ -111,7 +110,7 @@ class HeaderParser {
         ++pos_;
         skip_ws();
       } else if (peek() != ')') {
-        throw std::invalid_argument("shape must be a tuple of non-negative integers");
+        throw InputError("shape must be a tuple of non-negative integers");
       }
     }
     ++pos_;
@@ -216,11 +215,11 @@ HeadStack<double> read_head_stack_npy(const std::string& path) {
 
 void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, const double* data,
                NpyDtype dtype) {
-  if (shape.empty()) throw std::invalid_argument("write_npy: shape must have rank >= 1");
+  if (shape.empty()) throw InputError("write_npy: shape must have rank >= 1");
   std::uint64_t count = 1;
   std::string dims;
   for (std::int64_t dim : shape) {
-    if (dim < 0) throw std::invalid_argument("write_npy: dimensions must be >= 0");
+    if (dim < 0) throw InputError("write_npy: dimensions must be >= 0");
     count *= static_cast<std::uint64_t>(dim);
     dims += std::to_string(dim) + ", ";
   }
@@ -232,9 +231,9 @@ void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, 
   const std::size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header.push_back('\n');
-  if (header.size() > 65535) throw std::invalid_argument("write_npy: header too long");
+  if (header.size() > 65535) throw InputError("write_npy: header too long");
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::invalid_argument(path + ": cannot open for writing");
+  if (!out) throw InputError(path + ": cannot open for writing");
   out.write(kMagic, 6);
   const unsigned char version[2] = {1, 0};
   out.write(reinterpret_cast<const char*>(version), 2);
@@ -254,7 +253,7 @@ void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, 
   }
   out.write(reinterpret_cast<const char*>(bytes.data()),
             static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw std::invalid_argument(path + ": write failed");
+  if (!out) throw InputError(path + ": write failed");
 }
 
 }  // namespace poslsh

@@ -19,6 +19,7 @@
 #include "atomic_file.h"
 #include "cli_common.h"
 #include "csv_table.h"
+#include "input_error.h"
 #include "progress.h"
 #include "version.h"
 
@@ -35,6 +36,9 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_flag("--quiet", o.quiet, "No progress output on stderr");
   cmd.add_flag("--no-timing", o.no_timing,
                "Write timing columns empty, for bitwise comparison of outputs");
+  cmd.add_option("--max-memory", o.max_memory_gib,
+                 "Refuse runs estimated to need more than this many GiB (0: this machine's memory)")
+      ->capture_default_str();
 }
 
 std::pair<std::size_t, std::size_t> shard_range(std::size_t num_cells, int index, int count) {
@@ -152,6 +156,27 @@ std::string machine_description() {
 
 }  // namespace
 
+double physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? static_cast<double>(pages) * static_cast<double>(size) : 0.0;
+}
+
+void require_memory(const std::string& what, double bytes, const SweepOptions& options) {
+  if (!(options.max_memory_gib >= 0) || !std::isfinite(options.max_memory_gib))
+    throw UsageError(
+        fmt::format("--max-memory must be a number of GiB >= 0 (0: this machine's "
+                    "memory), got {}",
+                    format_double(options.max_memory_gib)));
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  const bool machine = options.max_memory_gib == 0;
+  const double limit = machine ? physical_memory_bytes() : options.max_memory_gib * kGiB;
+  if (limit <= 0 || bytes <= limit) return;
+  throw UsageError(fmt::format(
+      "{} needs about {:.3g} GiB (estimate), more than {} {:.3g} GiB; nothing was run. Use "
+      "fewer --threads or smaller sizes, or --max-memory GIB to override",
+      what, bytes / kGiB, machine ? "this machine's memory," : "--max-memory", limit / kGiB));
+}
+
 int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
   const Shard shard = parse_shard(opt.shard);
   if (opt.threads < 0)
@@ -163,6 +188,20 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
   const std::string partial_path = opt.out + ".partial";
   const std::string header = partial_header(sweep, opt);
   const auto [begin, end] = shard_range(sweep.num_cells, shard.index, shard.count);
+  if (sweep.memory_bytes) {
+    // Up to `threads` cells run at once: the largest estimates, added.
+    std::vector<std::pair<double, std::size_t>> need;
+    for (std::size_t c = begin; c < end; ++c) need.emplace_back(sweep.memory_bytes(c), c);
+    std::sort(need.begin(), need.end(), std::greater<>());
+    double total = 0;
+    const std::size_t concurrent = std::min<std::size_t>(need.size(), threads);
+    for (std::size_t i = 0; i < concurrent; ++i) total += need[i].first;
+    if (!need.empty())
+      require_memory(
+          fmt::format("{} with {} cell{} at once (largest: {})", sweep.experiment, concurrent,
+                      concurrent == 1 ? "" : "s", sweep.label ? sweep.label(need[0].second) : ""),
+          total, opt);
+  }
 
   std::map<std::size_t, std::string> done;
   if (opt.resume) done = read_partial(partial_path, header);
@@ -197,6 +236,7 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::string failure;
+  int failure_code = 1;
   g_interrupted.store(false);
   auto* previous_handler = std::signal(SIGINT, on_sigint);
 
@@ -220,9 +260,14 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
         nrows = rows.size();
       } catch (const std::exception& e) {
         std::lock_guard lock(mutex);
-        if (!failed.exchange(true))
+        if (!failed.exchange(true)) {
           failure =
               fmt::format("cell {} ({}): {}", cell, sweep.label ? sweep.label(cell) : "", e.what());
+          // The same classification as the CLI's (run_reporting_errors).
+          const bool input = dynamic_cast<const UsageError*>(&e) != nullptr ||
+                             dynamic_cast<const InputError*>(&e) != nullptr;
+          failure_code = input ? 2 : dynamic_cast<const std::logic_error*>(&e) ? 3 : 1;
+        }
         return;
       }
       std::lock_guard lock(mutex);
@@ -243,10 +288,14 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
   progress.finish();
 
   if (failed) {
-    std::fprintf(stderr, "poslsh %s: error in %s\n", sweep.experiment.c_str(), failure.c_str());
+    std::fprintf(stderr, "poslsh %s: %s in %s%s\n", sweep.experiment.c_str(),
+                 failure_code == 3 ? "internal error" : "error", failure.c_str(),
+                 failure_code == 3 ? " (a bug in poslsh, not in your input: please report it "
+                                     "with the command line and `poslsh --version`)"
+                                   : "");
     std::fprintf(stderr, "poslsh %s: finished cells are kept in %s\n", sweep.experiment.c_str(),
                  partial_path.c_str());
-    return 1;
+    return failure_code;
   }
   if (g_interrupted.load()) {
     std::fprintf(stderr,

@@ -32,11 +32,13 @@ struct SweepOptions {
   int threads = 0;      // 0: one per hardware thread
   bool resume = false;  // continue from <out>.partial
   std::string shard = "1/1";
-  bool quiet = false;      // no progress output
-  bool no_timing = false;  // timing columns written empty (bitwise comparisons)
+  bool quiet = false;         // no progress output
+  bool no_timing = false;     // timing columns written empty (bitwise comparisons)
+  double max_memory_gib = 0;  // refuse runs whose estimate exceeds this (0: the machine's memory)
 };
 
-// Adds --out, --threads, --resume, --shard, --quiet, --no-timing to a subcommand.
+// Adds --out, --threads, --resume, --shard, --quiet, --no-timing and
+// --max-memory to a subcommand.
 void add_sweep_options(CLI::App& command, SweepOptions& options);
 
 struct Sweep {
@@ -49,6 +51,11 @@ struct Sweep {
   // Rows of one cell. Called concurrently from several threads for different
   // cells: must be thread-safe and depend only on the cell (and the seed).
   std::function<std::vector<CsvRow>(std::size_t cell)> run_cell;
+  // Estimated peak working set of one cell, bytes (optional). run_sweep adds
+  // the largest estimates of the cells that may run at once and refuses the
+  // run up front (UsageError, nothing written) when that exceeds the limit,
+  // rather than let the kernel kill it halfway through a sweep.
+  std::function<double(std::size_t cell)> memory_bytes;
   // The experiment's resolved options (TOML text): provenance, and the
   // fingerprint that stops --resume or merge from mixing different sweeps.
   std::string resolved_config;
@@ -56,7 +63,9 @@ struct Sweep {
 };
 
 // Runs the sweep and returns the process exit code: 0 on success, 130 when
-// interrupted by SIGINT (progress kept in <out>.partial), 1 when a cell threw.
+// interrupted by SIGINT (progress kept in <out>.partial); when a cell threw,
+// the code run_reporting_errors gives its exception (2 bad input, 3 internal
+// error, 1 otherwise).
 // Throws UsageError for bad options (unwritable --out, malformed --shard, a
 // .partial from a different sweep).
 int run_sweep(const Sweep& sweep, const SweepOptions& options);
@@ -73,5 +82,12 @@ std::uint64_t fingerprint(const std::string& text);
 
 // JSON string literal with escapes.
 std::string json_quote(const std::string& text);
+
+// Physical memory of this machine in bytes (0 if unknown).
+double physical_memory_bytes();
+
+// Throws UsageError unless `bytes` (an estimate for `what`) fits the limit:
+// options.max_memory_gib, or the machine's memory when that is 0.
+void require_memory(const std::string& what, double bytes, const SweepOptions& options);
 
 }  // namespace poslsh

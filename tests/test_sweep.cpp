@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli_common.h"
+#include "input_error.h"
 #include "rng.h"
 #include "sweep.h"
 
@@ -159,6 +160,49 @@ TEST_F(SweepTest, FailingCellIsReportedAndNothingIsWritten) {
   run(toy_sweep(10, 4), o, "fail.csv", 1);
   EXPECT_FALSE(fs::exists(dir_ / "fail.csv"));
   EXPECT_FALSE(fs::exists(dir_ / "fail.csv.meta.json"));
+}
+
+TEST_F(SweepTest, AFailingCellsExitCodeSaysWhoseFaultItIs) {
+  // A planted internal error (a broken invariant) exits 3 and says so; bad
+  // data found inside a cell exits 2; any other failure 1.
+  const auto failing = [](std::function<void()> thrower) {
+    Sweep s = toy_sweep(3);
+    s.run_cell = [thrower](std::size_t) -> std::vector<CsvRow> {
+      thrower();
+      return {};
+    };
+    return s;
+  };
+  SweepOptions o;
+  o.threads = 1;
+  ::testing::internal::CaptureStderr();
+  run(failing([] { throw std::logic_error("planted: cell returned 2 rows"); }), o, "a.csv", 3);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("internal error in cell 0"), std::string::npos) << err;
+  EXPECT_NE(err.find("please report"), std::string::npos) << err;
+  ::testing::internal::CaptureStderr();
+  run(failing([] { throw InputError("q.npy holds a NaN"); }), o, "b.csv", 2);
+  run(failing([] { throw std::runtime_error("disk full"); }), o, "c.csv", 1);
+  ::testing::internal::GetCapturedStderr();
+}
+
+TEST_F(SweepTest, MemoryEstimateOverTheLimitRefusesBeforeWriting) {
+  Sweep s = toy_sweep(4);
+  s.memory_bytes = [](std::size_t c) { return (c + 1) * 1024.0 * 1024.0 * 1024.0; };
+  SweepOptions o;
+  o.out = (dir_ / "m.csv").string();
+  o.threads = 2;
+  o.max_memory_gib = 6.5;  // the two largest cells at once need 4 + 3 = 7 GiB
+  try {
+    run_sweep(s, o);
+    ADD_FAILURE() << "not refused";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs about 7 GiB"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "m.csv.partial"));
+  o.threads = 1;  // one at a time: 4 GiB fits
+  o.quiet = true;
+  EXPECT_EQ(run_sweep(s, o), 0);
 }
 
 TEST_F(SweepTest, BadOptionsAreUsageErrors) {
