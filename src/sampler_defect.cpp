@@ -1,5 +1,6 @@
 #include "sampler_defect.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "rng.h"
@@ -62,6 +63,9 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
       const bool exp = defect == SamplerDefect::kExponentialPitch;
       double g = -std::log(rng.uniform_pos());
       if (!exp) g -= std::log(rng.uniform_pos()) + std::log(rng.uniform_pos());
+      // U = 1 gives g = 0, a zero pitch (probability 2^-53 for one uniform):
+      // the same clamp as the sound sampler's (kSmallestGamma2).
+      g = std::max(g, kSmallestGamma2);
       const double pitch = exp ? 2 * sigma * g : 2 * sigma * g / 3;
       return {pitch, pitch * rng.uniform()};
     }
