@@ -10,6 +10,7 @@
 #include "atomic_file.h"
 #include "cli_common.h"
 #include "commands.h"
+#include "csv_table.h"
 #include "sweep.h"
 #include "version.h"
 
@@ -65,6 +66,20 @@ Action add_merge_command(CLI::App& app) {
       s.experiment = json_field(s.meta, "experiment", path);
       s.fingerprint = json_field(s.meta, "config_fingerprint", path);
       s.shard = parse_shard(json_field(s.meta, "shard", path));
+      // The sidecar records the table's bytes: a shard cut short or edited
+      // since it was written is refused, not merged (sidecars written before
+      // this field existed are checked for well-formed rows only).
+      if (s.meta.find("\"csv_fnv1a64\": ") != std::string::npos &&
+          json_field(s.meta, "csv_fnv1a64", path) != fmt::format("{:016x}", fingerprint(s.csv)))
+        throw UsageError(fmt::format(
+            "merge: '{}' does not match its .meta.json (the table was cut short or edited after "
+            "it was written)",
+            path));
+      try {
+        CsvTable::parse(s.csv, path);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(fmt::format("merge: {}", e.what()));
+      }
       shards.push_back(std::move(s));
     }
     std::sort(shards.begin(), shards.end(),
@@ -89,16 +104,18 @@ Action add_merge_command(CLI::App& app) {
     }
     AtomicFile csv(o->out, "--out");
     csv.write(merged);
+    const auto rows = static_cast<std::size_t>(std::count(merged.begin(), merged.end(), '\n')) - 1;
     std::string from;
     for (const auto& s : shards) from += (from.empty() ? "" : ", ") + json_quote(s.path);
     AtomicFile meta(o->out + ".meta.json", "--out");
-    meta.write(
-        fmt::format("{{\n  \"tool\": \"poslsh\",\n  \"version\": {},\n  \"git_commit\": {},\n"
-                    "  \"experiment\": {},\n  \"shard\": \"1/1\",\n  \"config_fingerprint\": {},\n"
-                    "  \"seed\": {},\n  \"merged_from\": [{}],\n  \"config\": {}\n}}\n",
-                    json_quote(kVersion), json_quote(git_commit()), json_quote(first.experiment),
-                    json_quote(first.fingerprint), json_field(first.meta, "seed", first.path), from,
-                    json_quote(json_field(first.meta, "config", first.path))));
+    meta.write(fmt::format(
+        "{{\n  \"tool\": \"poslsh\",\n  \"version\": {},\n  \"git_commit\": {},\n"
+        "  \"experiment\": {},\n  \"shard\": \"1/1\",\n  \"config_fingerprint\": {},\n"
+        "  \"seed\": {},\n  \"merged_from\": [{}],\n  \"rows\": {},\n"
+        "  \"csv_fnv1a64\": \"{:016x}\",\n  \"config\": {}\n}}\n",
+        json_quote(kVersion), json_quote(git_commit()), json_quote(first.experiment),
+        json_quote(first.fingerprint), json_field(first.meta, "seed", first.path), from, rows,
+        fingerprint(merged), json_quote(json_field(first.meta, "config", first.path))));
     csv.commit();
     meta.commit();
     return 0;

@@ -85,13 +85,22 @@ int main(int argc, char** argv) {
   }
 
   try {
-    app.parse(hoist_config(argc, argv));
+    std::vector<std::string> args = hoist_config(argc, argv);
+    // The vector is reversed (see hoist_config): a path precedes its --config.
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (args[i] == "--config" && i > 0) poslsh::check_config_syntax(args[i - 1]);
+      if (args[i].rfind("--config=", 0) == 0) poslsh::check_config_syntax(args[i].substr(9));
+    }
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const poslsh::UsageError& e) {
+    std::fprintf(stderr, "poslsh: error: %s\n", poslsh::single_line(e.what()).c_str());
+    return 2;
   } catch (const CLI::ParseError& e) {
     std::string message = describe(e);
     if (e.get_name() == "RequiredError" && argc > 1 && argv[1][0] != '-' &&

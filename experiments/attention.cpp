@@ -42,6 +42,17 @@ QkvData load_qkv_dir(const std::string& dir) {
                read_head_stack_npy((base / "v.npy").string())};
   const HeadStack<double>* stacks[] = {&data.q, &data.k, &data.v};
   const char* names[] = {"q.npy", "k.npy", "v.npy"};
+  // A NaN or inf would propagate into every error column of its rows (and a
+  // NaN compares false against every bound): unusable input, named exactly.
+  for (int t = 0; t < 3; ++t) {
+    const auto& m = stacks[t]->data;
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+      for (Eigen::Index c = 0; c < m.cols(); ++c)
+        if (!std::isfinite(m(r, c)))
+          throw InputError(fmt::format(
+              "--qkv: {} holds {} at head {}, row {}, column {}; Q, K and V must be finite",
+              (base / names[t]).string(), m(r, c), r / stacks[t]->n(), r % stacks[t]->n(), c));
+  }
   for (int t = 1; t < 3; ++t) {
     if (stacks[t]->n() != data.q.n())
       throw InputError(fmt::format("--qkv: {} has n = {} but q.npy has n = {}", names[t],

@@ -27,6 +27,14 @@ class UsageError : public std::runtime_error {
 // The action's own return value (0 ok, 1 a check failed) passes through.
 int run_reporting_errors(const std::string& who, const std::function<int()>& action);
 
+// Throws UsageError naming the file and line unless every line of the config
+// file at `path` is blank, a # comment, a [section] or `key = value` with a
+// value that is a number, true/false, a quoted string or a one-line [array]
+// of those. CLI11's reader is lenient (an unterminated `n = [64` was taken as
+// absent and the defaults ran); this check runs first. An unreadable file is
+// left to the config reader's own message.
+void check_config_syntax(const std::string& path);
+
 // `text` with newlines turned into spaces and trailing spaces dropped: error
 // messages (CLI11's hold newlines) are printed as one line.
 std::string single_line(std::string text);

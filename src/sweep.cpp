@@ -305,9 +305,14 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
     return 130;
   }
 
+  std::string table = csv_line(sweep.columns);
+  std::size_t rows = 0;
+  for (std::size_t c = begin; c < end; ++c) {
+    table += done.at(c);
+    rows += static_cast<std::size_t>(std::count(done.at(c).begin(), done.at(c).end(), '\n'));
+  }
   AtomicFile csv(opt.out, "--out");
-  csv.write(csv_line(sweep.columns));
-  for (std::size_t c = begin; c < end; ++c) csv.write(done.at(c));
+  csv.write(table);
 
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -320,12 +325,13 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
       "  \"cells_in_shard\": {},\n  \"threads\": {},\n  \"timing\": {},\n"
       "  \"config_fingerprint\": \"{:016x}\",\n  \"finished_utc\": {},\n"
       "  \"duration_seconds_this_run\": {:.3f},\n  \"machine\": {},\n  \"columns\": [{}],\n"
-      "  \"config\": {}\n}}\n",
+      "  \"rows\": {},\n  \"csv_fnv1a64\": \"{:016x}\",\n  \"config\": {}\n}}\n",
       json_quote(kVersion), json_quote(git_commit()), json_quote(sweep.experiment), sweep.seed,
       json_quote(opt.shard), sweep.num_cells, end - begin, threads,
       opt.no_timing ? "false" : "true",
       fingerprint(sweep.experiment + "\n" + sweep.resolved_config), json_quote(utc_now()), seconds,
-      json_quote(machine_description()), cols, json_quote(sweep.resolved_config)));
+      json_quote(machine_description()), cols, rows, fingerprint(table),
+      json_quote(sweep.resolved_config)));
   csv.commit();
   meta.commit();
   std::remove(partial_path.c_str());

@@ -1,0 +1,202 @@
+// Hostile input to every reader, through the real CLI: each case must give
+// exit code 2, exactly one line on stderr that names the file (or option) and
+// what is wrong, and no output file. The README's table of bad inputs lists
+// these cases; a case added there belongs here.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <vector>
+
+#include "cli_harness.h"
+#include "npy.h"
+
+namespace poslsh {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BadInputs : public testing::CliTest {
+ protected:
+  void write(const std::string& name, const std::string& bytes) const {
+    fs::create_directories(fs::path(path(name)).parent_path());
+    std::ofstream(path(name), std::ios::binary) << bytes;
+  }
+  // A Q/K/V directory with three valid 64 x 8 float64 files, then `edit`.
+  std::string qkv(const std::string& dir, const std::function<void(const std::string&)>& edit) {
+    fs::create_directories(path(dir));
+    std::vector<double> x(64 * 8);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.1 * static_cast<double>(i));
+    for (const char* f : {"q.npy", "k.npy", "v.npy"})
+      write_npy(path(dir + "/" + f), {64, 8}, x.data(), NpyDtype::kFloat64);
+    edit(path(dir));
+    return path(dir);
+  }
+  // A raw .npy file: magic, version 1.0, the header padded to 64 bytes, data.
+  static std::string npy(const std::string& header, const std::string& data) {
+    std::string h = header;
+    while ((10 + h.size() + 1) % 64 != 0) h += ' ';
+    h += '\n';
+    std::string out = "\x93NUMPY";
+    out += '\x01';
+    out += '\x00';
+    out += static_cast<char>(h.size() & 0xff);
+    out += static_cast<char>(h.size() >> 8);
+    return out + h + data;
+  }
+  // Expect exit 2, one stderr line mentioning `mention`, and no `out` written.
+  void expect_rejected(const std::string& args, const std::string& mention,
+                       const std::string& out) {
+    expect_usage_error(args, mention);
+    for (const std::string suffix : {"", ".meta.json", ".partial", ".summary.csv"})
+      EXPECT_FALSE(fs::exists(out + suffix)) << args << ": wrote " << out + suffix;
+  }
+};
+
+TEST_F(BadInputs, NpyTensorsForAttention) {
+  const std::string f8 = "{'descr': '<f8', 'fortran_order': False, 'shape': (64, 8), }";
+  const std::string data(64 * 8 * 8, '\0');
+  struct Case {
+    std::string name, file, bytes, mention;
+  };
+  const std::vector<Case> cases = {
+      {"nan", "q.npy", "", "holds nan at head 0, row 3, column 2"},
+      {"inf", "k.npy", "", "holds inf"},
+      {"truncated", "q.npy", npy(f8, data.substr(0, 100)), "q.npy"},
+      {"shape-lies", "k.npy",
+       npy("{'descr': '<f8', 'fortran_order': False, 'shape': (128, 8), }", data), "k.npy"},
+      {"dtype-lies", "v.npy",
+       npy("{'descr': '<f4', 'fortran_order': False, 'shape': (64, 8), }", data), "v.npy"},
+      {"fortran", "q.npy", npy("{'descr': '<f8', 'fortran_order': True, 'shape': (64, 8), }", data),
+       "Fortran"},
+      {"big-endian", "q.npy",
+       npy("{'descr': '>f8', 'fortran_order': False, 'shape': (64, 8), }", data), "dtype"},
+      {"float16", "q.npy",
+       npy("{'descr': '<f2', 'fortran_order': False, 'shape': (64, 8), }", data), "dtype"},
+      {"zero-axis", "q.npy",
+       npy("{'descr': '<f8', 'fortran_order': False, 'shape': (64, 0), }", ""), ">= 1"},
+      {"overflow", "v.npy",
+       npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 8), }", data),
+       "v.npy"},
+      {"overflow-product", "v.npy",
+       npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", data),
+       "v.npy"},
+      {"not-npy", "k.npy", "n,sigma\n1,2\n", "k.npy"},
+      {"empty", "q.npy", "", "q.npy"},
+      {"mismatched-n", "k.npy",
+       npy("{'descr': '<f8', 'fortran_order': False, 'shape': (32, 8), }", data.substr(0, 2048)),
+       "k.npy has n = 32"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string dir = qkv(c.name, [&](const std::string& d) {
+      if (c.name == "nan" || c.name == "inf") {
+        std::vector<double> x(64 * 8, 0.5);
+        x[c.name == "nan" ? 3 * 8 + 2 : 0] = c.name == "nan" ? std::nan("") : INFINITY;
+        write_npy(d + "/" + c.file, {64, 8}, x.data(), NpyDtype::kFloat64);
+      } else {
+        std::ofstream(d + "/" + c.file, std::ios::binary) << c.bytes;
+      }
+    });
+    const std::string out = path(c.name + ".csv");
+    expect_rejected("attention --qkv " + dir + " --sigma 16 --s 2 --quiet --out " + out, c.mention,
+                    out);
+  }
+}
+
+TEST_F(BadInputs, CsvTablesForCheckAndMerge) {
+  ASSERT_EQ(cli("convergence --n 64 --sigma 4 --s 1,2 --trials 1 --quiet --no-timing --out " +
+                path("good.csv"))
+                .exit_code,
+            0);
+  const std::string good = testing::slurp(path("good.csv"));
+  const std::string header = good.substr(0, good.find('\n') + 1);
+  const std::string row1 =
+      good.substr(header.size(), good.find('\n', header.size()) + 1 - header.size());
+  // Replace the first data row's field `col` with `value`.
+  const auto with_field = [&](const std::string& col, const std::string& value) {
+    std::vector<std::string> h, r;
+    std::stringstream hs(header.substr(0, header.size() - 1)), rs(row1.substr(0, row1.size() - 1));
+    for (std::string f; std::getline(hs, f, ',');) h.push_back(f);
+    for (std::string f; std::getline(rs, f, ',');) r.push_back(f);
+    std::string line;
+    for (std::size_t i = 0; i < h.size(); ++i)
+      line += (i ? "," : "") + (h[i] == col ? value : r[i]);
+    return header + line + "\n";
+  };
+  struct Case {
+    std::string name, text, mention;
+  };
+  const std::vector<Case> cases = {
+      {"empty", "", "empty"},
+      {"header-only", header, "no rows"},
+      {"truncated-row", header + row1.substr(0, row1.size() / 2) + "\n", "fields"},
+      {"missing-column", "n,sigma,s\n64,4,1\n", "column"},
+      {"duplicated-column", "n,n,sigma\n64,64,4\n", "appears twice"},
+      {"nan-cell", with_field("max_error", "nan"), "max_error"},
+      {"inf-cell", with_field("max_error", "inf"), "max_error"},
+      {"empty-cell", with_field("b_max", ""), "b_max"},
+      {"not-a-number", with_field("sigma", "four"), "not a number"},
+      {"n-out-of-range", with_field("n", "0"), "n"},
+      {"negative-error", with_field("max_error", "-1"), "max_error"},
+      {"edited-bound", with_field("max_bound", "1e9"), "max_bound"},
+      {"binary", std::string("\x00\x01\x02\xff\xfe", 5), "bad.csv"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    write("bad.csv", c.text);
+    expect_usage_error("check " + path("bad.csv"), c.mention);
+  }
+  expect_usage_error("check " + path("no-such.csv"), "no-such.csv");
+}
+
+TEST_F(BadInputs, ShardsAndSidecarsForMerge) {
+  const std::string run = "convergence --n 64 --sigma 4 --s 1,2 --trials 2 --quiet --no-timing ";
+  ASSERT_EQ(cli(run + "--shard 1/2 --out " + path("a.csv")).exit_code, 0);
+  ASSERT_EQ(cli(run + "--shard 2/2 --out " + path("b.csv")).exit_code, 0);
+  ASSERT_EQ(cli("convergence --n 64 --sigma 8 --s 1,2 --trials 2 --quiet --no-timing --shard 2/2 "
+                "--out " +
+                path("other.csv"))
+                .exit_code,
+            0);
+  const std::string out = path("merged.csv");
+  const std::string meta_b = testing::slurp(path("b.csv.meta.json"));
+  // Shards of different sweeps, a missing shard, a shard twice.
+  expect_rejected("merge --out " + out + " " + path("a.csv") + " " + path("other.csv"), "merge",
+                  out);
+  expect_rejected("merge --out " + out + " " + path("a.csv"), "merge", out);
+  expect_rejected("merge --out " + out + " " + path("a.csv") + " " + path("a.csv"), "merge", out);
+  // A missing, truncated or fieldless sidecar.
+  fs::remove(path("b.csv.meta.json"));
+  expect_rejected("merge --out " + out + " " + path("a.csv") + " " + path("b.csv"), "b.csv", out);
+  write("b.csv.meta.json", meta_b.substr(0, 20));
+  expect_rejected("merge --out " + out + " " + path("a.csv") + " " + path("b.csv"), "b.csv", out);
+  write("b.csv.meta.json", "{}\n");
+  expect_rejected("merge --out " + out + " " + path("a.csv") + " " + path("b.csv"), "b.csv", out);
+  // The sidecars agree but a shard's table was cut short.
+  write("b.csv.meta.json", meta_b);
+  const std::string b = testing::slurp(path("b.csv"));
+  write("b.csv", b.substr(0, b.size() / 2));
+  const auto r = cli("merge --out " + out + " " + path("a.csv") + " " + path("b.csv"));
+  EXPECT_NE(r.exit_code, 0);  // or merged bytes that differ from the single run: never silent
+}
+
+TEST_F(BadInputs, ConfigFiles) {
+  const std::string out = path("c.csv");
+  const auto run = [&](const std::string& text) {
+    write("c.toml", text);
+    return "convergence --config " + path("c.toml") + " --quiet --out " + out;
+  };
+  expect_rejected("convergence --config " + path("missing.toml") + " --out " + out, "missing.toml",
+                  out);
+  expect_rejected(run("[convergance]\nn = [64]\n"), "convergance", out);
+  expect_rejected(run("[convergence]\nsigam = [4]\n"), "sigam", out);
+  expect_rejected(run("[convergence]\nn = [\"many\"]\n"), "--n", out);
+  expect_rejected(run("[convergence]\nsigma = [-4]\n"), "--sigma", out);
+  expect_rejected(run("[convergence]\nn = [64\n"), "c.toml", out);
+  expect_rejected(run(std::string("\x00\xff[[[", 5)), "c.toml", out);
+}
+
+}  // namespace
+}  // namespace poslsh
