@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 
@@ -197,6 +199,18 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
     sweep.num_cells = cells.size();
     sweep.seed = o->seed;
     sweep.resolved_config = resolved_config(*cmd);
+    if (from_files) {
+      // Provenance: which bytes were read (a TOML comment, so the recorded
+      // config still runs; and part of the sweep's fingerprint, so --resume
+      // and merge refuse to mix runs on different files).
+      for (const char* f : {"q.npy", "k.npy", "v.npy"}) {
+        const std::string file = (std::filesystem::path(o->qkv) / f).string();
+        std::ifstream in(file, std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+        sweep.resolved_config +=
+            fmt::format("# {} fnv1a64 {:016x} ({} bytes)\n", f, fingerprint(bytes), bytes.size());
+      }
+    }
     sweep.label = [cells, shared_problems, sigmas](std::size_t c) {
       const auto& p = (*shared_problems)[cells[c].problem];
       return fmt::format("n={} d={} sigma={}", p.n, p.d, format_double(sigmas[cells[c].head]));

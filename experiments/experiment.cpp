@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -29,25 +30,65 @@ bool register_experiment(ExperimentRegistration experiment) {
 
 const std::vector<ExperimentRegistration>& experiments() { return registry(); }
 
+namespace {
+
+// A TOML string literal.
+std::string toml_quote(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The value as TOML: quoted for text options, as given otherwise.
+std::string toml_value(const CLI::Option& opt, const std::string& value) {
+  return opt.get_type_name().find("TEXT") != std::string::npos ? toml_quote(value) : value;
+}
+
+}  // namespace
+
 std::string resolved_config(const CLI::App& command) {
   static const std::set<std::string> runner = {
       "out", "threads", "resume", "shard", "quiet", "no-timing", "max-memory", "help", "config"};
+  // Options another one replaces: recording them would make the config
+  // contradict itself when fed back (--alibi-heads replaces --sigma; --qkv DIR
+  // gives n and d from its files).
+  std::set<std::string> replaced;
+  const auto given = [&](const std::string& name, const std::string& off) {
+    const CLI::Option* o = command.get_option_no_throw("--" + name);
+    return o && o->count() > 0 && !o->results().empty() && o->results().front() != off;
+  };
+  if (given("alibi-heads", "0")) replaced.insert("sigma");
+  if (given("qkv", "synthetic")) replaced.insert({"n", "d"});
   std::ostringstream out;
   for (const CLI::Option* opt : command.get_options()) {
     const std::string name = opt->get_single_name();
-    if (name.empty() || runner.count(name) || opt->get_positional()) continue;
+    if (name.empty() || runner.count(name) || replaced.count(name) || opt->get_positional())
+      continue;
     std::vector<std::string> values = opt->results();
     if (values.empty()) {
-      const std::string def = opt->get_default_str();
+      std::string def = opt->get_default_str();
       if (def.empty()) continue;
-      values = {def};
+      // A list's default prints as "[a,b]": its elements, not one element.
+      if (def.size() >= 2 && def.front() == '[' && def.back() == ']') {
+        values.clear();
+        std::stringstream ss(def.substr(1, def.size() - 2));
+        for (std::string item; std::getline(ss, item, ',');) values.push_back(item);
+      } else {
+        values = {def};
+      }
     }
+    if (name == "qkv" && values.size() == 1 && values[0] != "synthetic")
+      values[0] = std::filesystem::absolute(values[0]).lexically_normal().string();
     out << name << " = ";
     if (values.size() == 1 && opt->get_expected_max() <= 1) {
-      out << values[0];
+      out << toml_value(*opt, values[0]);
     } else {
       out << "[";
-      for (std::size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
+      for (std::size_t i = 0; i < values.size(); ++i)
+        out << (i ? ", " : "") << toml_value(*opt, values[i]);
       out << "]";
     }
     out << "\n";
