@@ -198,5 +198,22 @@ TEST_F(BadInputs, ConfigFiles) {
   expect_rejected(run(std::string("\x00\xff[[[", 5)), "c.toml", out);
 }
 
+TEST_F(BadInputs, MisspelledNamesGetTheClosestValidName) {
+  const std::string out = path("s.csv");
+  expect_rejected("convergence --sigam 8 --out " + out, "did you mean --sigma?", out);
+  expect_rejected("convergence --tirals 3 --out " + out, "see poslsh convergence --help", out);
+  expect_rejected("convergnce --n 3", "did you mean convergence?", out);
+  write("s.toml", "[convergance]\nn = [64]\n");
+  expect_rejected("convergence --config " + path("s.toml") + " --out " + out,
+                  "did you mean section [convergence]?", out);
+  write("s.toml", "[convergence]\nsigam = [4]\n");
+  expect_rejected("convergence --config " + path("s.toml") + " --out " + out, "did you mean sigma?",
+                  out);
+  // Nothing close: no suggestion, still one line.
+  const auto r = cli("convergence --xyz 3 --out " + out);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace poslsh
