@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <stdexcept>
+#include <string_view>
 
 #include "input_error.h"
 
@@ -138,34 +139,41 @@ NpyHeader parse_npy_header(const std::string& header) { return HeaderParser(head
 NpyArray read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot open file");
-  unsigned char pre[10];
-  in.read(reinterpret_cast<char*>(pre), 8);
-  if (in.gcount() != 8 || std::memcmp(pre, kMagic, 6) != 0)
-    fail(path, "not a .npy file (bad magic)");
-  const int major = pre[6];
+  std::string bytes;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0)
+    bytes.append(chunk, static_cast<std::size_t>(in.gcount()));
+  return parse_npy(bytes, path);
+}
+
+NpyArray parse_npy(std::string_view bytes, const std::string& name) {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::size_t size = bytes.size();
+  if (size < 8 || std::memcmp(p, kMagic, 6) != 0) fail(name, "not a .npy file (bad magic)");
+  const int major = p[6];
+  std::size_t pos = 8;
   std::size_t header_len = 0;
   if (major == 1) {
-    in.read(reinterpret_cast<char*>(pre + 8), 2);
-    if (in.gcount() != 2) fail(path, "truncated header");
-    header_len = std::size_t(pre[8]) | std::size_t(pre[9]) << 8;
+    if (size < pos + 2) fail(name, "truncated header");
+    header_len = std::size_t(p[8]) | std::size_t(p[9]) << 8;
+    pos += 2;
   } else if (major == 2 || major == 3) {
-    unsigned char len[4];
-    in.read(reinterpret_cast<char*>(len), 4);
-    if (in.gcount() != 4) fail(path, "truncated header");
-    header_len = le32(len);
+    if (size < pos + 4) fail(name, "truncated header");
+    header_len = le32(p + 8);
+    pos += 4;
     if (header_len > (1u << 24))
-      fail(path, "header length " + std::to_string(header_len) + " is implausible");
+      fail(name, "header length " + std::to_string(header_len) + " is implausible");
   } else {
-    fail(path, "unsupported .npy format version " + std::to_string(major));
+    fail(name, "unsupported .npy format version " + std::to_string(major));
   }
-  std::string header(header_len, '\0');
-  in.read(header.data(), static_cast<std::streamsize>(header_len));
-  if (static_cast<std::size_t>(in.gcount()) != header_len) fail(path, "truncated header");
+  if (size - pos < header_len) fail(name, "truncated header");
+  const std::string header(bytes.substr(pos, header_len));
+  pos += header_len;
   NpyHeader h;
   try {
     h = parse_npy_header(header);
   } catch (const std::invalid_argument& e) {
-    fail(path, std::string("malformed header: ") + e.what());
+    fail(name, std::string("malformed header: ") + e.what());
   }
   NpyArray arr;
   std::size_t word = 0;
@@ -176,41 +184,55 @@ NpyArray read_npy(const std::string& path) {
     arr.dtype = NpyDtype::kFloat64;
     word = 8;
   } else {
-    fail(path, "unsupported dtype '" + h.descr + "' (accepted: '<f4' float32, '<f8' float64)");
+    fail(name, "unsupported dtype '" + h.descr + "' (accepted: '<f4' float32, '<f8' float64)");
   }
-  if (h.fortran_order) fail(path, "Fortran-order arrays are not supported (save in C order)");
-  if (h.shape.empty()) fail(path, "0-dimensional arrays are not supported");
+  if (h.fortran_order) fail(name, "Fortran-order arrays are not supported (save in C order)");
+  if (h.shape.empty()) fail(name, "0-dimensional arrays are not supported");
   std::uint64_t count = 1;
   for (std::int64_t dim : h.shape) {
-    if (dim < 1) fail(path, "every dimension must be >= 1");
+    if (dim < 1) fail(name, "every dimension must be >= 1");
     if (count > std::numeric_limits<std::uint64_t>::max() / 8 / static_cast<std::uint64_t>(dim))
-      fail(path, "array too large");
+      fail(name, "array too large");
     count *= static_cast<std::uint64_t>(dim);
   }
   arr.shape = h.shape;
-  std::vector<unsigned char> bytes(count * word);
-  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (static_cast<std::size_t>(in.gcount()) != bytes.size())
-    fail(path, "truncated data: expected " + std::to_string(bytes.size()) + " bytes, found " +
-                   std::to_string(in.gcount()));
-  if (in.peek() != std::char_traits<char>::eof()) fail(path, "trailing bytes after the data");
+  // Sizes are compared before anything is allocated: a header that claims
+  // more data than the file holds costs nothing.
+  const std::uint64_t expected = count * word;
+  const std::size_t found = size - pos;
+  if (found < expected)
+    fail(name, "truncated data: expected " + std::to_string(expected) + " bytes, found " +
+                   std::to_string(found));
+  if (found > expected) fail(name, "trailing bytes after the data");
   arr.data.resize(count);
+  const unsigned char* d = p + pos;
   for (std::uint64_t i = 0; i < count; ++i) {
-    arr.data[i] = word == 4 ? static_cast<double>(std::bit_cast<float>(le32(&bytes[i * 4])))
-                            : std::bit_cast<double>(le64(&bytes[i * 8]));
+    arr.data[i] = word == 4 ? static_cast<double>(std::bit_cast<float>(le32(d + i * 4)))
+                            : std::bit_cast<double>(le64(d + i * 8));
   }
   return arr;
 }
 
-HeadStack<double> read_head_stack_npy(const std::string& path) {
-  NpyArray a = read_npy(path);
+namespace {
+
+HeadStack<double> head_stack(const NpyArray& a, const std::string& name) {
   if (a.shape.size() != 2 && a.shape.size() != 3)
-    fail(path, "expected shape (n, d) or (H, n, d), got rank " + std::to_string(a.shape.size()));
+    fail(name, "expected shape (n, d) or (H, n, d), got rank " + std::to_string(a.shape.size()));
   const std::int64_t heads = a.shape.size() == 3 ? a.shape[0] : 1;
   const std::int64_t n = a.shape[a.shape.size() - 2], d = a.shape.back();
   HeadStack<double> stack{heads, RowMatrix<double>(heads * n, d)};
   std::memcpy(stack.data.data(), a.data.data(), a.data.size() * sizeof(double));
   return stack;
+}
+
+}  // namespace
+
+HeadStack<double> read_head_stack_npy(const std::string& path) {
+  return head_stack(read_npy(path), path);
+}
+
+HeadStack<double> parse_head_stack_npy(std::string_view bytes, const std::string& name) {
+  return head_stack(parse_npy(bytes, name), name);
 }
 
 void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, const double* data,

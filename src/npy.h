@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exact_attention.h"
@@ -25,9 +26,13 @@ struct NpyArray {
 
 // Reads any rank >= 1 with every dimension >= 1.
 NpyArray read_npy(const std::string& path);
+// The same from the bytes of a whole file held in memory (read_npy reads the
+// file and calls this); `name` starts every error message, as the path does.
+NpyArray parse_npy(std::string_view bytes, const std::string& name);
 
 // Reads Q, K or V: shape (n, d) (one head, shared) or (H, n, d).
 HeadStack<double> read_head_stack_npy(const std::string& path);
+HeadStack<double> parse_head_stack_npy(std::string_view bytes, const std::string& name);
 
 // Writes data (C order, product of shape entries) as dtype.
 void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, const double* data,
