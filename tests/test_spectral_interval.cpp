@@ -102,9 +102,13 @@ TEST(SpectralInterval, CasesThatFooledTheSingleStartSolver) {
   check_problem({384, 3.0, 1, Form::kCausal, 11, 1}, tally);
   // n = 2048, sigma = 4, s = 1: a start nearly orthogonal to the top
   // eigenvector settled on the second eigenvalue (4e-5 below the first).
+  // The dense oracles at n = 2048 take minutes under AddressSanitizer, which
+  // checks memory, not numerics: the Release run covers them.
+#ifndef __SANITIZE_ADDRESS__
   for (std::uint64_t seed = 0; seed < 6; ++seed)
     check_problem({2048, 4.0, 1, Form::kSymmetric, seed, 0}, tally);
   check_problem({2048, 4.0, 2, Form::kCausal, 3, 0}, tally);
+#endif
   EXPECT_GE(tally.ok, tally.problems - 1);
 }
 
