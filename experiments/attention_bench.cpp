@@ -17,6 +17,7 @@
 #include "atomic_file.h"
 #include "attention.h"
 #include "baseline_attention.h"
+#include "bench_timing.h"
 #include "cli_common.h"
 #include "least_squares.h"
 #include "lsh_attention.h"
@@ -33,17 +34,10 @@ struct BenchOptions {
   std::string out = "attention_bench.csv";
 };
 
-template <typename F>
-double best_time(std::int64_t repeats, F&& f) {
-  double best = INFINITY;
-  for (std::int64_t r = 0; r < repeats; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    if (best > 5.0) break;  // slow runs are timed once: their noise is relatively small
-  }
-  return best;
+// Slow runs (> 5 s) are timed once: their relative noise is small.
+template <class F>
+double timed(std::int64_t repeats, F&& f) {
+  return best_time(repeats, std::forward<F>(f), 5.0);
 }
 
 int run_bench(const BenchOptions& o) {
@@ -112,14 +106,14 @@ int run_bench(const BenchOptions& o) {
 
     RowMatrix<float> out;
     if (n <= o.exact_max_n) {
-      row.exact_s = best_time(o.repeats, [&] {
+      row.exact_s = timed(o.repeats, [&] {
         out = exact_alibi_attention<float>(q, k, v, o.sigma, Form::kSymmetric, opts);
       });
       row.exact_err = error(out);
     }
-    row.lsh_s = best_time(o.repeats, [&] { out = lsh_attention<float>(q, k, v, mask, opts); });
+    row.lsh_s = timed(o.repeats, [&] { out = lsh_attention<float>(q, k, v, mask, opts); });
     row.lsh_err = error(out);
-    row.window_s = best_time(o.repeats, [&] {
+    row.window_s = timed(o.repeats, [&] {
       out = sliding_window_attention<float>(q, k, v, o.sigma, row.w, Form::kSymmetric, opts);
     });
     row.window_err = error(out);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "atomic_file.h"
+#include "bench_timing.h"
 #include "block_size.h"
 #include "cli_common.h"
 #include "experiment.h"
@@ -32,19 +33,6 @@ struct BenchOptions {
   int threads = 0;  // accepted for `poslsh reproduce`; the timing is single-threaded
   std::string out;
 };
-
-// Best of `repeats` wall times of f, in seconds.
-template <class F>
-double best_time(std::int64_t repeats, F&& f) {
-  double best = INFINITY;
-  for (std::int64_t r = 0; r < repeats; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
-}
 
 std::string power_of_two(std::int64_t n) {
   return (n & (n - 1)) == 0 ? fmt::format("2^{}", std::countr_zero(static_cast<std::uint64_t>(n)))

@@ -9,26 +9,12 @@
 #include <cmath>
 #include <vector>
 
+#include "bench_timing.h"
 #include "convergence.h"
 #include "max_error.h"
 #include "spectral_error.h"
 
 namespace poslsh {
-
-namespace {
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// Peak resident set size of the process so far, MiB.
-double peak_rss_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) / 1024.0;
-}
-
-}  // namespace
 
 namespace {
 

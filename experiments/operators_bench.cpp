@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "alibi_kernel.h"
+#include "bench_timing.h"
 #include "cli_common.h"
 #include "experiment.h"
 #include "mask_mean.h"
@@ -34,19 +35,6 @@ void mask_mean_product_per_position(std::int64_t n, const MaskMean& m, const dou
   }
   const double inv = 1.0 / static_cast<double>(m.num_hashes());
   for (std::int64_t i = 0; i < n; ++i) y[i] *= inv;
-}
-
-// Best of `repeats` wall times of f, in seconds.
-template <class F>
-double best_time(int repeats, F&& f) {
-  double best = 1e300;
-  for (int r = 0; r < repeats; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
 }
 
 Action add_operators_bench(CLI::App& bench) {

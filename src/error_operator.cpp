@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "lanes.h"
+
 namespace poslsh {
 
 void mask_mean_transpose_op(const MaskMean& mask, const double* x, double* y) {
@@ -185,23 +187,8 @@ void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct 
 void error_product_dispatch(const MaskMean& mask, double r, Form form, LaneProduct which,
                             const double* x, double* y, int lanes, std::vector<double>& prefix,
                             std::vector<double>& diff) {
-  switch (lanes) {
-#define POSLSH_LANES_CASE(L) \
-  case L:                    \
-    return error_product_lanes<L>(mask, r, form, which, x, y, prefix, diff);
-    POSLSH_LANES_CASE(1)
-    POSLSH_LANES_CASE(2)
-    POSLSH_LANES_CASE(3)
-    POSLSH_LANES_CASE(4)
-    POSLSH_LANES_CASE(5)
-    POSLSH_LANES_CASE(6)
-    POSLSH_LANES_CASE(7)
-    POSLSH_LANES_CASE(8)
-#undef POSLSH_LANES_CASE
-    default:
-      throw std::invalid_argument("error_operator: lanes must be in [1, 8], got " +
-                                  std::to_string(lanes));
-  }
+  dispatch_lanes(lanes, "error_operator",
+                 [&](auto L) { error_product_lanes<L>(mask, r, form, which, x, y, prefix, diff); });
 }
 
 }  // namespace

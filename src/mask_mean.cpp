@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "lanes.h"
+
 namespace poslsh {
 
 MaskMean::MaskMean(std::int64_t n, std::span<const PositionalHash> hashes, Form form)
@@ -133,44 +135,20 @@ void scatter_blocks_lanes(const TiledBlocks& tiled, std::int64_t s, const double
   }
 }
 
-template <BlockValue kValue>
-void scatter_lanes_dispatch(const TiledBlocks& tiled, std::int64_t s, const double* P, double* D,
-                            int lanes, std::vector<double>& state) {
-  switch (lanes) {
-    case 1:
-      return scatter_blocks_lanes<kValue, 1>(tiled, s, P, D, state);
-    case 2:
-      return scatter_blocks_lanes<kValue, 2>(tiled, s, P, D, state);
-    case 3:
-      return scatter_blocks_lanes<kValue, 3>(tiled, s, P, D, state);
-    case 4:
-      return scatter_blocks_lanes<kValue, 4>(tiled, s, P, D, state);
-    case 5:
-      return scatter_blocks_lanes<kValue, 5>(tiled, s, P, D, state);
-    case 6:
-      return scatter_blocks_lanes<kValue, 6>(tiled, s, P, D, state);
-    case 7:
-      return scatter_blocks_lanes<kValue, 7>(tiled, s, P, D, state);
-    case 8:
-      return scatter_blocks_lanes<kValue, 8>(tiled, s, P, D, state);
-    default:
-      throw std::invalid_argument("scatter_lanes: lanes must be in [1, 8]");
-  }
-}
-
 }  // namespace
 
 void MaskMean::scatter_lanes(BlockValue value, const double* P, double* D, int lanes) const {
   const std::int64_t s = num_hashes();
-  switch (value) {
-    case BlockValue::kSum:
-      return scatter_lanes_dispatch<BlockValue::kSum>(tiled_, s, P, D, lanes, lane_state_);
-    case BlockValue::kPrefixAtStart:
-      return scatter_lanes_dispatch<BlockValue::kPrefixAtStart>(tiled_, s, P, D, lanes,
-                                                                lane_state_);
-    case BlockValue::kPrefixAtEnd:
-      return scatter_lanes_dispatch<BlockValue::kPrefixAtEnd>(tiled_, s, P, D, lanes, lane_state_);
-  }
+  dispatch_lanes(lanes, "scatter_lanes", [&](auto L) {
+    switch (value) {
+      case BlockValue::kSum:
+        return scatter_blocks_lanes<BlockValue::kSum, L>(tiled_, s, P, D, lane_state_);
+      case BlockValue::kPrefixAtStart:
+        return scatter_blocks_lanes<BlockValue::kPrefixAtStart, L>(tiled_, s, P, D, lane_state_);
+      case BlockValue::kPrefixAtEnd:
+        return scatter_blocks_lanes<BlockValue::kPrefixAtEnd, L>(tiled_, s, P, D, lane_state_);
+    }
+  });
 }
 
 void MaskMean::scatter(BlockValue value, const double* P, double* D) const {

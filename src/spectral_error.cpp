@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "lanes.h"
 #include "rng.h"
 
 namespace poslsh {
@@ -26,7 +27,6 @@ constexpr std::int64_t kMinSteps = 8;
 // Relative accuracy floor: Ritz values of the computed tridiagonal matrix are
 // only known to a few units of rounding times the operator norm.
 constexpr double kAccuracyFloor = 1e-13;
-constexpr int kMaxStarts = 8;
 
 // Number of eigenvalues of the symmetric tridiagonal (a, b) smaller than x
 // (Sturm sequence through the LDL^T pivots; b[i] couples rows i and i+1).
@@ -164,47 +164,15 @@ void scale_lanes_t(std::int64_t n, const double* factor, double* w) {
     for (int l = 0; l < kLanes; ++l) w[i * kLanes + l] *= f[l];
 }
 
-#define POSLSH_LANE_SWITCH(L, CALL) \
-  switch (L) {                      \
-    case 1:                         \
-      CALL(1);                      \
-      break;                        \
-    case 2:                         \
-      CALL(2);                      \
-      break;                        \
-    case 3:                         \
-      CALL(3);                      \
-      break;                        \
-    case 4:                         \
-      CALL(4);                      \
-      break;                        \
-    case 5:                         \
-      CALL(5);                      \
-      break;                        \
-    case 6:                         \
-      CALL(6);                      \
-      break;                        \
-    case 7:                         \
-      CALL(7);                      \
-      break;                        \
-    default:                        \
-      CALL(8);                      \
-      break;                        \
-  }
-
 void recurrence_passes(int lanes, std::int64_t n, const double* beta, const double* v,
                        const double* v_prev, double* w, double* alpha, double* beta2) {
-#define POSLSH_CALL(K) recurrence_passes_t<K>(n, beta, v, v_prev, w, alpha, beta2)
-  POSLSH_LANE_SWITCH(lanes, POSLSH_CALL)
-#undef POSLSH_CALL
+  dispatch_lanes(lanes, "spectral_error",
+                 [&](auto L) { recurrence_passes_t<L>(n, beta, v, v_prev, w, alpha, beta2); });
 }
 
 void scale_lanes(int lanes, std::int64_t n, const double* factor, double* w) {
-#define POSLSH_CALL(K) scale_lanes_t<K>(n, factor, w)
-  POSLSH_LANE_SWITCH(lanes, POSLSH_CALL)
-#undef POSLSH_CALL
+  dispatch_lanes(lanes, "spectral_error", [&](auto L) { scale_lanes_t<L>(n, factor, w); });
 }
-#undef POSLSH_LANE_SWITCH
 
 }  // namespace
 
@@ -216,7 +184,7 @@ SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduc
     throw std::invalid_argument("spectral_error: rel_tol must be a finite number > 0");
   if (options.max_iterations < 1)
     throw std::invalid_argument("spectral_error: max_iterations must be an integer >= 1");
-  if (options.starts < 1 || options.starts > kMaxStarts)
+  if (options.starts < 1 || options.starts > kMaxLanes)
     throw std::invalid_argument("spectral_error: starts must be an integer in [1, 8]");
   if (!(options.upper_q > 0 && options.upper_q < 1))
     throw std::invalid_argument("spectral_error: upper_q must be in (0, 1)");

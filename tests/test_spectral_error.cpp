@@ -6,22 +6,13 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "dense_norm_oracle.h"
 #include "spectral_error.h"
 
 namespace poslsh {
 namespace {
 
-// ||E||_2 densely: largest |eigenvalue| (symmetric), or sqrt of the largest
-// eigenvalue of E^T E (causal; JacobiSVD is used as a second oracle at small n).
-double dense_norm(const ErrorOperator& e) {
-  const Eigen::MatrixXd d = e.dense();
-  if (e.form() == Form::kSymmetric) {
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(d, Eigen::EigenvaluesOnly);
-    return es.eigenvalues().cwiseAbs().maxCoeff();
-  }
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(d.transpose() * d, Eigen::EigenvaluesOnly);
-  return std::sqrt(es.eigenvalues().maxCoeff());
-}
+using testing::dense_norm;  // JacobiSVD is a second causal oracle below
 
 void expect_matches_dense(const ErrorOperator& e, double rel_tol, std::uint64_t seed) {
   SpectralErrorOptions options;

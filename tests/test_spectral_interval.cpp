@@ -11,20 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "dense_norm_oracle.h"
 #include "spectral_error.h"
 
 namespace poslsh {
 namespace {
 
-double dense_norm(const ErrorOperator& e) {
-  const Eigen::MatrixXd d = e.dense();
-  if (e.form() == Form::kSymmetric) {
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(d, Eigen::EigenvaluesOnly);
-    return es.eigenvalues().cwiseAbs().maxCoeff();
-  }
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(d.transpose() * d, Eigen::EigenvaluesOnly);
-  return std::sqrt(std::max(0.0, es.eigenvalues().maxCoeff()));
-}
+using testing::dense_norm;
 
 struct Problem {
   std::int64_t n;
