@@ -1,0 +1,15 @@
+// libFuzzer target: poslsh_fuzz::fuzz_config (fuzz/entries.h). Build and run: scripts/fuzz.
+#include <cstddef>
+#include <cstdint>
+
+#include "entries.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  poslsh_fuzz::fuzz_config(data, size);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  std::atexit([] { poslsh_fuzz::remove_config_scratch(); });
+  return 0;
+}

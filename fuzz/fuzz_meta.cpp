@@ -1,0 +1,10 @@
+// libFuzzer target: poslsh_fuzz::fuzz_meta (fuzz/entries.h). Build and run: scripts/fuzz.
+#include <cstddef>
+#include <cstdint>
+
+#include "entries.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  poslsh_fuzz::fuzz_meta(data, size);
+  return 0;
+}
