@@ -11,12 +11,14 @@
 // failure.
 //
 // The .meta.json reader (json_field) and the TOML config handling (the CLI11
-// app of apps/poslsh.cpp) live in apps/, which no library target compiles.
-// To fuzz that exact code, not a copy, this header includes the subcommand
-// sources apps/*_command.cpp (everything of apps/ but main() and
-// reproduce_command.cpp, which clang 14 cannot compile: it captures a
-// structured binding in a lambda). Include it in exactly ONE translation unit
-// per binary, which must not also link apps/.
+// app and the error messages of apps/poslsh.cpp) live in apps/, which no
+// library target compiles. To fuzz that exact code, not a copy, this header
+// includes the sources of apps/: the subcommands, and poslsh.cpp with its
+// main() renamed poslsh_cli_main (never called). clang before 16 cannot
+// compile apps/reproduce_command.cpp (it captures a structured binding in a
+// lambda); there a stand-in adds a `reproduce` subcommand without options.
+// Include this header in exactly ONE translation unit per binary, which must
+// not also link apps/.
 #pragma once
 
 #include <unistd.h>
@@ -33,6 +35,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -49,6 +52,21 @@
 #include "npy.h"
 #include "sweep.h"
 #include "version.h"
+
+#if defined(__clang__) && __clang_major__ < 16
+namespace poslsh {
+Action add_reproduce_command(CLI::App& app) {
+  app.add_subcommand("reproduce", "stand-in: clang < 16 cannot compile reproduce_command.cpp");
+  return [] { return 0; };
+}
+}  // namespace poslsh
+#else
+#include "../apps/reproduce_command.cpp"
+#endif
+
+#define main poslsh_cli_main
+#include "../apps/poslsh.cpp"
+#undef main
 
 namespace poslsh_fuzz {
 
@@ -223,9 +241,8 @@ inline MetaResult fuzz_meta(const std::uint8_t* data, std::size_t size) {
 
 // -------------------------------------------------------- TOML config ----
 
-// The CLI app of apps/poslsh.cpp, built the same way (the same top-level
-// --config option, the same subcommands in the same order) except for
-// `reproduce` (see above): a [reproduce] section is an unknown key here. The actions are
+// The CLI app of main() in apps/poslsh.cpp, built the same way (the same
+// top-level --config option, the same subcommands in the same order). The actions are
 // kept alive (the options are bound to state they own) but never run.
 struct CliApp {
   CLI::App app{"poslsh: numerical verification of positional LSH for ALiBi attention"};
@@ -241,6 +258,7 @@ struct CliApp {
     actions.push_back(poslsh::add_check_command(app));
     actions.push_back(poslsh::add_verify_command(app));
     actions.push_back(poslsh::add_merge_command(app));
+    actions.push_back(poslsh::add_reproduce_command(app));
     auto* bench = app.add_subcommand("bench", "Speed benchmarks (ratios measured side by side)");
     bench->require_subcommand(1);
     for (const auto& e : poslsh::experiments()) {
@@ -319,23 +337,35 @@ inline ConfigResult fuzz_config(const std::uint8_t* data, std::size_t size) {
   if (wanted.empty()) wanted.push_back(poslsh::experiments().front().name);
   ConfigResult r;
   for (const auto& section : wanted) {
-    std::vector<std::string> command;  // "bench.attention" -> bench attention
-    for (std::size_t begin = 0;;) {
+    // The command line a user types: poslsh [bench] NAME --config FILE --out X.csv
+    std::vector<std::string> words = {"poslsh"};
+    for (std::size_t begin = 0;;) {  // "bench.attention" -> bench attention
       const auto dot = section.find('.', begin);
-      command.push_back(section.substr(begin, dot - begin));
+      words.push_back(section.substr(begin, dot - begin));
       if (dot == std::string::npos) break;
       begin = dot + 1;
     }
-    std::vector<std::string> args = {"--config", path};
-    args.insert(args.end(), command.begin(), command.end());
-    args.insert(args.end(), {"--out", path + ".csv"});  // as reproduce passes it; never written
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    words.insert(words.end(), {"--config", path, "--out", path + ".csv"});
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    const int argc = static_cast<int>(words.size());
     CliApp cli;
     ++r.tried;
+    // From here on as main() does, up to the action, which is not run.
     try {
-      cli.app.parse(reversed);
+      std::vector<std::string> args = hoist_config(argc, argv.data());
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--config" && i > 0) poslsh::check_config_syntax(args[i - 1]);
+        if (args[i].rfind("--config=", 0) == 0) poslsh::check_config_syntax(args[i].substr(9));
+      }
+      cli.app.parse(args);
+    } catch (const poslsh::UsageError& e) {
+      if (r.first_error.empty()) r.first_error = section + ": " + e.what();
+      continue;
     } catch (const CLI::ParseError& e) {
-      if (r.first_error.empty()) r.first_error = section + ": " + e.get_name() + ": " + e.what();
+      const std::string message = describe(e, cli.app, argc, argv.data());
+      if (r.first_error.empty()) r.first_error = section + ": " + e.get_name() + ": " + message;
       continue;
     }
     ++r.parsed;

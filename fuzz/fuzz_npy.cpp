@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "entries.h"
+#include "sanitizer_defaults.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   poslsh_fuzz::fuzz_npy(data, size);

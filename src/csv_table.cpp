@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 
 #include "input_error.h"
 
@@ -57,12 +59,15 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& name) {
     auto fields = split(line);
     if (t.columns_.empty()) {
       // A repeated name makes every column look-up ambiguous: no reader can use it.
-      for (std::size_t i = 0; i < fields.size(); ++i)
-        for (std::size_t j = i + 1; j < fields.size(); ++j)
-          if (fields[i] == fields[j])
-            throw InputError(
-                fmt::format("'{}' header: column '{}' appears twice (columns {} and {})", name,
-                            fields[i], i + 1, j + 1));
+      // (A hash map, not a pairwise scan: a header of 10^5 names took 20 s.)
+      std::unordered_map<std::string_view, std::size_t> first;
+      first.reserve(fields.size());
+      for (std::size_t j = 0; j < fields.size(); ++j) {
+        const auto [at, fresh] = first.emplace(fields[j], j);
+        if (!fresh)
+          throw InputError(fmt::format("'{}' header: column '{}' appears twice (columns {} and {})",
+                                       name, fields[j], at->second + 1, j + 1));
+      }
       t.columns_ = std::move(fields);
       continue;
     }
