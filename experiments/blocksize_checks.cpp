@@ -141,10 +141,14 @@ std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table) {
       c.s = table.integer(r, "s", 1, std::numeric_limits<std::int32_t>::max());
       c.s_log_c = c.s_log_c_text.empty() ? 0.0 : positive_field(table, r, "s_log_c");
       if (c.s_log_c > 0) {
-        const std::int64_t want = SampleCount{0, c.s_log_c}.s_at(c.n);
-        if (c.s != want)
+        // In floating point first: a huge c (e.g. 1e308) gives a count no
+        // integer holds, which can only disagree with s.
+        const double want =
+            std::max(1.0, std::ceil(c.s_log_c * std::log(static_cast<double>(c.n))));
+        if (!(want <= static_cast<double>(std::numeric_limits<std::int32_t>::max())) ||
+            c.s != static_cast<std::int64_t>(want))
           throw InputError(fmt::format(
-              "row {}, column s: s = {} but s_log_c = {} needs s = max(1, ceil(c ln n)) = {} "
+              "row {}, column s: s = {} but s_log_c = {} needs s = max(1, ceil(c ln n)) = {:.17g} "
               "at n = {}",
               CsvTable::line_of(r), c.s, c.s_log_c_text, want, c.n));
       }
