@@ -24,8 +24,13 @@ const std::vector<std::string>& blocksize_columns() {
 
 std::int64_t SampleCount::s_at(std::int64_t n) const {
   if (fixed > 0) return fixed;
-  return std::max<std::int64_t>(
-      1, static_cast<std::int64_t>(std::ceil(log_c * std::log(static_cast<double>(n)))));
+  const double s = std::max(1.0, std::ceil(log_c * std::log(static_cast<double>(n))));
+  // Checked before the cast (a cast of an out-of-range double is UB).
+  if (!(s <= 2147483647.0))
+    throw UsageError(fmt::format("--s-log {} asks for ceil(c ln n) = {:.6g} hashes at n = {}; "
+                                 "at most 2^31 - 1 are accepted",
+                                 log_c, s, n));
+  return static_cast<std::int64_t>(s);
 }
 
 std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double sigma,
