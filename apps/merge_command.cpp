@@ -11,6 +11,8 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "csv_table.h"
+#include "input_error.h"
+#include "meta_json.h"
 #include "sweep.h"
 #include "version.h"
 
@@ -21,28 +23,8 @@ namespace {
 struct ShardFile {
   std::string path, csv, meta, experiment, fingerprint;
   Shard shard;
+  std::size_t rows = 0;  // data rows of its table
 };
-
-// A top-level field of a .meta.json sidecar written by poslsh (one field per
-// line, `"key": value`): enough for merge, without a JSON dependency.
-std::string json_field(const std::string& json, const std::string& key, const std::string& path) {
-  const std::string tag = "\"" + key + "\": ";
-  const auto at = json.find(tag);
-  if (at == std::string::npos)
-    throw UsageError(fmt::format("merge: '{}' has no \"{}\" field", path, key));
-  std::size_t begin = at + tag.size();
-  if (json[begin] != '"') return json.substr(begin, json.find_first_of(",\n", begin) - begin);
-  std::string value;  // a string literal: undo json_quote's escapes
-  for (std::size_t i = begin + 1; i < json.size() && json[i] != '"'; ++i) {
-    if (json[i] != '\\' || i + 1 >= json.size()) {
-      value += json[i];
-      continue;
-    }
-    const char e = json[++i];
-    value += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
-  }
-  return value;
-}
 
 }  // namespace
 
@@ -75,10 +57,16 @@ Action add_merge_command(CLI::App& app) {
             "merge: '{}' does not match its .meta.json (the table was cut short or edited after "
             "it was written)",
             path));
+      // Every table poslsh writes ends with a newline; a shard without one was
+      // cut short, and concatenating it would glue its last row to the next
+      // shard's first.
+      if (s.csv.empty() || s.csv.back() != '\n')
+        throw InputError(fmt::format(
+            "merge: '{}' does not end with a newline (the table was cut short or edited)", path));
       try {
-        CsvTable::parse(s.csv, path);
+        s.rows = CsvTable::parse(s.csv, path).size();
       } catch (const std::invalid_argument& e) {
-        throw UsageError(fmt::format("merge: {}", e.what()));
+        throw InputError(fmt::format("merge: {}", e.what()));
       }
       shards.push_back(std::move(s));
     }
@@ -104,7 +92,8 @@ Action add_merge_command(CLI::App& app) {
     }
     AtomicFile csv(o->out, "--out");
     csv.write(merged);
-    const auto rows = static_cast<std::size_t>(std::count(merged.begin(), merged.end(), '\n')) - 1;
+    std::size_t rows = 0;
+    for (const auto& s : shards) rows += s.rows;
     std::string from;
     for (const auto& s : shards) from += (from.empty() ? "" : ", ") + json_quote(s.path);
     AtomicFile meta(o->out + ".meta.json", "--out");

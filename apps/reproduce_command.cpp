@@ -3,9 +3,6 @@
 // figures and writes report.md. Exit 0: all ran and all checks pass; 1: a
 // check (or a plot) failed, the report is still written; 2: unusable input.
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +14,7 @@
 #include <thread>
 
 #include "atomic_file.h"
+#include "child_process.h"
 #include "cli_common.h"
 #include "commands.h"
 #include "csv_table.h"
@@ -24,33 +22,11 @@
 #include "sweep.h"
 #include "version.h"
 
-extern char** environ;
-
 namespace poslsh {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// Runs argv as a child process (no shell); returns its exit code.
-int spawn(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) return 127;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
-std::string self_path() {
-  std::error_code ec;
-  const auto p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("poslsh") : p.string();
-}
 
 // Section names in a TOML file: "[convergence]" -> "convergence".
 std::vector<std::string> sections(const std::string& toml) {
@@ -141,7 +117,7 @@ Action add_reproduce_command(CLI::App& app) {
                                    fmt::join(known, ", ")));
 
     const auto t0 = std::chrono::steady_clock::now();
-    const std::string exe = self_path();
+    const std::string exe = self_executable();
     struct Ran {
       std::string section, csv;
       bool is_bench;
@@ -164,7 +140,7 @@ Action add_reproduce_command(CLI::App& app) {
       }
       if (!o->quiet) std::fprintf(stderr, "== reproduce: %s -> %s\n", section.c_str(), csv.c_str());
       const auto t = std::chrono::steady_clock::now();
-      const int rc = spawn(args);
+      const int rc = run_child(args);
       ran.push_back({section, csv, is_bench, rc,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count()});
       if (rc == 2) return 2;  // unusable input: the child said why
@@ -210,13 +186,15 @@ Action add_reproduce_command(CLI::App& app) {
     std::string figures;
     int plot_failures = 0;
     if (!o->no_plots) {
-      for (const auto& [experiment, script] : figure_scripts()) {
+      for (const auto& figure : figure_scripts()) {
+        // (Not a structured binding: clang before 16 cannot capture one in a lambda.)
+        const std::string &experiment = figure.first, &script = figure.second;
         const auto it = std::find_if(ran.begin(), ran.end(),
                                      [&](const Ran& r) { return r.section == experiment; });
         if (it == ran.end() || it->exit_code != 0) continue;
         const fs::path py = fs::path(POSLSH_SOURCE_DIR) / "plots" / (script + ".py");
         const std::string png = (fs::path(out) / (script + ".png")).string();
-        const int rc = spawn({"/usr/bin/python3", py.string(), it->csv, "-o", png});
+        const int rc = run_child({"/usr/bin/python3", py.string(), it->csv, "-o", png});
         if (rc == 0) {
           figures += fmt::format("### {}\n\n![{}]({}.png)\n\n", script, script, script);
         } else {

@@ -45,7 +45,7 @@ double nonnegative(const CsvTable& t, std::size_t r, const std::string& c, bool 
   const double v = t.number(r, c);
   if (std::isnan(v) || v < 0 || (!allow_inf && std::isinf(v)))
     unusable(fmt::format("row {}: {} is '{}'; expected a {}number >= 0", CsvTable::line_of(r), c,
-                         t.text(r, c), allow_inf ? "" : "finite "));
+                         printable(t.text(r, c)), allow_inf ? "" : "finite "));
   return v;
 }
 

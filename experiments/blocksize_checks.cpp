@@ -24,7 +24,7 @@ double positive_field(const CsvTable& t, std::size_t row, const std::string& col
   const double v = t.number(row, col);
   if (!std::isfinite(v) || !(v > 0))
     throw InputError(fmt::format("row {}, column {}: expected a finite number > 0, got '{}'",
-                                 CsvTable::line_of(row), col, t.text(row, col)));
+                                 CsvTable::line_of(row), col, printable(t.text(row, col))));
   return v;
 }
 
@@ -150,12 +150,12 @@ std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table) {
           throw InputError(fmt::format(
               "row {}, column s: s = {} but s_log_c = {} needs s = max(1, ceil(c ln n)) = {:.17g} "
               "at n = {}",
-              CsvTable::line_of(r), c.s, c.s_log_c_text, want, c.n));
+              CsvTable::line_of(r), c.s, printable(c.s_log_c_text), want, c.n));
       }
       c.p = table.number(r, "p");
       if (!(c.p > 0 && c.p < 1))
         throw InputError(fmt::format("row {}, column p: expected a number in (0, 1), got '{}'",
-                                     CsvTable::line_of(r), table.text(r, "p")));
+                                     CsvTable::line_of(r), printable(table.text(r, "p"))));
       it = index.emplace(key, cells.size()).first;
       cells.push_back(std::move(c));
       pitch_sum.push_back(0);

@@ -53,7 +53,7 @@ double measured(const CsvTable& t, std::size_t r, const std::string& c) {
   const double v = t.number(r, c);
   if (!std::isfinite(v) || v < 0)
     unusable(fmt::format("row {}: {} is '{}'; expected a finite number >= 0", CsvTable::line_of(r),
-                         c, t.text(r, c)));
+                         c, printable(t.text(r, c))));
   return v;
 }
 
@@ -122,7 +122,7 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
       form = Form::kCausal;
     else if (has_form && form_name != "symmetric")
       unusable(fmt::format("row {}: form is '{}'; expected symmetric or causal",
-                           CsvTable::line_of(r), form_name));
+                           CsvTable::line_of(r), printable(form_name)));
     try {
       validate_bound_parameters(n, sigma, s, p);
     } catch (const std::invalid_argument& e) {
@@ -135,7 +135,7 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
     const std::string& status = table.text(r, "status");
     if (status != "ok" && status != "not_converged")
       unusable(fmt::format("row {}: status is '{}'; expected ok or not_converged",
-                           CsvTable::line_of(r), status));
+                           CsvTable::line_of(r), printable(status)));
     x.ok = status == "ok";
     x.max_error = measured(table, r, "max_error");
     if (has_inf) measured(table, r, "inf_error");
@@ -150,7 +150,7 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
         unusable(
             fmt::format("row {}: spectral_upper is '{}'; expected a number >= spectral_lower "
                         "(+inf when nothing is certified)",
-                        CsvTable::line_of(r), table.text(r, "spectral_upper")));
+                        CsvTable::line_of(r), printable(table.text(r, "spectral_upper"))));
     } else {
       x.spectral_upper =
           x.ok ? x.spectral_error * (1 + measured(table, r, "spectral_accuracy")) : kNaN;

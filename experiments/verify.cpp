@@ -25,7 +25,8 @@ void require_columns(const CsvTable& t, const std::vector<std::string>& want) {
     std::string got, expected;
     for (const auto& c : t.columns()) got += (got.empty() ? "" : ",") + c;
     for (const auto& c : want) expected += (expected.empty() ? "" : ",") + c;
-    throw InputError(fmt::format("header is '{}', expected exactly '{}'", got, expected));
+    throw InputError(
+        fmt::format("header is '{}', expected exactly '{}'", printable(got, 200), expected));
   }
 }
 
@@ -100,10 +101,10 @@ std::vector<VerifySample> samples_from_hashes(const CsvTable& t, std::int64_t n)
     const double pitch = t.number(r, "pitch"), shift = t.number(r, "shift");
     if (!std::isfinite(pitch) || !(pitch > 0))
       throw InputError(fmt::format("row {}: pitch must be finite and > 0, got '{}'",
-                                   CsvTable::line_of(r), t.text(r, "pitch")));
+                                   CsvTable::line_of(r), printable(t.text(r, "pitch"))));
     if (!std::isfinite(shift))
       throw InputError(fmt::format("row {}: shift must be finite, got '{}'", CsvTable::line_of(r),
-                                   t.text(r, "shift")));
+                                   printable(t.text(r, "shift"))));
     const PositionalHash h{pitch, shift};
     VerifySample s;
     for (int a = 0; a < 3; ++a) s.runs[a] = cobin_run(h, all_cobin_regions()[a], n);

@@ -176,7 +176,10 @@ double detectable_scale_error(std::span<const std::int64_t> offsets, std::int64_
   const double z_alpha = boost::math::quantile(boost::math::complement(nd, alpha / 2));
   const double z_power = boost::math::quantile(nd, power);
   const auto h = static_cast<double>(hashes);
-  const auto [mean0, var0] = pooled_moments(offsets, sigma);
+  // (Named variables, not a structured binding: clang before 16 cannot
+  // capture one in a lambda, and the fuzz build compiles this file with clang 14.)
+  const std::pair<double, double> null_moments = pooled_moments(offsets, sigma);
+  const double mean0 = null_moments.first, var0 = null_moments.second;
   // Detected with the given power at scale c when the mean shift clears the
   // null's critical value by z_power standard deviations of the alternative.
   const auto detected = [&](double c) {

@@ -66,17 +66,18 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& name) {
         const auto [at, fresh] = first.emplace(fields[j], j);
         if (!fresh)
           throw InputError(fmt::format("'{}' header: column '{}' appears twice (columns {} and {})",
-                                       name, fields[j], at->second + 1, j + 1));
+                                       printable(name), printable(fields[j]), at->second + 1,
+                                       j + 1));
       }
       t.columns_ = std::move(fields);
       continue;
     }
     if (fields.size() != t.columns_.size())
-      throw InputError(fmt::format("'{}' line {}: {} fields, header has {}", name, lineno,
-                                   fields.size(), t.columns_.size()));
+      throw InputError(fmt::format("'{}' line {}: {} fields, header has {}", printable(name),
+                                   lineno, fields.size(), t.columns_.size()));
     t.rows_.push_back(std::move(fields));
   }
-  if (t.columns_.empty()) throw InputError(fmt::format("'{}' is empty", name));
+  if (t.columns_.empty()) throw InputError(fmt::format("'{}' is empty", printable(name)));
   return t;
 }
 
@@ -89,7 +90,7 @@ bool CsvTable::has_column(const std::string& name) const {
 std::size_t CsvTable::column(const std::string& name) const {
   for (std::size_t i = 0; i < columns_.size(); ++i)
     if (columns_[i] == name) return i;
-  throw InputError(fmt::format("'{}' has no column '{}'", name_, name));
+  throw InputError(fmt::format("'{}' has no column '{}'", printable(name_), printable(name)));
 }
 
 const std::string& CsvTable::text(std::size_t row, const std::string& col) const {
@@ -103,8 +104,8 @@ double CsvTable::number(std::size_t row, const std::string& col) const {
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (end != s.c_str() + s.size())
-    throw InputError(
-        fmt::format("'{}' row {} column '{}': '{}' is not a number", name_, row + 2, col, s));
+    throw InputError(fmt::format("'{}' row {} column '{}': '{}' is not a number", printable(name_),
+                                 line_of(row), printable(col), printable(s)));
   return v;
 }
 
@@ -114,7 +115,7 @@ std::int64_t CsvTable::integer(std::size_t row, const std::string& col, std::int
   if (!std::isfinite(v) || v != std::floor(v) || v < static_cast<double>(lo) ||
       v > static_cast<double>(hi))
     throw InputError(fmt::format("row {}, column {}: expected an integer in [{}, {}], got '{}'",
-                                 line_of(row), col, lo, hi, text(row, col)));
+                                 line_of(row), printable(col), lo, hi, printable(text(row, col))));
   return static_cast<std::int64_t>(v);
 }
 

@@ -17,27 +17,6 @@ namespace {
   throw InputError(path + ": " + what);
 }
 
-// Header text echoed in a message: at most 40 bytes, control and non-ASCII
-// bytes as \xNN, so that a hostile file cannot break the message's single
-// line or send escape sequences to the terminal.
-std::string echo(std::string_view text) {
-  constexpr std::size_t kMax = 40;
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < text.size() && i < kMax; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c >= 0x7f) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (text.size() > kMax) out += "...";
-  return out;
-}
-
 class HeaderParser {
  public:
   explicit HeaderParser(const std::string& text) : t_(text) {}
@@ -60,7 +39,7 @@ class HeaderParser {
         h.shape = tuple();
         have_shape = true;
       } else {
-        throw InputError("unknown header key '" + echo(key) + "'");
+        throw InputError("unknown header key '" + printable(key) + "'");
       }
       skip_ws();
       if (peek() == ',') {
@@ -206,7 +185,7 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
     word = 8;
   } else {
     fail(name,
-         "unsupported dtype '" + echo(h.descr) + "' (accepted: '<f4' float32, '<f8' float64)");
+         "unsupported dtype '" + printable(h.descr) + "' (accepted: '<f4' float32, '<f8' float64)");
   }
   if (h.fortran_order) fail(name, "Fortran-order arrays are not supported (save in C order)");
   if (h.shape.empty()) fail(name, "0-dimensional arrays are not supported");

@@ -20,6 +20,7 @@
 #include "cli_common.h"
 #include "csv_table.h"
 #include "input_error.h"
+#include "meta_json.h"
 #include "progress.h"
 #include "version.h"
 
@@ -55,35 +56,6 @@ std::uint64_t fingerprint(const std::string& text) {
     h *= 0x100000001b3ULL;
   }
   return h;
-}
-
-std::string json_quote(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\u{:04x}", static_cast<int>(c));
-        else
-          out += c;
-    }
-  }
-  return out + "\"";
 }
 
 namespace {

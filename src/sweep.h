@@ -80,9 +80,6 @@ std::string summary_path(const std::string& out);
 // 64-bit FNV-1a of text: fingerprints of resolved configs.
 std::uint64_t fingerprint(const std::string& text);
 
-// JSON string literal with escapes.
-std::string json_quote(const std::string& text);
-
 // Physical memory of this machine in bytes (0 if unknown).
 double physical_memory_bytes();
 

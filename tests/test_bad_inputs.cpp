@@ -2,8 +2,10 @@
 // exit code 2, exactly one line on stderr that names the file (or option) and
 // what is wrong, and no output file. The README's table of bad inputs lists
 // these cases; a case added there belongs here.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -150,6 +152,16 @@ TEST_F(BadInputs, CsvTablesForCheckAndMerge) {
     expect_usage_error("check " + path("bad.csv"), c.mention);
   }
   expect_usage_error("check " + path("no-such.csv"), "no-such.csv");
+  // Cell bytes echoed in a message are escaped: a hostile table cannot clear
+  // the terminal or split the one-line message.
+  for (const char* col : {"status", "form", "max_error", "sigma"}) {
+    SCOPED_TRACE(col);
+    write("bad.csv", with_field(col, "\x1b[2J\rok"));
+    const auto r = cli("check " + path("bad.csv"));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("\\x1b[2J\\x0dok"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
+  }
 }
 
 TEST_F(BadInputs, ShardsAndSidecarsForMerge) {
@@ -181,6 +193,29 @@ TEST_F(BadInputs, ShardsAndSidecarsForMerge) {
   write("b.csv", b.substr(0, b.size() / 2));
   const auto r = cli("merge --out " + out + " " + path("a.csv") + " " + path("b.csv"));
   EXPECT_NE(r.exit_code, 0);  // or merged bytes that differ from the single run: never silent
+  // Sidecars without the table checksum (written before it existed): a first
+  // shard that lost its final newline would glue its last row to the next
+  // shard's first row (and the merged sidecar's row count underflowed).
+  write("b.csv", b);
+  const auto strip_checksum = [&](const std::string& name) {
+    std::string meta = testing::slurp(path(name));
+    const auto at = meta.find("  \"csv_fnv1a64\"");
+    ASSERT_NE(at, std::string::npos);
+    meta.erase(at, meta.find('\n', at) - at + 1);
+    write(name, meta);
+  };
+  strip_checksum("a.csv.meta.json");
+  strip_checksum("b.csv.meta.json");
+  const std::string a = testing::slurp(path("a.csv"));
+  write("a.csv", a.substr(0, a.size() - 1));
+  expect_rejected("merge --out " + out + " " + path("a.csv") + " " + path("b.csv"),
+                  "does not end with a newline", out);
+  write("a.csv", a);
+  const auto ok = cli("merge --out " + out + " " + path("a.csv") + " " + path("b.csv"));
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  const auto rows = std::count(a.begin(), a.end(), '\n') + std::count(b.begin(), b.end(), '\n') - 2;
+  EXPECT_NE(testing::slurp(out + ".meta.json").find(fmt::format("\"rows\": {},", rows)),
+            std::string::npos);
 }
 
 TEST_F(BadInputs, ConfigFiles) {

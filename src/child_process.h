@@ -1,0 +1,18 @@
+// Running poslsh (or a plot script) as a child process, as `reproduce` and
+// `rerun` do: a child's exit code and its one-line errors pass through
+// unchanged, and a crash in one section cannot take the parent's report down.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace poslsh {
+
+// Runs args[0] with args (no shell, PATH lookup) and waits; returns its exit
+// code, 128 + signal when it was killed, or 127 when it could not start.
+int run_child(const std::vector<std::string>& args);
+
+// The running binary's path (/proc/self/exe), or "poslsh" when unknown.
+std::string self_executable();
+
+}  // namespace poslsh
