@@ -14,5 +14,6 @@ Action add_check_command(CLI::App& app);
 Action add_verify_command(CLI::App& app);
 Action add_merge_command(CLI::App& app);
 Action add_reproduce_command(CLI::App& app);
+Action add_rerun_command(CLI::App& app);
 
 }  // namespace poslsh

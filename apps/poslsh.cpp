@@ -156,6 +156,7 @@ int main(int argc, char** argv) {
   add(poslsh::add_verify_command(app));
   add(poslsh::add_merge_command(app));
   add(poslsh::add_reproduce_command(app));
+  add(poslsh::add_rerun_command(app));
   auto* bench = app.add_subcommand("bench", "Speed benchmarks (ratios measured side by side)");
   bench->require_subcommand(1);
   std::map<CLI::App*, poslsh::Action> bench_actions;

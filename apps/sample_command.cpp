@@ -8,7 +8,9 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "csv_table.h"
+#include "meta_json.h"
 #include "positional_hash.h"
+#include "version.h"
 
 namespace poslsh {
 
@@ -31,7 +33,7 @@ Action add_sample_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--blocks", o->blocks, "Write blocks (sample,start,end; end exclusive) instead");
   cmd->add_option("--out", o->out, "Output CSV (written atomically)")->required();
-  return [o] {
+  return [o, cmd] {
     require_at_least("--n", o->n, 1);
     require_positive_finite("--sigma", o->sigma);
     require_at_least("--s", o->s, 1);
@@ -53,7 +55,15 @@ Action add_sample_command(CLI::App& app) {
       }
     }
     file.write(text);
+    // Provenance, as every experiment writes it: `poslsh rerun` replays it.
+    AtomicFile meta(o->out + ".meta.json", "--out");
+    meta.write(
+        fmt::format("{{\n  \"tool\": \"poslsh\",\n  \"version\": {},\n  \"git_commit\": {},\n"
+                    "  \"experiment\": \"sample\",\n  \"seed\": {},\n  \"config\": {}\n}}\n",
+                    json_quote(kVersion), json_quote(git_commit()), o->seed,
+                    json_quote(resolved_config(*cmd))));
     file.commit();
+    meta.commit();
     return 0;
   };
 }

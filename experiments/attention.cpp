@@ -19,6 +19,7 @@
 #include "lsh_attention.h"
 #include "npy.h"
 #include "rng.h"
+#include "sha256.h"
 #include "sweep.h"
 
 namespace poslsh {
@@ -203,12 +204,13 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
       // Provenance: which bytes were read (a TOML comment, so the recorded
       // config still runs; and part of the sweep's fingerprint, so --resume
       // and merge refuse to mix runs on different files).
+      // `poslsh rerun` checks every "# input PATH sha256 HEX" line before it runs.
       for (const char* f : {"q.npy", "k.npy", "v.npy"}) {
-        const std::string file = (std::filesystem::path(o->qkv) / f).string();
-        std::ifstream in(file, std::ios::binary);
-        const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+        const std::string file =
+            (std::filesystem::absolute(o->qkv) / f).lexically_normal().string();
         sweep.resolved_config +=
-            fmt::format("# {} fnv1a64 {:016x} ({} bytes)\n", f, fingerprint(bytes), bytes.size());
+            fmt::format("# input {} sha256 {} ({} bytes)\n", file, sha256_file(file, "--qkv"),
+                        std::filesystem::file_size(file));
       }
     }
     sweep.label = [cells, shared_problems, sigmas](std::size_t c) {

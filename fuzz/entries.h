@@ -14,9 +14,7 @@
 // app and the error messages of apps/poslsh.cpp) live in apps/, which no
 // library target compiles. To fuzz that exact code, not a copy, this header
 // includes the sources of apps/: the subcommands, and poslsh.cpp with its
-// main() renamed poslsh_cli_main (never called). clang before 16 cannot
-// compile apps/reproduce_command.cpp (it captures a structured binding in a
-// lambda); there a stand-in adds a `reproduce` subcommand without options.
+// main() renamed poslsh_cli_main (never called).
 // Include this header in exactly ONE translation unit per binary, which must
 // not also link apps/.
 #pragma once
@@ -53,16 +51,8 @@
 #include "sweep.h"
 #include "version.h"
 
-#if defined(__clang__) && __clang_major__ < 16
-namespace poslsh {
-Action add_reproduce_command(CLI::App& app) {
-  app.add_subcommand("reproduce", "stand-in: clang < 16 cannot compile reproduce_command.cpp");
-  return [] { return 0; };
-}
-}  // namespace poslsh
-#else
 #include "../apps/reproduce_command.cpp"
-#endif
+#include "../apps/rerun_command.cpp"
 
 #define main poslsh_cli_main
 #include "../apps/poslsh.cpp"
@@ -205,9 +195,7 @@ struct MetaResult {
 // order: experiment, config_fingerprint, shard (through parse_shard),
 // csv_fnv1a64 when present, then the seed and config it copies into the
 // merged sidecar. Invariant: a config
-// merge writes back (json_quote) reads back unchanged, unless it holds a
-// control character json_quote writes as \uXXXX (which json_field does not
-// decode; see the report of issue 12).
+// merge writes back (json_quote) reads back unchanged.
 inline MetaResult fuzz_meta(const std::uint8_t* data, std::size_t size) {
   const std::string json(reinterpret_cast<const char*>(data), size);
   const std::string path = "fuzz.csv";
@@ -228,14 +216,9 @@ inline MetaResult fuzz_meta(const std::uint8_t* data, std::size_t size) {
   if (r.shard.index < 1 || r.shard.index > r.shard.count)
     invariant_failed("parse_shard accepted shard " + std::to_string(r.shard.index) + "/" +
                      std::to_string(r.shard.count));
-  bool plain = true;
-  for (const char c : r.config)
-    if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') plain = false;
-  if (plain) {
-    const std::string rewritten = "{\n  \"config\": " + poslsh::json_quote(r.config) + "\n}\n";
-    if (poslsh::json_field(rewritten, "config", path) != r.config)
-      invariant_failed("json_field(json_quote(config)) != config");
-  }
+  const std::string rewritten = "{\n  \"config\": " + poslsh::json_quote(r.config) + "\n}\n";
+  if (poslsh::json_field(rewritten, "config", path) != r.config)
+    invariant_failed("json_field(json_quote(config)) != config");
   return r;
 }
 
@@ -259,6 +242,7 @@ struct CliApp {
     actions.push_back(poslsh::add_verify_command(app));
     actions.push_back(poslsh::add_merge_command(app));
     actions.push_back(poslsh::add_reproduce_command(app));
+    actions.push_back(poslsh::add_rerun_command(app));
     auto* bench = app.add_subcommand("bench", "Speed benchmarks (ratios measured side by side)");
     bench->require_subcommand(1);
     for (const auto& e : poslsh::experiments()) {

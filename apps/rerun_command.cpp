@@ -1,0 +1,126 @@
+// `poslsh rerun FILE.meta.json --out X`: runs again what a sidecar records
+// (the experiment, its resolved options, its shard), after proving that every
+// input file it names still has the recorded SHA-256. With --no-timing on both
+// runs the table is the same bytes.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+#include "atomic_file.h"
+#include "child_process.h"
+#include "cli_common.h"
+#include "commands.h"
+#include "input_error.h"
+#include "meta_json.h"
+#include "sha256.h"
+#include "version.h"
+
+namespace poslsh {
+
+namespace {
+
+// Experiments whose sidecars rerun can replay: the sweeps, and `sample`.
+bool is_sweep_experiment(const std::string& name) {
+  for (const auto& e : experiments())
+    if (e.name == name && e.add_command) return true;
+  return false;
+}
+
+// Every "# input PATH sha256 HEX (...)" line of a recorded config: the file
+// must still hold the bytes the run read.
+void verify_inputs(const std::string& config, const std::string& sidecar) {
+  std::istringstream in(config);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# input ", 0) != 0) continue;
+    const auto tag = line.rfind(" sha256 ");
+    if (tag == std::string::npos || tag < 8)
+      throw InputError(fmt::format("rerun: '{}' has a malformed input line: '{}'",
+                                   printable(sidecar, 200), printable(line, 200)));
+    const std::string path = line.substr(8, tag - 8);
+    const std::string want = line.substr(tag + 8, 64);
+    const std::string got = sha256_file(path, "rerun");
+    if (got != want)
+      throw InputError(fmt::format(
+          "rerun: input '{}' changed since the run (sha256 recorded {}, now {}); restore it or "
+          "run the experiment afresh",
+          printable(path, 200), printable(want, 64), got));
+  }
+}
+
+}  // namespace
+
+Action add_rerun_command(CLI::App& app) {
+  struct Options {
+    std::string sidecar, out;
+    bool no_timing = false, quiet = false;
+    int threads = 0;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "rerun",
+      "Run again what a .meta.json sidecar records (same experiment, options, seed and shard; "
+      "inputs checked by SHA-256)");
+  cmd->add_option("sidecar", o->sidecar, "The FILE.csv.meta.json of the run to repeat")->required();
+  cmd->add_option("--out", o->out, "Output CSV of the repeat (written atomically)")->required();
+  cmd->add_flag("--no-timing", o->no_timing,
+                "Leave timing columns empty (use on both runs for byte-identical tables)");
+  cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
+  cmd->add_option("--threads", o->threads,
+                  "Worker threads (0 = all cores; results do not depend on it)");
+  return [o] {
+    require_at_least("--threads", o->threads, 0);
+    const std::string meta = read_file("rerun", o->sidecar);
+    if (json_field(meta, "tool", o->sidecar, "rerun") != "poslsh")
+      throw InputError(
+          fmt::format("rerun: '{}' was not written by poslsh", printable(o->sidecar, 200)));
+    const std::string experiment = json_field(meta, "experiment", o->sidecar, "rerun");
+    const bool sweep = is_sweep_experiment(experiment);
+    if (!sweep && experiment != "sample")
+      throw InputError(fmt::format(
+          "rerun: '{}' records experiment '{}', which rerun cannot replay (accepted: the "
+          "experiments of `poslsh --help`, and sample)",
+          printable(o->sidecar, 200), printable(experiment)));
+    if (meta.find("\"merged_from\": ") != std::string::npos)
+      throw InputError(fmt::format(
+          "rerun: '{}' describes a merge of shards; rerun the experiment without --shard, or "
+          "rerun each shard's sidecar",
+          printable(o->sidecar, 200)));
+    const std::string config = json_field(meta, "config", o->sidecar, "rerun");
+    verify_inputs(config, o->sidecar);
+    require_writable("--out", o->out);
+
+    const std::string version = json_field(meta, "version", o->sidecar, "rerun");
+    const std::string commit = json_field(meta, "git_commit", o->sidecar, "rerun");
+    if ((version != kVersion || commit != git_commit()) && !o->quiet)
+      std::fprintf(stderr,
+                   "rerun: note: the run was made by poslsh %s (%s), this is %s (%s); a "
+                   "different version may give different bytes\n",
+                   printable(version).c_str(), printable(commit).c_str(), kVersion, git_commit());
+
+    // The recorded options, as the config file the experiment reads.
+    const auto toml =
+        std::filesystem::temp_directory_path() / fmt::format("poslsh-rerun-{}.toml", ::getpid());
+    {
+      AtomicFile file(toml.string(), "rerun (temporary config)");
+      file.write(fmt::format("[{}]\n{}", experiment, config));
+      file.commit();
+    }
+    std::vector<std::string> args = {self_executable(), experiment, "--config",
+                                     toml.string(),     "--out",    o->out};
+    if (sweep) {
+      const std::string shard = json_field(meta, "shard", o->sidecar, "rerun");
+      if (shard != "1/1") args.insert(args.end(), {"--shard", shard});
+      if (o->no_timing) args.push_back("--no-timing");
+      if (o->quiet) args.push_back("--quiet");
+      if (o->threads > 0) args.insert(args.end(), {"--threads", std::to_string(o->threads)});
+    }
+    const int rc = run_child(args);
+    std::filesystem::remove(toml);
+    return rc;
+  };
+}
+
+}  // namespace poslsh
