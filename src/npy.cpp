@@ -123,6 +123,13 @@ class HeaderParser {
 };
 
 constexpr char kMagic[] = "\x93NUMPY";
+constexpr char kAcceptedDtypes[] =
+    "'<f8' float64, '<f4' float32, '<f2' float16, '<V2' or 'bfloat16' bfloat16 as np.save writes "
+    "an ml_dtypes.bfloat16 array; little-endian only";
+
+std::uint16_t le16(const unsigned char* p) {
+  return static_cast<std::uint16_t>(std::uint16_t(p[0]) | std::uint16_t(p[1]) << 8);
+}
 
 std::uint32_t le32(const unsigned char* p) {
   return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
@@ -133,6 +140,30 @@ std::uint64_t le64(const unsigned char* p) {
 }
 
 }  // namespace
+
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = std::uint32_t(h >> 15) << 31;
+  const std::uint32_t exponent = (h >> 10) & 0x1f;
+  std::uint32_t mantissa = h & 0x3ff;
+  if (exponent == 0x1f)  // inf (mantissa 0) or NaN (payload kept, so still a NaN)
+    return std::bit_cast<float>(sign | 0x7f800000u | mantissa << 13);
+  if (exponent != 0)  // normal: rebias 15 -> 127
+    return std::bit_cast<float>(sign | (exponent + 112) << 23 | mantissa << 13);
+  if (mantissa == 0) return std::bit_cast<float>(sign);  // +-0
+  // Subnormal, mantissa * 2^-24: normalise until the implicit bit (0x400)
+  // is set; each shift lowers the exponent by one.
+  std::uint32_t e = 113;  // 2^(113 - 127) = 2^-14 with the implicit bit at 0x400
+  while ((mantissa & 0x400) == 0) {
+    mantissa <<= 1;
+    --e;
+  }
+  return std::bit_cast<float>(sign | e << 23 | (mantissa & 0x3ff) << 13);
+}
+
+float bfloat16_to_float(std::uint16_t b) {
+  // bfloat16 is the top half of a float32: same sign, exponent and bias.
+  return std::bit_cast<float>(std::uint32_t(b) << 16);
+}
 
 NpyHeader parse_npy_header(const std::string& header) { return HeaderParser(header).parse(); }
 
@@ -183,9 +214,22 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
   } else if (h.descr == "<f8") {
     arr.dtype = NpyDtype::kFloat64;
     word = 8;
+  } else if (h.descr == "<f2") {
+    arr.dtype = NpyDtype::kFloat16;
+    word = 2;
+  } else if (h.descr == "<V2" || h.descr == "bfloat16") {
+    // NumPy has no bfloat16. ml_dtypes registers it with kind 'V', byte order
+    // '=' and 2 bytes, so np.save writes dtype.str: '<V2' on every
+    // little-endian machine (np.load then returns raw 2-byte voids; a plain
+    // NumPy void is '|V2', refused). Files written with str(dtype) as descr,
+    // the usual workaround that np.load with ml_dtypes imported reads back,
+    // say 'bfloat16'. A torch bfloat16 tensor saved via .view(torch.int16) is
+    // '<i2', indistinguishable from integers, and stays refused.
+    arr.dtype = NpyDtype::kBFloat16;
+    word = 2;
   } else {
-    fail(name,
-         "unsupported dtype '" + printable(h.descr) + "' (accepted: '<f4' float32, '<f8' float64)");
+    fail(name, "unsupported dtype '" + printable(h.descr) +
+                   "' (accepted: " + std::string(kAcceptedDtypes) + ")");
   }
   if (h.fortran_order) fail(name, "Fortran-order arrays are not supported (save in C order)");
   if (h.shape.empty()) fail(name, "0-dimensional arrays are not supported");
@@ -207,9 +251,23 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
   if (found > expected) fail(name, "trailing bytes after the data");
   arr.data.resize(count);
   const unsigned char* d = p + pos;
-  for (std::uint64_t i = 0; i < count; ++i) {
-    arr.data[i] = word == 4 ? static_cast<double>(std::bit_cast<float>(le32(d + i * 4)))
-                            : std::bit_cast<double>(le64(d + i * 8));
+  switch (arr.dtype) {
+    case NpyDtype::kFloat64:
+      for (std::uint64_t i = 0; i < count; ++i)
+        arr.data[i] = std::bit_cast<double>(le64(d + i * 8));
+      break;
+    case NpyDtype::kFloat32:
+      for (std::uint64_t i = 0; i < count; ++i)
+        arr.data[i] = static_cast<double>(std::bit_cast<float>(le32(d + i * 4)));
+      break;
+    case NpyDtype::kFloat16:
+      for (std::uint64_t i = 0; i < count; ++i)
+        arr.data[i] = static_cast<double>(half_to_float(le16(d + i * 2)));
+      break;
+    case NpyDtype::kBFloat16:
+      for (std::uint64_t i = 0; i < count; ++i)
+        arr.data[i] = static_cast<double>(bfloat16_to_float(le16(d + i * 2)));
+      break;
   }
   return arr;
 }
@@ -238,6 +296,8 @@ HeadStack<double> parse_head_stack_npy(std::string_view bytes, const std::string
 
 void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, const double* data,
                NpyDtype dtype) {
+  if (dtype != NpyDtype::kFloat32 && dtype != NpyDtype::kFloat64)
+    throw std::invalid_argument("write_npy: writes float32 or float64 only");
   if (shape.empty()) throw InputError("write_npy: shape must have rank >= 1");
   std::uint64_t count = 1;
   std::string dims;

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -47,6 +50,17 @@ class BadInputs : public testing::CliTest {
     out += static_cast<char>(h.size() >> 8);
     return out + h + data;
   }
+  // 64 x 8 2-byte values (float16 0x3800 = 0.5, bfloat16 0x3800 = 2^-15),
+  // `bits` at index `at`.
+  static std::string half_data(std::size_t at, std::uint16_t bits) {
+    std::string d;
+    for (std::size_t i = 0; i < 64 * 8; ++i) {
+      const std::uint16_t b = i == at ? bits : 0x3800;
+      d += static_cast<char>(b & 0xff);
+      d += static_cast<char>(b >> 8);
+    }
+    return d;
+  }
   // Expect exit 2, one stderr line mentioning `mention`, and no `out` written.
   void expect_rejected(const std::string& args, const std::string& mention,
                        const std::string& out) {
@@ -74,8 +88,36 @@ TEST_F(BadInputs, NpyTensorsForAttention) {
        "Fortran"},
       {"big-endian", "q.npy",
        npy("{'descr': '>f8', 'fortran_order': False, 'shape': (64, 8), }", data), "dtype"},
-      {"float16", "q.npy",
-       npy("{'descr': '<f2', 'fortran_order': False, 'shape': (64, 8), }", data), "dtype"},
+      // float16 ('<f2') and bfloat16 ('<V2', 'bfloat16') are read (see
+      // NpyHalfPrecisionTensorsAreRead); their NaN and inf are refused like
+      // float64's, big-endian and plain voids like any other dtype.
+      {"float16-nan", "q.npy",
+       npy("{'descr': '<f2', 'fortran_order': False, 'shape': (64, 8), }",
+           half_data(3 * 8 + 2, 0x7E00)),
+       "holds nan at head 0, row 3, column 2"},
+      {"float16-inf", "v.npy",
+       npy("{'descr': '<f2', 'fortran_order': False, 'shape': (64, 8), }", half_data(9, 0xFC00)),
+       "holds -inf at head 0, row 1, column 1"},
+      {"bfloat16-nan", "k.npy",
+       npy("{'descr': '<V2', 'fortran_order': False, 'shape': (64, 8), }", half_data(0, 0x7FC1)),
+       "holds nan at head 0, row 0, column 0"},
+      {"bfloat16-inf", "k.npy",
+       npy("{'descr': 'bfloat16', 'fortran_order': False, 'shape': (64, 8), }",
+           half_data(8, 0x7F80)),
+       "holds inf at head 0, row 1, column 0"},
+      {"float16-truncated", "q.npy",
+       npy("{'descr': '<f2', 'fortran_order': False, 'shape': (64, 8), }",
+           half_data(0, 0).substr(1)),
+       "truncated data"},
+      {"float16-big-endian", "q.npy",
+       npy("{'descr': '>f2', 'fortran_order': False, 'shape': (64, 8), }", half_data(0, 0)),
+       "'<f2' float16"},
+      {"plain-void", "q.npy",
+       npy("{'descr': '|V2', 'fortran_order': False, 'shape': (64, 8), }", half_data(0, 0)),
+       "unsupported dtype '|V2'"},
+      {"int16", "q.npy",
+       npy("{'descr': '<i2', 'fortran_order': False, 'shape': (64, 8), }", half_data(0, 0)),
+       "unsupported dtype '<i2'"},
       {"zero-axis", "q.npy",
        npy("{'descr': '<f8', 'fortran_order': False, 'shape': (64, 0), }", ""), ">= 1"},
       {"overflow", "v.npy",
@@ -105,6 +147,56 @@ TEST_F(BadInputs, NpyTensorsForAttention) {
     expect_rejected("attention --qkv " + dir + " --sigma 16 --s 2 --quiet --out " + out, c.mention,
                     out);
   }
+}
+
+// What PyTorch users save: float16 (torch.float16 .numpy(), '<f2') and
+// bfloat16 (ml_dtypes.bfloat16 through np.save, '<V2'; or 'bfloat16'). The
+// attention table is the same, byte for byte, as for float64 files holding
+// the same (exactly widened) values.
+TEST_F(BadInputs, NpyHalfPrecisionTensorsAreRead) {
+  const std::size_t count = 64 * 8;
+  std::string bytes[3];
+  std::vector<double> widened[3];
+  const char* descr[3] = {"<f2", "<V2", "bfloat16"};
+  for (int t = 0; t < 3; ++t) {
+    for (std::size_t i = 0; i < count; ++i) {
+      // sin(0.1 i) rounded toward zero to the format's precision, by hand:
+      // the float32 bits cut to 16 (bfloat16) or rebuilt (float16, |x| <= 1).
+      const float x = std::sin(0.1f * static_cast<float>(i + 7 * t));
+      const auto f = std::bit_cast<std::uint32_t>(x);
+      std::uint16_t b = static_cast<std::uint16_t>(f >> 16);
+      if (t == 0) {
+        const int e = static_cast<int>((f >> 23) & 0xff) - 127;
+        b = e < -14 ? static_cast<std::uint16_t>((f >> 16) & 0x8000)  // tiny: signed zero
+                    : static_cast<std::uint16_t>(((f >> 16) & 0x8000) |
+                                                 (static_cast<std::uint32_t>(e + 15) << 10) |
+                                                 ((f >> 13) & 0x3ff));
+      }
+      bytes[t] += static_cast<char>(b & 0xff);
+      bytes[t] += static_cast<char>(b >> 8);
+      widened[t].push_back(t == 0 ? half_to_float(b) : bfloat16_to_float(b));
+    }
+  }
+  const std::string half_dir = qkv("half", [&](const std::string& d) {
+    const char* files[3] = {"q.npy", "k.npy", "v.npy"};
+    for (int t = 0; t < 3; ++t)
+      std::ofstream(d + "/" + files[t], std::ios::binary) << npy(
+          std::string("{'descr': '") + descr[t] + "', 'fortran_order': False, 'shape': (64, 8), }",
+          bytes[t]);
+  });
+  const std::string wide_dir = qkv("wide", [&](const std::string& d) {
+    const char* files[3] = {"q.npy", "k.npy", "v.npy"};
+    for (int t = 0; t < 3; ++t)
+      write_npy(d + "/" + files[t], {64, 8}, widened[t].data(), NpyDtype::kFloat64);
+  });
+  const std::string run = "attention --sigma 16 --s 2 --trials 1 --quiet --no-timing --qkv ";
+  const auto half = cli(run + half_dir + " --out " + path("half.csv"));
+  ASSERT_EQ(half.exit_code, 0) << half.err;
+  const auto wide = cli(run + wide_dir + " --out " + path("wide.csv"));
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  const std::string table = testing::slurp(path("half.csv"));
+  EXPECT_GT(std::count(table.begin(), table.end(), '\n'), 1);
+  EXPECT_EQ(table, testing::slurp(path("wide.csv")));
 }
 
 TEST_F(BadInputs, CsvTablesForCheckAndMerge) {

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -157,6 +160,199 @@ TEST_F(Npy, RejectsEveryMalformedFile) {
     out << "\x93NUMPY" << '\x01' << '\x00' << '\xff' << '\x7f' << "{'descr'";
   }
   expect_rejected(path("hlen.npy"), "truncated header");
+}
+
+// ------------------------------------------------ float16 and bfloat16 ----
+
+// Reference conversions written from the format definitions, independently of
+// the bit manipulation in npy.cpp: sign, biased exponent and fraction fields,
+// the value assembled with ldexp in double (exact) and rounded to float
+// (exact too: every value has at most 11 significant bits and lies in
+// float32's range).
+double half_reference(std::uint16_t bits) {
+  const int sign = bits >> 15, exponent = (bits >> 10) & 31, fraction = bits & 1023;
+  double magnitude;
+  if (exponent == 0)
+    magnitude = std::ldexp(fraction, -24);  // subnormal: 0.fraction * 2^-14
+  else if (exponent == 31)
+    magnitude = fraction == 0 ? INFINITY : NAN;
+  else
+    magnitude = std::ldexp(1024 + fraction, exponent - 15 - 10);  // 1.fraction * 2^(e - 15)
+  return sign ? -magnitude : magnitude;
+}
+double bfloat16_reference(std::uint16_t bits) {
+  const int sign = bits >> 15, exponent = (bits >> 7) & 255, fraction = bits & 127;
+  double magnitude;
+  if (exponent == 0)
+    magnitude = std::ldexp(fraction, -133);  // subnormal: 0.fraction * 2^-126
+  else if (exponent == 255)
+    magnitude = fraction == 0 ? INFINITY : NAN;
+  else
+    magnitude = std::ldexp(128 + fraction, exponent - 127 - 7);
+  return sign ? -magnitude : magnitude;
+}
+
+// Same value and, for zeros, the same sign; NaN matches NaN.
+void expect_same(float got, double want, std::uint16_t bits) {
+  if (std::isnan(want)) {
+    EXPECT_TRUE(std::isnan(got)) << std::hex << bits;
+    return;
+  }
+  EXPECT_EQ(static_cast<double>(got), want) << std::hex << bits;
+  EXPECT_EQ(std::signbit(got), std::signbit(want)) << std::hex << bits;
+}
+
+TEST(NpyHalf, HandComputedBitPatterns) {
+  EXPECT_EQ(half_to_float(0x3C00), 1.0f);
+  EXPECT_EQ(half_to_float(0xC000), -2.0f);
+  EXPECT_EQ(half_to_float(0x7BFF), 65504.0f);  // largest finite
+  EXPECT_EQ(half_to_float(0xFBFF), -65504.0f);
+  EXPECT_EQ(half_to_float(0x0400), std::ldexp(1.0f, -14));         // smallest normal
+  EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));         // smallest subnormal
+  EXPECT_EQ(half_to_float(0x03FF), 1023 * std::ldexp(1.0f, -24));  // largest subnormal
+  EXPECT_EQ(half_to_float(0x8001), -std::ldexp(1.0f, -24));
+  EXPECT_EQ(half_to_float(0x0200), std::ldexp(1.0f, -15));         // subnormal, one bit
+  EXPECT_EQ(half_to_float(0x3BFF), 1.0f - std::ldexp(1.0f, -11));  // below 1
+  EXPECT_EQ(half_to_float(0x3C01), 1.0f + std::ldexp(1.0f, -10));  // above 1
+  EXPECT_EQ(half_to_float(0x3555), 0.333251953125f);               // float16(1/3)
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(half_to_float(0x0000)), 0x00000000u);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(half_to_float(0x8000)), 0x80000000u);  // -0
+  EXPECT_EQ(half_to_float(0x7C00), INFINITY);
+  EXPECT_EQ(half_to_float(0xFC00), -INFINITY);
+  EXPECT_TRUE(std::isnan(half_to_float(0x7E00)));  // quiet NaN
+  EXPECT_TRUE(std::isnan(half_to_float(0x7C01)));  // signalling NaN, smallest payload
+  EXPECT_TRUE(std::isnan(half_to_float(0xFFFF)));
+  // Bit-exact float32 images: the fraction moves up 13 bits, the exponent is
+  // rebiased 15 -> 127.
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(half_to_float(0x3C00)), 0x3F800000u);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(half_to_float(0x7BFF)), 0x477FE000u);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(half_to_float(0x0001)), 0x33800000u);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(half_to_float(0x7E00)), 0x7FC00000u);
+}
+
+TEST(NpyHalf, BFloat16HandComputedBitPatterns) {
+  EXPECT_EQ(bfloat16_to_float(0x3F80), 1.0f);
+  EXPECT_EQ(bfloat16_to_float(0xC000), -2.0f);
+  EXPECT_EQ(bfloat16_to_float(0x4049), 3.140625f);
+  EXPECT_EQ(bfloat16_to_float(0x0080), std::ldexp(1.0f, -126));  // smallest normal
+  EXPECT_EQ(bfloat16_to_float(0x0001), std::ldexp(1.0f, -133));  // smallest subnormal
+  EXPECT_EQ(bfloat16_to_float(0x007F), 127 * std::ldexp(1.0f, -133));
+  EXPECT_EQ(bfloat16_to_float(0x7F7F), std::ldexp(255.0f, 120));  // largest finite
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(bfloat16_to_float(0x8000)), 0x80000000u);
+  EXPECT_EQ(bfloat16_to_float(0x7F80), INFINITY);
+  EXPECT_EQ(bfloat16_to_float(0xFF80), -INFINITY);
+  EXPECT_TRUE(std::isnan(bfloat16_to_float(0x7FC0)));
+  EXPECT_TRUE(std::isnan(bfloat16_to_float(0x7F81)));
+}
+
+TEST(NpyHalf, EveryBitPatternMatchesTheFieldReference) {
+  for (std::uint32_t b = 0; b < 65536; ++b) {
+    const auto bits = static_cast<std::uint16_t>(b);
+    expect_same(half_to_float(bits), half_reference(bits), bits);
+    expect_same(bfloat16_to_float(bits), bfloat16_reference(bits), bits);
+  }
+}
+
+TEST_F(Npy, ReadsEveryHalfBitPatternFromAFile) {
+  // All 65536 patterns as one (256, 256) file of each 2-byte dtype.
+  std::string data;
+  for (std::uint32_t b = 0; b < 65536; ++b) {
+    data += static_cast<char>(b & 0xff);
+    data += static_cast<char>(b >> 8);
+  }
+  for (const char* descr : {"<f2", "<V2", "bfloat16"}) {
+    SCOPED_TRACE(descr);
+    const bool half = std::string(descr) == "<f2";
+    const auto a = read_npy(craft(
+        "all.npy",
+        std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (256, 256), }",
+        data));
+    EXPECT_EQ(a.dtype, half ? NpyDtype::kFloat16 : NpyDtype::kBFloat16);
+    EXPECT_EQ(a.shape, (std::vector<std::int64_t>{256, 256}));
+    ASSERT_EQ(a.data.size(), 65536u);
+    for (std::uint32_t b = 0; b < 65536; ++b) {
+      const auto bits = static_cast<std::uint16_t>(b);
+      const double want = half ? half_reference(bits) : bfloat16_reference(bits);
+      if (std::isnan(want))
+        EXPECT_TRUE(std::isnan(a.data[b])) << b;
+      else
+        EXPECT_EQ(a.data[b], want) << b;
+    }
+  }
+}
+
+// Files written by NumPy 1.24 (np.save of np.float16 arrays) and headers as
+// np.save writes them for ml_dtypes.bfloat16 ('<V2') or as the str(dtype)
+// workaround does ('bfloat16'); they seed the .npy fuzz corpus too.
+TEST(NpyHalfFixtures, MatchNumpysConversion) {
+  const std::string dir = std::string(POSLSH_SOURCE_DIR) + "/fuzz/corpus/npy/";
+  const auto a = read_npy(dir + "f16_2x4.npy");
+  EXPECT_EQ(a.dtype, NpyDtype::kFloat16);
+  EXPECT_EQ(a.shape, (std::vector<std::int64_t>{2, 4}));
+  // np.float16([[0, -0, 1, -2], [65504, 2^-24, 1023 * 2^-24, 2^-14]]).astype(np.float32)
+  const std::vector<double> want = {0.0,
+                                    -0.0,
+                                    1.0,
+                                    -2.0,
+                                    65504.0,
+                                    std::ldexp(1.0, -24),
+                                    1023 * std::ldexp(1.0, -24),
+                                    std::ldexp(1.0, -14)};
+  EXPECT_EQ(a.data, want);
+  EXPECT_TRUE(std::signbit(a.data[1]));
+  const auto s = read_npy(dir + "f16_special.npy");
+  // np.float16([inf, -inf, nan, 1/3, -65504, 0.1]).astype(np.float32)
+  ASSERT_EQ(s.data.size(), 6u);
+  EXPECT_EQ(s.data[0], INFINITY);
+  EXPECT_EQ(s.data[1], -INFINITY);
+  EXPECT_TRUE(std::isnan(s.data[2]));
+  EXPECT_EQ(s.data[3], 0.333251953125);
+  EXPECT_EQ(s.data[4], -65504.0);
+  EXPECT_EQ(s.data[5], 0.0999755859375);
+  const auto b = read_npy(dir + "bf16_v2_2x3.npy");
+  EXPECT_EQ(b.dtype, NpyDtype::kBFloat16);
+  EXPECT_EQ(b.shape, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(b.data, (std::vector<double>{1.0, -2.0, std::ldexp(1.0, -133), std::ldexp(1.0, -126),
+                                         std::ldexp(255.0, 120), -0.0}));
+  const auto c = read_npy(dir + "bf16_named_3.npy");
+  EXPECT_EQ(c.dtype, NpyDtype::kBFloat16);
+  ASSERT_EQ(c.data.size(), 3u);
+  EXPECT_EQ(c.data[0], 1.0);
+  EXPECT_EQ(c.data[1], INFINITY);
+  EXPECT_TRUE(std::isnan(c.data[2]));
+}
+
+TEST_F(Npy, HalfHeadStacksAndRejections) {
+  // (2, 1, 2) float16 [[[1, -2]], [[0.5, 65504]]] in format 3.0.
+  const std::string half = std::string("\x00\x3c\x00\xc0\x00\x38\xff\x7b", 8);
+  const auto h = read_head_stack_npy(
+      craft("h.npy", "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 1, 2), }", half, 3));
+  EXPECT_EQ(h.heads, 2);
+  EXPECT_EQ(h.head(1)(0, 1), 65504.0);
+  EXPECT_EQ(h.head(0)(0, 1), -2.0);
+  const auto with = [&](const std::string& descr, const std::string& data) {
+    return craft("bad.npy", "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (2, 2), }",
+                 data);
+  };
+  // Big-endian and plain NumPy voids stay refused, and the message lists what
+  // is accepted.
+  for (const char* descr : {">f2", "|V2", "<V4", "<i2", "<u2", "<e2", "bfloat16 "}) {
+    SCOPED_TRACE(descr);
+    expect_rejected(with(descr, half), "unsupported dtype");
+    try {
+      read_npy(with(descr, half));
+    } catch (const std::invalid_argument& e) {
+      const std::string msg = e.what();
+      for (const char* accepted : {"'<f8' float64", "'<f4' float32", "'<f2' float16",
+                                   "'<V2' or 'bfloat16' bfloat16", "little-endian only"})
+        EXPECT_NE(msg.find(accepted), std::string::npos) << msg;
+    }
+  }
+  expect_rejected(with("<f2", half.substr(0, 7)), "truncated data: expected 8 bytes, found 7");
+  expect_rejected(with("<V2", half + "x"), "trailing bytes");
+  expect_rejected(with("<f2", half + half), "trailing bytes");
+  std::vector<double> x = {1, 2};
+  EXPECT_THROW(write_npy(path("w.npy"), {2}, x.data(), NpyDtype::kFloat16), std::invalid_argument);
 }
 
 TEST(NpyHeader, ParsesShapesAndFlags) {
