@@ -40,14 +40,6 @@ void require_nonempty(const std::string& option, std::size_t size) {
   if (size == 0) throw UsageError(fmt::format("{} needs at least one value", option));
 }
 
-std::vector<double> alibi_head_sigmas(int heads) {
-  if (heads < 1)
-    throw UsageError(fmt::format("--alibi-heads must be an integer >= 1 (got {})", heads));
-  std::vector<double> sigmas;
-  for (int h = 1; h <= heads; ++h) sigmas.push_back(std::exp2(8.0 * h / heads));
-  return sigmas;
-}
-
 Shard parse_shard(const std::string& text) {
   Shard shard;
   const auto slash = text.find('/');

@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+// alibi_head_sigmas() lives in alibi_heads.h; included here for the callers
+// that found it in this header before it moved.
+#include "alibi_heads.h"
+
 namespace poslsh {
 
 // Bad input from the user: printed as one line, exit code 2, no output written.
@@ -47,9 +51,6 @@ void require_at_least(const std::string& option, const std::vector<std::int64_t>
                       std::int64_t min);
 void require_open_unit(const std::string& option, double value);  // 0 < value < 1
 void require_nonempty(const std::string& option, std::size_t size);
-
-// The standard ALiBi scales of H heads: sigma_h = 2^(8h/H), h = 1..H (slopes 2^(-8h/H)).
-std::vector<double> alibi_head_sigmas(int heads);
 
 // "K/N" with 1 <= K <= N; throws UsageError naming --shard otherwise.
 struct Shard {
