@@ -5,8 +5,11 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,6 +17,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "experiment.h"
+#include "list_ranges.h"
 #include "version.h"
 
 namespace {
@@ -36,6 +40,194 @@ std::vector<std::string> hoist_config(int argc, char** argv) {
   front.insert(front.end(), rest.begin(), rest.end());
   // CLI11 parses a reversed vector of arguments.
   return {front.rbegin(), front.rend()};
+}
+
+// ---- Ranges in numeric list options (src/list_ranges.h) -------------------
+// CLI11 converts option values itself, so a range is expanded into its values
+// before CLI11 sees it: on the command line (expand_list_ranges) and in a
+// --config file (RangeConfig). Both find the option the way CLI11 does and
+// expand only numeric list options (a vector of integers or reals): a range
+// given to any other option (a path holding ':', a scalar) is left alone.
+
+std::optional<poslsh::RangeKind> range_kind(const CLI::Option* o) {
+  if (o == nullptr || o->get_items_expected_max() <= 1 || o->get_positional()) return std::nullopt;
+  const std::string type = o->get_type_name();
+  if (type.find("FLOAT") != std::string::npos) return poslsh::RangeKind::kReal;
+  if (type.find("INT") != std::string::npos) return poslsh::RangeKind::kInteger;
+  return std::nullopt;
+}
+
+CLI::App* find_subcommand(CLI::App* app, const std::string& name) {
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; }))
+    if (sub->check_name(name)) return sub;
+  return nullptr;
+}
+
+// The option `name` ("--s", "-s") of `app` or, as CLI11 falls through, of a parent.
+const CLI::Option* find_option(const CLI::App* app, const std::string& name) {
+  for (; app != nullptr; app = app->get_parent())
+    if (const CLI::Option* o = app->get_option_no_throw(name)) return o;
+  return nullptr;
+}
+
+// "--s": the name error messages and --help use.
+std::string option_label(const CLI::Option* o) {
+  if (!o->get_lnames().empty()) return "--" + o->get_lnames().front();
+  if (!o->get_snames().empty()) return "-" + o->get_snames().front();
+  return o->get_name();
+}
+
+// `value` with every range among its delimiter-separated items expanded.
+std::vector<std::string> expand_items(const std::string& value, const CLI::Option* o,
+                                      poslsh::RangeKind kind) {
+  std::vector<std::string> items;
+  const char delimiter = o->get_delimiter();
+  std::vector<std::string> parts;
+  if (delimiter == '\0') {
+    parts = {value};
+  } else {
+    std::size_t begin = 0;
+    for (std::size_t end; (end = value.find(delimiter, begin)) != std::string::npos;
+         begin = end + 1)
+      parts.push_back(value.substr(begin, end - begin));
+    parts.push_back(value.substr(begin));
+  }
+  const std::string option = option_label(o);
+  for (const std::string& part : parts) {
+    if (!poslsh::is_range(part)) {
+      items.push_back(part);
+      continue;
+    }
+    for (std::string& v : poslsh::expand_range_text(part, kind, option))
+      items.push_back(std::move(v));
+  }
+  return items;
+}
+
+// One argument holding the items, joined by the option's delimiter (else as
+// separate arguments).
+void append_items(std::vector<std::string>& out, const std::string& prefix,
+                  const std::vector<std::string>& items, const CLI::Option* o) {
+  const char delimiter = o->get_delimiter();
+  if (delimiter == '\0') {
+    if (!prefix.empty()) out.push_back(prefix.substr(0, prefix.size() - 1));  // "--s=" -> "--s"
+    out.insert(out.end(), items.begin(), items.end());
+    return;
+  }
+  std::string joined = prefix;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    joined += (i ? std::string(1, delimiter) : "") + items[i];
+  out.push_back(std::move(joined));
+}
+
+// Expands the ranges of numeric list options in `args` (in CLI11's reversed
+// order, as hoist_config returns them), following the subcommands named on
+// the way as CLI11 does: `--s 1:8:x2`, `--s=1:8:x2`, `--s 1,16:64:x2`.
+void expand_list_ranges(std::vector<std::string>& args, CLI::App& app) {
+  std::vector<std::string> in(args.rbegin(), args.rend()), out;
+  CLI::App* current = &app;
+  const CLI::Option* list = nullptr;  // the numeric list option taking values
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const std::string& a = in[i];
+    if (a == "--") {
+      out.insert(out.end(), in.begin() + static_cast<std::ptrdiff_t>(i), in.end());
+      break;
+    }
+    const bool option =
+        a.rfind("--", 0) == 0 || (a.size() > 1 && a[0] == '-' && !(list && poslsh::is_range(a)) &&
+                                  !std::isdigit(static_cast<unsigned char>(a[1])) && a[1] != '.');
+    if (option) {
+      list = nullptr;
+      const auto eq = a.find('=');
+      const std::string name = a.substr(0, eq);
+      const CLI::Option* o = find_option(current, name);
+      const auto kind = range_kind(o);
+      if (kind && eq != std::string::npos) {
+        append_items(out, name + "=", expand_items(a.substr(eq + 1), o, *kind), o);
+        continue;
+      }
+      if (kind) list = o;
+      out.push_back(a);
+      continue;
+    }
+    if (CLI::App* sub = find_subcommand(current, a)) {
+      current = sub;
+      list = nullptr;
+      out.push_back(a);
+      continue;
+    }
+    if (list && poslsh::is_range(a)) {
+      append_items(out, "", expand_items(a, list, *range_kind(list)), list);
+      continue;
+    }
+    out.push_back(a);
+  }
+  args.assign(out.rbegin(), out.rend());
+}
+
+// The TOML reader of --config, expanding ranges given as strings: s = "1:256:x2"
+// (or in an array: s = ["1:8:x2", 64]); unquoted, 1:256:x2 is not TOML and
+// check_config_syntax refuses it first.
+class RangeConfig : public CLI::ConfigTOML {
+ public:
+  explicit RangeConfig(CLI::App& app) : app_(app) {}
+  std::vector<CLI::ConfigItem> from_config(std::istream& input) const override {
+    std::vector<CLI::ConfigItem> items = CLI::ConfigTOML::from_config(input);
+    for (CLI::ConfigItem& item : items) {
+      CLI::App* section = &app_;
+      for (const std::string& parent : item.parents)
+        if (section) section = find_subcommand(section, parent);
+      if (section == nullptr) continue;
+      // Looked up as CLI11's _parse_single_config does.
+      const CLI::Option* o = section->get_option_no_throw("--" + item.name);
+      if (!o && item.name.size() == 1) o = section->get_option_no_throw("-" + item.name);
+      if (!o) o = section->get_option_no_throw(item.name);
+      const auto kind = range_kind(o);
+      if (!kind) continue;
+      std::vector<std::string> inputs;
+      for (const std::string& value : item.inputs)
+        for (std::string& v : expand_items(value, o, *kind)) inputs.push_back(std::move(v));
+      item.inputs = std::move(inputs);
+    }
+    return items;
+  }
+
+ private:
+  CLI::App& app_;
+};
+
+// The --help footer of each subcommand with numeric list options, naming them.
+void document_list_ranges(CLI::App& command) {
+  std::string names, key;  // key: the first list's name, for the config example
+  for (const CLI::Option* o : command.get_options())
+    if (range_kind(o)) {
+      if (names.empty()) key = o->get_single_name();
+      names += (names.empty() ? "" : ", ") + option_label(o);
+    }
+  if (!names.empty()) {
+    // The first line, wrapped at 80 columns (power has nine lists).
+    std::string first, line;
+    std::stringstream words("Lists (" + names + ") take comma-separated values and ranges:");
+    for (std::string word; words >> word;) {
+      if (!line.empty() && line.size() + 1 + word.size() > 79) {
+        first += line + "\n";
+        line.clear();
+      }
+      line += (line.empty() ? "" : " ") + word;
+    }
+    first += line + "\n";
+    const std::string old = command.get_footer();
+    command.footer((old.empty() ? "" : old + "\n\n") + first +
+                   "  A:B:xK  A, A*K, A*K^2, ... up to B   1:256:x2 is 1,2,4,...,256\n"
+                   "  A:B:+K  A, A+K, A+2K, ... up to B    1024:4096:+1024 is 1024,2048,3072,4096\n"
+                   "Integer lists: integer A, B, K; A >= 1 and K >= 2 with x, K >= 1 with +.\n"
+                   "Real lists: decimal A, B, K, stepped exactly (0:1:+0.1 is 0,0.1,...,1);\n"
+                   "A > 0 and K > 1 with x, K > 0 with +. At most " +
+                   std::to_string(poslsh::kMaxRangeValues) +
+                   " values.\nIn a --config file, quote a range: " + key + " = \"1:256:x2\".");
+  }
+  for (CLI::App* sub : command.get_subcommands([](CLI::App*) { return true; }))
+    document_list_ranges(*sub);
 }
 
 // Levenshtein distance, for "did you mean" suggestions.
@@ -168,8 +360,12 @@ int main(int argc, char** argv) {
     }
   }
 
+  app.config_formatter(std::make_shared<RangeConfig>(app));
+  document_list_ranges(app);
+
   try {
     std::vector<std::string> args = hoist_config(argc, argv);
+    expand_list_ranges(args, app);
     // The vector is reversed (see hoist_config): a path precedes its --config.
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (args[i] == "--config" && i > 0) poslsh::check_config_syntax(args[i - 1]);

@@ -1,11 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli_common.h"
+#include "cli_harness.h"
 #include "list_ranges.h"
 
 namespace poslsh {
@@ -164,6 +168,92 @@ TEST(ListRanges, RefusesMalformedRealRanges) {
   expect_refused("1:2:x1.0000001", R, "more than 1000000 values");
   expect_refused("1:8", R, "expected three fields");
   expect_refused("1:8:/2", R, "the third field must be xK or +K");
+}
+
+// ---------------------------------------------- through the real binary ----
+
+class ListRangesCli : public testing::CliTest {
+ protected:
+  // The table and the sidecar's config fingerprint of one run.
+  std::string run(const std::string& args, const std::string& name) {
+    const auto r = cli(args + " --trials 1 --quiet --no-timing --out " + path(name));
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    const std::string meta = testing::slurp(path(name + ".meta.json"));
+    const auto at = meta.find("\"config_fingerprint\"");
+    EXPECT_NE(at, std::string::npos) << meta;
+    return testing::slurp(path(name)) + "\n" + meta.substr(at, meta.find('\n', at) - at);
+  }
+};
+
+TEST_F(ListRangesCli, ARangeRunsTheSameSweepAsItsList) {
+  const std::string list = run("convergence --n 32,64 --sigma 2,4,8 --s 1,2,4,8", "list.csv");
+  EXPECT_NE(list.find("\n"), std::string::npos);
+  EXPECT_EQ(run("convergence --n 32:64:x2 --sigma 2:8:x2 --s 1:8:x2", "range.csv"), list);
+  EXPECT_EQ(run("convergence --n=32:64:+32 --sigma=2,4:8:x2 --s=1:2:+1,4:8:x2", "eq.csv"), list);
+  EXPECT_EQ(run("convergence --s 1:8:x2 --n 32 64 --sigma 2:8:x2", "split.csv"), list);
+  // In a --config file, as a quoted string (alone or in an array).
+  std::ofstream(path("c.toml")) << "[convergence]\nn = \"32:64:x2\"\nsigma = [\"2:4:x2\", 8]\n"
+                                   "s = \"1:8:x2\"\n";
+  EXPECT_EQ(run("convergence --config " + path("c.toml"), "config.csv"), list);
+}
+
+TEST_F(ListRangesCli, MalformedRangesAreUsageErrorsNamingTheOption) {
+  const std::string tail = " --trials 1 --quiet --no-timing --out " + path("x.csv");
+  expect_usage_error("convergence --n 64 --sigma 4 --s 1:0:x2" + tail,
+                     "--s: bad range '1:0:x2' (end 0 is below start 1); ranges are A:B:xK");
+  expect_usage_error("convergence --n 64 --sigma 4 --s 1:256:x1" + tail, "--s: bad range");
+  expect_usage_error("convergence --n 64 --sigma 4 --s=1:256:x0" + tail, "--s: bad range");
+  expect_usage_error("convergence --n 1:8:+0 --sigma 4 --s 1" + tail, "--n: bad range");
+  expect_usage_error("convergence --n 64 --sigma 0:4:x2 --s 1" + tail,
+                     "--sigma: bad range '0:4:x2' (start 0 must be > 0 with a factor)");
+  expect_usage_error("convergence --n 64 --sigma 4 --s 1:2000000:+1" + tail,
+                     "more than 1000000 values");
+  expect_usage_error("convergence --n 1:99999999999999999999:x2 --sigma 4 --s 1" + tail,
+                     "does not fit a 64-bit integer");
+  std::ofstream(path("bad.toml")) << "[convergence]\nn = [64]\nsigma = [4]\ns = \"1:256:x1\"\n";
+  expect_usage_error("convergence --config " + path("bad.toml") + tail,
+                     "--s: bad range '1:256:x1' (factor 1 must be >= 2)");
+  EXPECT_FALSE(std::filesystem::exists(path("x.csv")));
+}
+
+// Every numeric list option of every experiment and benchmark expands ranges:
+// --help names them, and a malformed range in each is refused naming it.
+TEST_F(ListRangesCli, EveryListOptionTakesRanges) {
+  int lists = 0;
+  for (const std::string command :
+       {"convergence", "blocksize", "attention", "unbiasedness", "power", "bench attention",
+        "bench blocksize", "bench convergence", "bench operators"}) {
+    SCOPED_TRACE(command);
+    const auto help = cli(command + " --help");
+    ASSERT_EQ(help.exit_code, 0) << help.err;
+    const auto at = help.out.find("Lists (");
+    if (at == std::string::npos) continue;
+    EXPECT_NE(help.out.find("A:B:xK  A, A*K, A*K^2, ... up to B", at), std::string::npos)
+        << help.out;
+    std::stringstream names(help.out.substr(at + 7, help.out.find(')', at) - at - 7));
+    for (std::string name; std::getline(names >> std::ws, name, ',');) {
+      SCOPED_TRACE(name);
+      ++lists;
+      expect_usage_error(command + " " + name + " 4:2:x2 --out " + path("x.csv"),
+                         name + ": bad range '4:2:x2' (end 2 is below start 4)");
+    }
+  }
+  EXPECT_GE(lists, 10);
+  const auto help = cli("convergence --help");
+  EXPECT_NE(help.out.find("Lists (--n, --sigma, --s) take comma-separated values and ranges"),
+            std::string::npos)
+      << help.out;
+}
+
+TEST_F(ListRangesCli, OtherOptionsKeepTheirColons) {
+  // A path holding a range-like name is a path, not a range.
+  std::filesystem::create_directories(path("a:1:x2"));
+  const auto r =
+      cli("convergence --n 32 --sigma 2 --s 1:2:x2 --trials 1 --quiet --no-timing "
+          "--out " +
+          path("a:1:x2/t:1:x2.csv"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(path("a:1:x2/t:1:x2.csv")));
 }
 
 }  // namespace
