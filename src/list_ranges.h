@@ -24,9 +24,9 @@
 //
 // Errors (UsageError, one line naming the option and both syntaxes): not
 // three fields, a field that is not a number of the option's kind, B < A,
-// K out of range (x1, x0, +0), A <= 0 for x, a field or value that overflows
-// (64 bits for integers; 38 digits or a double for reals), and ranges of more
-// than kMaxRangeValues values.
+// K out of range (x1, x0, +0), A <= 0 for x, a field that overflows (a
+// 64-bit integer; for reals, over 36 significant digits or beyond a double's
+// range), and ranges of more than kMaxRangeValues values.
 #pragma once
 
 #include <cstddef>
