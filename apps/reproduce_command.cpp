@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "csv_table.h"
 #include "power.h"
+#include "report_document.h"
 #include "sweep.h"
 #include "version.h"
 
@@ -53,15 +54,71 @@ const std::vector<std::pair<std::string, std::string>>& figure_scripts() {
   return f;
 }
 
-// A CSV as a Markdown table (benchmark tables are small).
-std::string markdown_table(const std::string& csv_path) {
+// A small CSV (a benchmark table) as report rows, numbers at 4 significant digits.
+std::pair<std::vector<std::string>, std::vector<std::vector<std::string>>> report_table(
+    const std::string& csv_path) {
   const CsvTable t = CsvTable::read(csv_path);
-  std::string md = "| " + fmt::format("{}", fmt::join(t.columns(), " | ")) + " |\n|";
-  for (std::size_t i = 0; i < t.columns().size(); ++i) md += "---|";
-  md += "\n";
-  for (std::size_t r = 0; r < t.size(); ++r)
-    md += "| " + fmt::format("{}", fmt::join(t.row(r), " | ")) + " |\n";
-  return md;
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    rows.push_back(t.row(r));
+    for (auto& cell : rows.back()) cell = readable_number(cell);
+  }
+  return {t.columns(), rows};
+}
+
+// A Markdown table ("| a | b |" lines, a |---| separator) as header and rows.
+std::pair<std::vector<std::string>, std::vector<std::vector<std::string>>> parse_markdown_table(
+    const std::string& md) {
+  std::vector<std::vector<std::string>> lines;
+  std::istringstream in(md);
+  for (std::string line; std::getline(in, line);) {
+    if (line.size() < 2 || line.front() != '|') continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line.substr(1, line.size() - 2));
+    for (std::string cell; std::getline(ss, cell, '|');) {
+      const auto b = cell.find_first_not_of(' '), e = cell.find_last_not_of(' ');
+      cells.push_back(b == std::string::npos ? "" : cell.substr(b, e - b + 1));
+    }
+    if (!cells.empty() && cells.front().starts_with("---")) continue;
+    lines.push_back(std::move(cells));
+  }
+  if (lines.empty()) return {};
+  std::vector<std::string> header = lines.front();
+  lines.erase(lines.begin());
+  return {header, lines};
+}
+
+// The family of a check: its name without the cell in brackets
+// ("rate[symmetric,n=256,sigma=4] spectral" -> "rate spectral").
+std::string check_family(const std::string& check) {
+  std::string out;
+  int depth = 0;
+  for (const char c : check) {
+    if (c == '[') ++depth;
+    if (depth == 0 && !(c == ' ' && (out.empty() || out.back() == ' '))) out += c;
+    if (c == ']' && depth > 0) --depth;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+// An RFC 4180 CSV field (the check details hold commas).
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// What each figure shows, for its heading.
+std::string figure_title(const std::string& script) {
+  if (script == "convergence_error_vs_s") return "Errors of the mean of s masks against s";
+  if (script == "convergence_constant_vs_n")
+    return "The constant of the O(1/sqrt(s)) rate against n";
+  if (script == "blocksize_law") return "Largest block size: law and growth";
+  if (script == "attention_error_vs_s") return "Attention output error against s";
+  if (script == "attention_time_vs_n") return "Attention time against n";
+  return script;
 }
 
 }  // namespace
@@ -150,40 +207,67 @@ Action add_reproduce_command(CLI::App& app) {
       }
     }
 
-    // Checks.
+    // Checks: every outcome goes to checks.csv; the report summarises them
+    // per table and family and quotes every FAIL in full.
     int failed = 0;
-    std::string benches, power;
-    std::string checks = "| table | verdict | check | numbers |\n|---|---|---|---|\n";
+    struct Family {
+      std::string table, family;
+      int pass = 0, fail = 0, info = 0, not_applicable = 0, warn = 0;
+    };
+    std::vector<Family> families;
+    std::vector<std::string> failures, warnings;
+    std::string checks_csv = "table,verdict,check,detail\n";
+    std::vector<std::pair<std::string, std::string>> power_tables;  // (section, markdown)
+    std::vector<std::pair<std::string, std::string>> bench_tables;  // (section, csv)
     // Bonferroni over the checked tables: the report's false-alarm rate is kCheckFamilyAlpha.
     const auto checked_tables =
         std::count_if(ran.begin(), ran.end(), [](const auto& r) { return !r.is_bench; });
     const double table_alpha =
         kCheckFamilyAlpha / static_cast<double>(std::max<long>(checked_tables, 1));
+    const auto tally = [&](const std::string& table, const std::string& check, Verdict v,
+                           const std::string& detail) {
+      checks_csv += fmt::format("{},{},{},{}\n", csv_field(table), verdict_name(v),
+                                csv_field(check), csv_field(detail));
+      const std::string family = check_family(check);
+      auto it = std::find_if(families.begin(), families.end(), [&](const Family& f) {
+        return f.table == table && f.family == family;
+      });
+      if (it == families.end()) it = families.insert(families.end(), {table, family});
+      (v == Verdict::kFail      ? it->fail
+       : v == Verdict::kPass    ? it->pass
+       : v == Verdict::kInfo    ? it->info
+       : v == Verdict::kWarning ? it->warn
+                                : it->not_applicable)++;
+      if (v == Verdict::kWarning)
+        warnings.push_back(fmt::format("**{}** `{}`: {}", table, check, detail));
+      if (v == Verdict::kFail) {
+        ++failed;
+        failures.push_back(fmt::format("**{}** `{}`: {}", table, check, detail));
+      }
+    };
     for (const auto& r : ran) {
       if (r.exit_code != 0) {
-        ++failed;
-        checks += fmt::format("| {} | FAIL | run | exit code {} |\n", r.section, r.exit_code);
+        tally(r.section, "run", Verdict::kFail, fmt::format("exit code {}", r.exit_code));
         continue;
       }
       if (r.is_bench) {
-        benches += fmt::format("### {}\n\n{}\n", r.section, markdown_table(r.csv));
+        bench_tables.emplace_back(r.section, r.csv);
         continue;
       }
       if (r.section == "power")
-        power += power_report_markdown(CsvTable::read(summary_path(r.csv))) +
-                 "\nA sampler is detected by a seed when some check of the family tables built "
-                 "from it fails (per check: `" +
-                 fs::path(summary_path(r.csv)).filename().string() + "`).\n\n";
-      const auto report = check_file(r.csv, table_alpha);
-      for (const auto& c : report.outcomes) {
-        if (c.verdict == Verdict::kFail) ++failed;
-        checks += fmt::format("| {} | {} | {} | {} |\n", r.section, verdict_name(c.verdict),
-                              c.check, c.detail);
-      }
+        power_tables.emplace_back(fs::path(summary_path(r.csv)).filename().string(),
+                                  power_report_markdown(CsvTable::read(summary_path(r.csv))));
+      for (const auto& c : check_file(r.csv, table_alpha).outcomes)
+        tally(r.section, c.check, c.verdict, c.detail);
     }
 
-    // Figures.
-    std::string figures;
+    // Figures: each script writes NAME.png, .pdf, .svg and a one-line
+    // NAME.caption.txt (what it shows, what the theory predicts).
+    struct Figure {
+      std::string script, caption;
+      int exit_code;
+    };
+    std::vector<Figure> figures;
     int plot_failures = 0;
     if (!o->no_plots) {
       for (const auto& figure : figure_scripts()) {
@@ -194,35 +278,106 @@ Action add_reproduce_command(CLI::App& app) {
         if (it == ran.end() || it->exit_code != 0) continue;
         const fs::path py = fs::path(POSLSH_SOURCE_DIR) / "plots" / (script + ".py");
         const std::string png = (fs::path(out) / (script + ".png")).string();
-        const int rc = run_child({"/usr/bin/python3", py.string(), it->csv, "-o", png});
+        int rc = run_child({"/usr/bin/python3", py.string(), it->csv, "-o", png});
+        std::string caption;
         if (rc == 0) {
-          figures += fmt::format("### {}\n\n![{}]({}.png)\n\n", script, script, script);
-        } else {
-          ++plot_failures;
-          figures += fmt::format("### {}\n\nplot failed (exit code {})\n\n", script, rc);
+          std::ifstream in(fs::path(out) / (script + ".caption.txt"));
+          std::getline(in, caption);
+          if (caption.empty() || !fs::exists(png)) rc = -1;  // a script that broke its contract
         }
+        if (rc != 0) ++plot_failures;
+        figures.push_back({script, caption, rc});
       }
     }
 
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::string experiments_table = "| experiment | CSV | exit | seconds |\n|---|---|---|---|\n";
+    ReportDocument doc("poslsh reproduction report");
+    doc.bullets({fmt::format("config: `{}`", config),
+                 fmt::format("poslsh {} (commit `{}`)", kVersion, git_commit()),
+                 fmt::format("machine: {} hardware threads", std::thread::hardware_concurrency()),
+                 fmt::format("duration: {:.1f} s", seconds),
+                 fmt::format("verdict: **{}**", failed ? fmt::format("{} checks FAILED", failed)
+                                                       : std::string("all checks passed"))});
+    doc.paragraph(
+        "Each table's provenance (resolved options, seed, inputs' SHA-256, version) is in its "
+        "`.meta.json`; `poslsh rerun TABLE.csv.meta.json --out X` runs it again. This report "
+        "is also written as a self-contained `report.html`.");
+
+    doc.heading(2, "Checks");
+    std::vector<std::vector<std::string>> family_rows;
+    for (const auto& f : families)
+      family_rows.push_back({f.table, f.family, std::to_string(f.pass), std::to_string(f.fail),
+                             std::to_string(f.info), std::to_string(f.not_applicable),
+                             std::to_string(f.warn)});
+    doc.paragraph(fmt::format(
+        "Counts per table and family of checks (family-wise false-alarm rate <= {:g} on a sound "
+        "sampler). Every check line, in full: [checks.csv](checks.csv).",
+        kCheckFamilyAlpha));
+    doc.table({"table", "family", "PASS", "FAIL", "info", "n/a", "WARN"}, family_rows);
+    if (failures.empty()) {
+      doc.paragraph("No check failed.");
+    } else {
+      doc.paragraph("Failed checks, in full:");
+      doc.bullets(failures);
+    }
+    if (!warnings.empty()) {
+      doc.paragraph("Warnings (not failures; worth acting on):");
+      doc.bullets(warnings);
+    }
+
+    doc.heading(2, "Figures");
+    if (figures.empty())
+      doc.paragraph(o->no_plots ? "(not drawn: --no-plots)" : "(no experiment with a figure ran)");
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+      const auto& f = figures[i];
+      doc.heading(3, fmt::format("Figure {}: {}", i + 1, figure_title(f.script)));
+      if (f.exit_code == 0)
+        doc.figure(f.script + ".png", f.caption,
+                   {{"PDF", f.script + ".pdf"}, {"SVG", f.script + ".svg"}});
+      else
+        doc.paragraph(
+            fmt::format("`plots/{}.py` failed (exit code {}): no figure.", f.script, f.exit_code));
+    }
+
+    doc.heading(2, "Experiments");
+    std::vector<std::vector<std::string>> run_rows;
     for (const auto& r : ran)
-      experiments_table += fmt::format("| {} | {} | {} | {:.1f} |\n", r.section,
-                                       fs::path(r.csv).filename().string(), r.exit_code, r.seconds);
+      run_rows.push_back({r.section, fmt::format("[{0}]({0})", fs::path(r.csv).filename().string()),
+                          std::to_string(r.exit_code), fmt::format("{:.1f}", r.seconds)});
+    doc.table({"experiment", "table", "exit", "seconds"}, run_rows);
+
+    if (!power_tables.empty()) {
+      doc.heading(2, "What the checks detect");
+      for (const auto& [summary, md] : power_tables) {
+        const auto [header, rows] = parse_markdown_table(md);
+        doc.table(header, rows);
+        doc.paragraph(fmt::format(
+            "A sampler is detected by a seed when some check of the family tables built from it "
+            "fails (per check: [{0}]({0})).",
+            summary));
+      }
+    }
+    if (!bench_tables.empty()) {
+      doc.heading(2, "Benchmarks");
+      for (const auto& [section, csv] : bench_tables) {
+        doc.heading(3, section);
+        const auto [header, rows] = report_table(csv);
+        doc.table(header, rows);
+      }
+    }
+    doc.heading(2, "Configuration");
+    doc.code(toml, "toml");
+
+    AtomicFile checks_file((fs::path(out) / "checks.csv").string(), "--out");
+    checks_file.write(checks_csv);
     AtomicFile report((fs::path(out) / "report.md").string(), "--out");
-    report.write(fmt::format(
-        "# poslsh reproduction report\n\n"
-        "- config: `{}`\n- poslsh {} (commit {})\n- machine: {} hardware threads\n"
-        "- duration: {:.1f} s\n- verdict: **{}**\n\n"
-        "Provenance of each table (resolved config, seed, duration) is in its `.meta.json`.\n\n"
-        "## Configuration\n\n```toml\n{}```\n\n## Experiments\n\n{}\n## Checks\n\n{}\n## "
-        "What the checks detect\n\n{}\n## Benchmarks\n\n{}\n## Figures\n\n{}",
-        config, kVersion, git_commit(), std::thread::hardware_concurrency(), seconds,
-        failed ? "some checks FAILED" : "all checks passed", toml, experiments_table, checks,
-        power.empty() ? "(no [power] section)\n" : power, benches.empty() ? "(none)\n" : benches,
-        figures.empty() ? "(none)\n" : figures));
+    report.write(doc.markdown());
+    AtomicFile html((fs::path(out) / "report.html").string(), "--out");
+    html.write(doc.html(out));
+    checks_file.commit();
     report.commit();
+    html.commit();
     if (!o->quiet)
       std::fprintf(stderr, "reproduce: %s (%d failed checks, %d failed plots); report: %s\n",
                    failed ? "FAIL" : "PASS", failed, plot_failures,

@@ -162,6 +162,40 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
     }
   }
 
+  // 5. Cost: an approximation that visits more keys per query than exact
+  // attention (n per query symmetric, (n + 1) / 2 on average causal) saves
+  // nothing at that s; say so where the user will see it (WARN, not FAIL:
+  // the numbers are still right).
+  if (t.has_column("keys_per_query")) {
+    std::map<std::tuple<std::string, std::string, double>, std::pair<double, int>> cost;
+    std::map<std::string, double> exact_keys;
+    for (std::size_t r = 0; r < t.size(); ++r) {
+      const std::string est = t.text(r, "estimator");
+      if (est != "lsh" && est != "window") continue;
+      const double kpq = t.number(r, "keys_per_query");
+      if (!std::isfinite(kpq)) continue;
+      const std::string g = group_of(r);
+      const double n = t.number(r, "n");
+      exact_keys[g] = has_form && t.text(r, "form") == "causal" ? (n + 1) / 2 : n;
+      auto& acc = cost[{g, est, t.number(r, "s")}];
+      acc.first += kpq;
+      acc.second += 1;
+    }
+    std::map<std::string, std::vector<std::string>> dearer;  // group -> "lsh s=64: 1890"
+    for (const auto& [key, acc] : cost) {
+      const auto& [g, est, s] = key;
+      const double mean = acc.first / acc.second;
+      if (mean > exact_keys.at(g))
+        dearer[g].push_back(fmt::format("{} s={}: {:.0f}", est, s, mean));
+    }
+    for (const auto& [g, list] : dearer)
+      out.push_back({fmt::format("cost[{}]", g), Verdict::kWarning,
+                     fmt::format("approximations that visit more keys per query than exact "
+                                 "attention ({:g}) and so save nothing: {} (mean keys per query "
+                                 "over trials); use a smaller s or exact attention",
+                                 exact_keys.at(g), fmt::join(list, ", "))});
+  }
+
   // Bonferroni: the whole alpha goes to the rate tests (the only statistical
   // tests here; checks 1-2 are deterministic), one share per group with lsh
   // rows. An n/a group keeps its share unspent.

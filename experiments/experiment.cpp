@@ -61,7 +61,7 @@ std::string resolved_config(const CLI::App& command) {
     return o && o->count() > 0 && !o->results().empty() && o->results().front() != off;
   };
   if (given("alibi-heads", "0")) replaced.insert("sigma");
-  if (given("qkv", "synthetic")) replaced.insert({"n", "d"});
+  if (given("qkv", "synthetic")) replaced.insert({"n", "d", "qk-scale"});  // synthetic data only
   std::ostringstream out;
   for (const CLI::Option* opt : command.get_options()) {
     const std::string name = opt->get_single_name();
@@ -104,6 +104,8 @@ const char* verdict_name(Verdict v) {
       return "FAIL";
     case Verdict::kInfo:
       return "info";
+    case Verdict::kWarning:
+      return "WARN";
     default:
       return "n/a";
   }
@@ -124,18 +126,20 @@ std::string untestable_note(const RateInterval& ri) {
 void print_outcomes(const std::vector<CheckOutcome>& outcomes, CheckTally& tally) {
   for (const auto& c : outcomes) {
     fmt::print("{:<4}  {}: {}\n", verdict_name(c.verdict), c.check, c.detail);
-    (c.verdict == Verdict::kFail   ? tally.failed
-     : c.verdict == Verdict::kPass ? tally.passed
-     : c.verdict == Verdict::kInfo ? tally.info
-                                   : tally.not_applicable)++;
+    (c.verdict == Verdict::kFail      ? tally.failed
+     : c.verdict == Verdict::kPass    ? tally.passed
+     : c.verdict == Verdict::kInfo    ? tally.info
+     : c.verdict == Verdict::kWarning ? tally.warnings
+                                      : tally.not_applicable)++;
   }
 }
 
 void print_tally(const CheckTally& t) {
   fmt::print(
-      "checks: {} passed, {} failed, {} not applicable, {} info (family-wise false-alarm rate "
+      "checks: {} passed, {} failed, {} not applicable, {} info{} (family-wise false-alarm rate "
       "of this run <= {:g} on a sound sampler)\n",
-      t.passed, t.failed, t.not_applicable, t.info, kCheckFamilyAlpha);
+      t.passed, t.failed, t.not_applicable, t.info,
+      t.warnings ? fmt::format(", {} WARN", t.warnings) : "", kCheckFamilyAlpha);
 }
 
 CheckReport check_file(const std::string& path, double alpha) {

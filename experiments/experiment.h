@@ -45,7 +45,9 @@ using Action = std::function<int()>;
 
 // kInfo: a reported number that is not a test (e.g. a bound whose slack makes
 // failure impossible in practice); it never changes the exit code.
-enum class Verdict { kPass, kFail, kNotApplicable, kInfo };
+// kWarning: not a test either, but something the user should act on (e.g. an
+// approximation that costs more than the exact computation); exit code unchanged.
+enum class Verdict { kPass, kFail, kNotApplicable, kInfo, kWarning };
 
 // The family-wise false-alarm rate of one whole `poslsh check` run on a sound
 // sampler: check_file gets kCheckFamilyAlpha / (number of files), and each
@@ -108,7 +110,7 @@ std::string untestable_note(const RateInterval& interval);
 
 // Prints one line per outcome ("PASS  name: detail") on stdout and counts them.
 struct CheckTally {
-  int passed = 0, failed = 0, not_applicable = 0, info = 0;
+  int passed = 0, failed = 0, not_applicable = 0, info = 0, warnings = 0;
 };
 void print_outcomes(const std::vector<CheckOutcome>& outcomes, CheckTally& tally);
 // The closing line of `poslsh check` and `poslsh verify`.

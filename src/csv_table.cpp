@@ -25,16 +25,40 @@ std::string csv_line(const std::vector<std::string>& fields) {
 }
 
 namespace {
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
+// The fields of one line. poslsh's own tables never quote, but tables other
+// tools wrote (pandas, spreadsheets) and poslsh's checks.csv may: a field
+// that starts with a double quote runs to the closing quote ("" inside is one
+// quote; a quoted field cannot span lines). Returns false on an unterminated
+// quote or text after a closing quote.
+bool split(const std::string& line, std::vector<std::string>& out) {
+  out.clear();
   std::size_t start = 0;
   while (true) {
+    if (start < line.size() && line[start] == '"') {
+      std::string field;
+      std::size_t i = start + 1;
+      for (;; ++i) {
+        if (i >= line.size()) return false;
+        if (line[i] != '"') {
+          field += line[i];
+        } else if (i + 1 < line.size() && line[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          break;
+        }
+      }
+      out.push_back(std::move(field));
+      if (i + 1 == line.size()) return true;
+      if (line[i + 1] != ',') return false;
+      start = i + 2;
+      continue;
+    }
     const auto comma = line.find(',', start);
     out.push_back(line.substr(start, comma - start));
-    if (comma == std::string::npos) break;
+    if (comma == std::string::npos) return true;
     start = comma + 1;
   }
-  return out;
 }
 }  // namespace
 
@@ -56,7 +80,10 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& name) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
-    auto fields = split(line);
+    std::vector<std::string> fields;
+    if (!split(line, fields))
+      throw InputError(fmt::format("'{}' line {}: a quoted field is not closed properly",
+                                   printable(name), lineno));
     if (t.columns_.empty()) {
       // A repeated name makes every column look-up ambiguous: no reader can use it.
       // (A hash map, not a pairwise scan: a header of 10^5 names took 20 s.)

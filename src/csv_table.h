@@ -1,6 +1,8 @@
 // A CSV table read back for checking, merging and plotting-side validation.
 // poslsh writes plain CSV: one header line, comma-separated fields, no quoting
-// (no field ever contains a comma, quote or newline).
+// (no field of an experiment's table contains a comma, quote or newline). The
+// reader also takes RFC 4180 quoted fields within a line (what pandas writes,
+// and the check details of a report's checks.csv).
 #pragma once
 
 #include <cstddef>

@@ -137,6 +137,33 @@ TEST(AttentionChecks, BeatsFixedIsInfoWithTheRatio) {
   EXPECT_NE(b.detail.find("ratio lsh/fixed 0.2"), std::string::npos) << b.detail;
 }
 
+TEST(AttentionChecks, ApproximationsDearerThanExactAreWarnedAbout) {
+  // n = 64 (64 keys per query symmetric, 32.5 causal on average): at s = 64
+  // LSH visits 70 keys per query, more than exact attention.
+  const auto table = [](const std::string& form, int kpq_at_64) {
+    std::string text = kHeader;
+    for (int trial = 0; trial < 3; ++trial)
+      for (int s : {1, 4, 16, 64}) {
+        const int kpq = s == 64 ? kpq_at_64 : s;
+        text += fmt::format("64,4,4,0,{},{},{},lsh,0,{},9,0.1,0.1,1,1e6,1e-12,1,0.01\n", form, s,
+                            trial, kpq);
+      }
+    return text;
+  };
+  const auto out = check(table("symmetric", 70));
+  const CheckOutcome& cost = find(out, "cost[");
+  EXPECT_EQ(cost.verdict, Verdict::kWarning);
+  EXPECT_NE(cost.detail.find("lsh s=64: 70"), std::string::npos) << cost.detail;
+  EXPECT_NE(cost.detail.find("exact attention (64)"), std::string::npos) << cost.detail;
+  EXPECT_STREQ(verdict_name(cost.verdict), "WARN");
+  // Cheaper than exact: no line at all (nothing to act on).
+  for (const auto& o : check(table("symmetric", 60))) EXPECT_NE(o.check.rfind("cost[", 0), 0u);
+  // Causal exact attention visits (n + 1) / 2 = 32.5 keys per query on average.
+  const CheckOutcome& causal = find(check(table("causal", 40)), "cost[");
+  EXPECT_EQ(causal.verdict, Verdict::kWarning);
+  EXPECT_NE(causal.detail.find("(32.5)"), std::string::npos) << causal.detail;
+}
+
 TEST(AttentionChecks, UnusableTablesThrow) {
   expect_unusable(kHeader + row(1, 0, NAN, 1), "row 2: max_error is 'nan'");
   expect_unusable(kHeader + row(1, 0, 0.1, 1) + row(4, 0, INFINITY, 1), "row 3: max_error");
