@@ -1,9 +1,12 @@
 // Dense float64 oracles for the attention tests: n×n matrices, small n only.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <Eigen/Dense>
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 #include "alibi_kernel.h"
 #include "online_softmax.h"
@@ -51,6 +54,27 @@ inline Eigen::MatrixXd dense_alibi(Eigen::Index n, double sigma, Form form, std:
 
 inline double max_abs_diff(const RowMatrix<double>& a, const RowMatrix<double>& b) {
   return (a - b).cwiseAbs().maxCoeff();
+}
+
+// A parameter as part of a test name (letters, digits and '_' only; stable
+// across builds, so `ctest -R` can select it): 0.3 -> "0p3", 1e+04 -> "10000".
+inline std::string name_part(double value) {
+  std::string out;
+  for (const char c : fmt::format("{:g}", value))
+    out += c == '.' ? 'p' : c == '-' ? 'm' : c == '+' ? '\0' : c;
+  std::erase(out, '\0');
+  return out;
+}
+
+// "n300_d8_sigma6_s5_causal": the readable name of an attention test case.
+inline std::string case_name(Eigen::Index n, Eigen::Index d, double sigma, double qk_scale,
+                             std::int64_t s, Form form) {
+  std::string name = fmt::format("n{}", n);
+  if (d > 0) name += fmt::format("_d{}", d);
+  name += "_sigma" + name_part(sigma);
+  if (qk_scale != 1) name += "_qk" + name_part(qk_scale);
+  if (s > 0) name += fmt::format("_s{}", s);
+  return name + (form == Form::kCausal ? "_causal" : "_symmetric");
 }
 
 }  // namespace poslsh::testing

@@ -21,6 +21,12 @@ struct Case {
   Form form;
 };
 
+// How GoogleTest (and so ctest's test names) shows a case: its readable name,
+// not the struct's bytes (whose padding changed from build to build).
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << testing::case_name(c.n, c.d, c.sigma, c.qk_scale, 0, c.form);
+}
+
 class ExactVsDense : public ::testing::TestWithParam<Case> {};
 
 // n = 1, sizes straddling the 64-row and 256-column tiles, tiny and huge sigma,
@@ -35,10 +41,19 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ExactVsDense,
                                            Case{257, 5, 0.3, 2.0, Form::kSymmetric},
                                            Case{257, 5, 1e4, 1.0, Form::kCausal},
                                            Case{200, 4, 8.0, 40.0, Form::kSymmetric},
-                                           Case{200, 4, 8.0, 40.0, Form::kCausal}));
+                                           Case{200, 4, 8.0, 40.0, Form::kCausal}),
+                         [](const auto& info) {
+                           const Case& c = info.param;
+                           return testing::case_name(c.n, c.d, c.sigma, c.qk_scale, 0, c.form);
+                         });
 
 TEST_P(ExactVsDense, Float64MatchesDenseOracle) {
   const Case c = GetParam();
+  // Readable, build-independent names ("Shapes/X.Y/n300_d8_sigma6_s5_causal"),
+  // not the bytes of the parameter struct, so `ctest -R` can select a case.
+  EXPECT_NE(
+      std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()).find("_sigma"),
+      std::string::npos);
   const auto q = gaussian(c.n, c.d, 1, c.qk_scale), k = gaussian(c.n, c.d, 2, c.qk_scale);
   const auto v = gaussian(c.n, c.d + 1, 3);
   const auto expect = dense_attention(q, k, v, dense_alibi(c.n, c.sigma, c.form));

@@ -24,6 +24,11 @@ struct LshCase {
   Form form;
 };
 
+// Shown by its readable name, not its bytes (see test_exact_attention.cpp).
+void PrintTo(const LshCase& c, std::ostream* os) {
+  *os << testing::case_name(c.n, c.d, c.sigma, 1, c.s, c.form);
+}
+
 class LshVsDense : public ::testing::TestWithParam<LshCase> {};
 
 // Blocks smaller than a tile, and (sigma = 200) blocks longer than the 64-row
@@ -35,10 +40,19 @@ INSTANTIATE_TEST_SUITE_P(Shapes, LshVsDense,
                                            LshCase{513, 4, 16.0, 16, Form::kSymmetric},
                                            LshCase{513, 4, 16.0, 16, Form::kCausal},
                                            LshCase{700, 4, 200.0, 3, Form::kSymmetric},
-                                           LshCase{700, 4, 200.0, 3, Form::kCausal}));
+                                           LshCase{700, 4, 200.0, 3, Form::kCausal}),
+                         [](const auto& info) {
+                           const LshCase& c = info.param;
+                           return testing::case_name(c.n, c.d, c.sigma, 1, c.s, c.form);
+                         });
 
 TEST_P(LshVsDense, Float64MatchesDenseRatioEstimator) {
   const LshCase c = GetParam();
+  // Readable, build-independent names ("Shapes/X.Y/n300_d8_sigma6_s5_causal"),
+  // not the bytes of the parameter struct, so `ctest -R` can select a case.
+  EXPECT_NE(
+      std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()).find("_sigma"),
+      std::string::npos);
   const auto q = gaussian(c.n, c.d, 21), k = gaussian(c.n, c.d, 22), v = gaussian(c.n, c.d, 23);
   const auto hashes = draw_hashes(5, 1, c.s, c.sigma);
   const MaskMean mask(c.n, hashes, c.form);
@@ -144,13 +158,20 @@ struct BoundCase {
   std::int64_t s;
   Form form;
 };
+void PrintTo(const BoundCase& c, std::ostream* os) {
+  *os << testing::case_name(c.n, 0, c.sigma, c.qk_scale, c.s, c.form);
+}
 class Bounds : public ::testing::TestWithParam<BoundCase> {};
 INSTANTIATE_TEST_SUITE_P(Cases, Bounds,
                          ::testing::Values(BoundCase{200, 4.0, 1.0, 1, Form::kSymmetric},
                                            BoundCase{200, 4.0, 1.0, 16, Form::kCausal},
                                            BoundCase{333, 10.0, 2.0, 64, Form::kSymmetric},
                                            BoundCase{333, 10.0, 2.0, 64, Form::kCausal},
-                                           BoundCase{150, 60.0, 0.5, 8, Form::kSymmetric}));
+                                           BoundCase{150, 60.0, 0.5, 8, Form::kSymmetric}),
+                         [](const auto& info) {
+                           const BoundCase& c = info.param;
+                           return testing::case_name(c.n, 0, c.sigma, c.qk_scale, c.s, c.form);
+                         });
 
 TEST_P(Bounds, CertificateHoldsAndMatchesDenseOracle) {
   const BoundCase c = GetParam();
