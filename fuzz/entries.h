@@ -236,6 +236,7 @@ struct CliApp {
     app.set_config("--config", "",
                    "TOML file; section [subcommand] sets that subcommand's options");
     app.allow_config_extras(false);
+    app.config_formatter(std::make_shared<RangeConfig>(app));  // ranges in configs, as main()
     app.require_subcommand(1);
     actions.push_back(poslsh::add_sample_command(app));
     actions.push_back(poslsh::add_check_command(app));
@@ -339,6 +340,7 @@ inline ConfigResult fuzz_config(const std::uint8_t* data, std::size_t size) {
     // From here on as main() does, up to the action, which is not run.
     try {
       std::vector<std::string> args = hoist_config(argc, argv.data());
+      expand_list_ranges(args, cli.app);
       for (std::size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--config" && i > 0) poslsh::check_config_syntax(args[i - 1]);
         if (args[i].rfind("--config=", 0) == 0) poslsh::check_config_syntax(args[i].substr(9));
