@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "alibi_heads.h"
 #include "attention_bounds.h"
 #include "baseline_attention.h"
 #include "cli_common.h"
@@ -104,6 +105,7 @@ struct AttentionOptionsCli {
   std::vector<std::int64_t> d = {64};
   std::vector<double> sigma;
   int alibi_heads = 0;
+  bool independent_heads = false;
   std::vector<std::int64_t> s = {1, 4, 16, 64};
   std::int64_t trials = 4;
   std::uint64_t seed = 0;
@@ -134,6 +136,10 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
     const bool from_files = o->qkv != "synthetic";
     if (!o->sigma.empty() && o->alibi_heads != 0)
       throw UsageError("--sigma and --alibi-heads are exclusive: give one");
+    require_heads_for_independent(o->independent_heads, o->alibi_heads != 0);
+    // Recorded only when set: "= false" would change the fingerprint of a shared run.
+    if (!o->independent_heads)
+      if (CLI::Option* flag = cmd->get_option_no_throw("--independent-heads")) flag->clear();
     std::vector<double> sigmas = o->sigma;
     if (o->alibi_heads != 0) sigmas = alibi_head_sigmas(o->alibi_heads);
     if (sigmas.empty()) throw UsageError("give --sigma (a list of scales > 0) or --alibi-heads H");
@@ -221,6 +227,9 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
       const Cell cell = cells[c];
       const Problem& p = (*shared_problems)[cell.problem];
       const double sigma = sigmas[static_cast<std::size_t>(cell.head)];
+      // The head's hashes (Q, K, V are the data: a synthetic set is shared by the heads).
+      const std::uint64_t seed =
+          head_seed(o->seed, static_cast<std::size_t>(cell.head), o->independent_heads);
       const auto q = p.data.q.head(cell.head), k = p.data.k.head(cell.head),
                  v = p.data.v.head(cell.head);
       const AttentionOptions opts{.threads = inner};
@@ -266,7 +275,7 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
       for (std::int64_t s : o->s) {
         for (std::int64_t trial = 0; trial < o->trials; ++trial) {
           if (!want_lsh && !(want_window && o->width == 0)) continue;
-          const MaskMean mask(p.n, draw_hashes(o->seed, trial, s, sigma), form);
+          const MaskMean mask(p.n, draw_hashes(seed, trial, s, sigma), form);
           const double kpq = lsh_keys_per_query(mask);
           if (want_lsh) {
             const auto t0 = std::chrono::steady_clock::now();
@@ -295,8 +304,8 @@ Action add_attention_command(CLI::App& parent) {
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--sigma", o->sigma, "ALiBi scales sigma = 1/slope (list, > 0)")->delimiter(',');
-  cmd->add_option("--alibi-heads", o->alibi_heads,
-                  "H heads with the standard ALiBi scales sigma_h = 2^(8h/H) (instead of --sigma)");
+  cmd->add_option("--alibi-heads", o->alibi_heads, alibi_heads_help(true));
+  cmd->add_flag("--independent-heads", o->independent_heads, kIndependentHeadsHelp);
   cmd->add_option("--s", o->s, "Numbers of hashes (list, >= 1)")
       ->delimiter(',')
       ->capture_default_str();

@@ -4,7 +4,9 @@
 //
 // Table rows (one per (n, d, sigma, s, trial, estimator)):
 //   lsh     one row per (s, trial); hashes draw_hashes(seed, trial, s, sigma),
-//           exactly what `poslsh sample` exports for that seed and trial.
+//           exactly what `poslsh sample` exports for that seed and trial
+//           (with --alibi-heads --independent-heads, seed is the head's own:
+//           independent_head_seed in alibi_heads.h).
 //   window  without --width: one row per (s, trial), half-width matched to the
 //           cost of that LSH instance (keys per query, keys_per_query column);
 //           with --width: one row per cell, s = 0, trial = 0.
@@ -50,7 +52,8 @@ const std::vector<std::string>& attention_columns();
 // [-0.6, -0.4], alpha split over groups by Bonferroni); beats-fixed and the
 // equal-cost window (INFO). Throws std::invalid_argument for a duplicated
 // column or a NaN, infinite or negative max_error (see attention_checks.cpp).
-std::vector<CheckOutcome> check_attention_table(const CsvTable& table, double alpha = kCheckFamilyAlpha);
+std::vector<CheckOutcome> check_attention_table(const CsvTable& table,
+                                                double alpha = kCheckFamilyAlpha);
 
 // `poslsh bench attention` (attention_bench.cpp).
 Action add_attention_bench(CLI::App& bench_parent);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 
+#include "alibi_heads.h"
 #include "atomic_file.h"
 #include "block_size.h"
 #include "block_size_law.h"
@@ -27,9 +28,10 @@ std::int64_t SampleCount::s_at(std::int64_t n) const {
   const double s = std::max(1.0, std::ceil(log_c * std::log(static_cast<double>(n))));
   // Checked before the cast (a cast of an out-of-range double is UB).
   if (!(s <= 2147483647.0))
-    throw UsageError(fmt::format("--s-log {} asks for ceil(c ln n) = {:.6g} hashes at n = {}; "
-                                 "at most 2^31 - 1 are accepted",
-                                 log_c, s, n));
+    throw UsageError(
+        fmt::format("--s-log {} asks for ceil(c ln n) = {:.6g} hashes at n = {}; "
+                    "at most 2^31 - 1 are accepted",
+                    log_c, s, n));
   return static_cast<std::int64_t>(s);
 }
 
@@ -87,6 +89,7 @@ Action add_blocksize_command(CLI::App& parent) {
     std::vector<std::int64_t> n, s;
     std::vector<double> sigma, s_log;
     int alibi_heads = 0;
+    bool independent_heads = false;
     std::int64_t trials = 1000;
     std::uint64_t seed = 0;
     double p = 0.01;
@@ -97,8 +100,9 @@ Action add_blocksize_command(CLI::App& parent) {
       "blocksize", "Largest block b_max vs its exact law F(b)^s and sigma ln ln n");
   cmd->add_option("--n", o->n, "Context lengths n (>= 1, <= 2^50)")->required()->delimiter(',');
   cmd->add_option("--sigma", o->sigma, "ALiBi scales sigma = 1/slope (> 0)")->delimiter(',');
-  cmd->add_option("--alibi-heads", o->alibi_heads,
-                  "Instead of --sigma: the H standard heads, sigma_h = 2^(8h/H), h = 1..H");
+  cmd->add_option("--alibi-heads", o->alibi_heads, alibi_heads_help(false));
+  auto* independent_opt =
+      cmd->add_flag("--independent-heads", o->independent_heads, kIndependentHeadsHelp);
   cmd->add_option("--s", o->s, "Fixed hash counts s (>= 1)")->delimiter(',');
   cmd->add_option("--s-log", o->s_log,
                   "Constants c (> 0) for s = ceil(c ln n), the count the uniform guarantee needs")
@@ -110,7 +114,7 @@ Action add_blocksize_command(CLI::App& parent) {
   cmd->add_option("--p", o->p, "Failure probability of the b_max bound, in (0, 1)")
       ->capture_default_str();
   add_sweep_options(*cmd, o->sweep);
-  return [o, cmd] {
+  return [o, cmd, independent_opt] {
     require_nonempty("--n", o->n.size());
     for (const auto n : o->n) {
       if (n < 1 || n > (std::int64_t{1} << 50))
@@ -121,6 +125,9 @@ Action add_blocksize_command(CLI::App& parent) {
       throw UsageError("--sigma and --alibi-heads exclude each other (give one)");
     if (!by_heads && o->sigma.empty())
       throw UsageError("--sigma needs at least one value (or give --alibi-heads H)");
+    require_heads_for_independent(o->independent_heads, by_heads);
+    // Recorded only when set: "= false" would change the fingerprint of a shared run.
+    if (!o->independent_heads) independent_opt->clear();
     const std::vector<double> sigmas = by_heads ? alibi_head_sigmas(o->alibi_heads) : o->sigma;
     require_positive_finite("--sigma", sigmas);
     if (o->s.empty() && o->s_log.empty())
@@ -144,9 +151,10 @@ Action add_blocksize_command(CLI::App& parent) {
       const auto [n, sigma] = cell_params(cell);
       return fmt::format("n={} sigma={}", n, format_double(sigma));
     };
-    sweep.run_cell = [o, counts, cell_params](std::size_t cell) {
+    sweep.run_cell = [o, counts, cell_params, heads = sigmas.size()](std::size_t cell) {
       const auto [n, sigma] = cell_params(cell);
-      return blocksize_cell_rows(n, sigma, counts, o->trials, o->seed, o->p);
+      const std::uint64_t seed = head_seed(o->seed, cell % heads, o->independent_heads);
+      return blocksize_cell_rows(n, sigma, counts, o->trials, seed, o->p);
     };
     sweep.resolved_config = resolved_config(*cmd);
     sweep.seed = o->seed;

@@ -4,7 +4,9 @@
 // s = ceil(c ln n).
 //
 // One CSV row per (n, sigma, s, trial); hashes are draw_hash(seed, trial, k,
-// sigma), k = 0..s-1, exactly what `poslsh sample` exports. Sweep cells are
+// sigma), k = 0..s-1, exactly what `poslsh sample` exports (with --alibi-heads
+// --independent-heads, seed is the head's own: independent_head_seed in
+// alibi_heads.h). Sweep cells are
 // (n, sigma): the s values of a cell share their hashes (s = 8 uses the first 8
 // of the s = 512 hashes), so each hash is measured once per cell. A summary
 // table (<out stem>.summary.csv) carries one row per (n, sigma, s) with the

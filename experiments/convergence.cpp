@@ -8,6 +8,7 @@
 #include <cmath>
 #include <memory>
 
+#include "alibi_heads.h"
 #include "bounds.h"
 #include "cli_common.h"
 #include "max_error.h"
@@ -101,6 +102,7 @@ struct Cell {
   double sigma;
   std::int64_t s;
   std::uint64_t trial;
+  std::uint64_t seed;  // of the cell's head: --seed, or its own with --independent-heads
 };
 
 Action add_convergence_command(CLI::App& app) {
@@ -109,6 +111,7 @@ Action add_convergence_command(CLI::App& app) {
     std::vector<double> sigma = {16};
     std::vector<std::int64_t> s = {1, 2, 4, 8, 16, 32, 64};
     int alibi_heads = 0;
+    bool independent_heads = false;
     std::int64_t trials = 4;
     std::uint64_t seed = 0;
     double p = 0.01;
@@ -132,10 +135,10 @@ Action add_convergence_command(CLI::App& app) {
   cmd->add_option("--s", o->s, "Numbers of hashes (list, each >= 1)")
       ->delimiter(',')
       ->capture_default_str();
-  auto* heads_opt = cmd->add_option("--alibi-heads", o->alibi_heads,
-                                    "Use the H standard ALiBi scales sigma_h = 2^(8h/H), h = 1..H, "
-                                    "instead of --sigma (0: off)")
+  auto* heads_opt = cmd->add_option("--alibi-heads", o->alibi_heads, alibi_heads_help(true))
                         ->capture_default_str();
+  auto* independent_opt =
+      cmd->add_flag("--independent-heads", o->independent_heads, kIndependentHeadsHelp);
   cmd->add_option("--trials", o->trials, "Independent hash sets per (n, sigma, s) (>= 1)")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
@@ -160,7 +163,7 @@ Action add_convergence_command(CLI::App& app) {
                   "<= this (> 0; inf: do not wait)")
       ->capture_default_str();
   add_sweep_options(*cmd, o->sweep);
-  return [o, cmd, sigma_opt, heads_opt] {
+  return [o, cmd, sigma_opt, heads_opt, independent_opt] {
     require_nonempty("--n", o->n.size());
     require_at_least("--n", o->n, 1);
     for (auto n : o->n)
@@ -182,7 +185,11 @@ Action add_convergence_command(CLI::App& app) {
       throw UsageError(fmt::format("--upper-width must be > 0 (inf: do not wait), got {}",
                                    format_double(o->upper_width)));
     std::vector<double> sigmas = o->sigma;
-    if (heads_opt->count() > 0 && o->alibi_heads != 0) {
+    const bool by_heads = heads_opt->count() > 0 && o->alibi_heads != 0;
+    require_heads_for_independent(o->independent_heads, by_heads);
+    // Recorded only when set: "= false" would change the fingerprint of a shared run.
+    if (!o->independent_heads) independent_opt->clear();
+    if (by_heads) {
       if (sigma_opt->count() > 0)
         throw UsageError("--alibi-heads replaces --sigma: give one of them, not both");
       sigmas = alibi_head_sigmas(o->alibi_heads);
@@ -193,10 +200,11 @@ Action add_convergence_command(CLI::App& app) {
     }
     auto cells = std::make_shared<std::vector<Cell>>();
     for (auto n : o->n)
-      for (double sigma : sigmas)
+      for (std::size_t h = 0; h < sigmas.size(); ++h)
         for (auto s : o->s)
           for (std::int64_t t = 0; t < o->trials; ++t)
-            cells->push_back({n, sigma, s, static_cast<std::uint64_t>(t)});
+            cells->push_back({n, sigmas[h], s, static_cast<std::uint64_t>(t),
+                              head_seed(o->seed, h, o->independent_heads)});
     ConvergenceSettings settings;
     settings.form = o->causal ? Form::kCausal : Form::kSymmetric;
     settings.p = o->p;
@@ -219,9 +227,13 @@ Action add_convergence_command(CLI::App& app) {
     sweep.run_cell = [cells, settings](std::size_t c) {
       const Cell& x = (*cells)[c];
       // Hash k of (seed, trial) does not depend on s: these are the first s
-      // hashes of the trial, as `poslsh sample --s S` exports them.
-      const auto hashes = draw_hashes(settings.seed, x.trial, x.s, x.sigma);
-      return std::vector<CsvRow>{convergence_row(x.n, x.sigma, x.trial, hashes, settings)};
+      // hashes of the trial, as `poslsh sample --s S` exports them. With
+      // --independent-heads the head's own seed keys its hashes and its
+      // Lanczos starts.
+      ConvergenceSettings head_settings = settings;
+      head_settings.seed = x.seed;
+      const auto hashes = draw_hashes(x.seed, x.trial, x.s, x.sigma);
+      return std::vector<CsvRow>{convergence_row(x.n, x.sigma, x.trial, hashes, head_settings)};
     };
     sweep.memory_bytes = [cells, settings](std::size_t c) {
       const Cell& x = (*cells)[c];

@@ -1,7 +1,9 @@
 // `poslsh convergence`: spectral, max-norm and row-sum errors of M~ against
 // ALiBi as s grows, with the bounds of MATH §3-§5 beside every measurement.
 // One CSV row per (n, sigma, s, trial); the hashes are draw_hashes(seed, trial,
-// s, sigma), exactly what `poslsh sample` exports for that seed and trial.
+// s, sigma), exactly what `poslsh sample` exports for that seed and trial
+// (with --alibi-heads --independent-heads, seed is the head's own:
+// independent_head_seed in alibi_heads.h).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,10 @@
 // The standard ALiBi heads (Press, Smith & Lewis 2022, "Train Short, Test
-// Long").
+// Long") and how the heads of a multi-head run draw their random numbers.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace poslsh {
@@ -20,5 +23,30 @@ namespace poslsh {
 // (earlier versions used 2^(8h/H) for every H, which is the reference only for
 // powers of two). Throws UsageError naming --alibi-heads when H < 1.
 std::vector<double> alibi_head_sigmas(int heads);
+
+// The seed of head `head` (0-based, the attention table's `head` column) of a
+// multi-head run with --seed `seed`. Shared heads (the default) all use `seed`,
+// so hash k of a trial is the same draw rescaled by each head's sigma.
+// Independent heads (--independent-heads) use
+//   mix64(mix64(seed ^ 0xbb67ae8584caa73b) ^ (head + 0x1f83d9abfb41bd6b))
+// (mix64: rng.h), distinct for distinct heads of one seed; every stream of the
+// head (hashes, Lanczos starts) is keyed by it in place of `seed`, so a head's
+// hashes are those `poslsh sample --seed <that value>` exports, and results do
+// not depend on the thread count. (attention's synthetic Q, K, V are the data,
+// not a head's stream: every head reads the same ones.)
+std::uint64_t independent_head_seed(std::uint64_t seed, std::size_t head);
+inline std::uint64_t head_seed(std::uint64_t seed, std::size_t head, bool independent) {
+  return independent ? independent_head_seed(seed, head) : seed;
+}
+
+// The help of --alibi-heads and --independent-heads, the same in every command
+// that takes them (convergence, blocksize, attention). zero_is_off: the
+// command reads --alibi-heads 0 as "not given".
+std::string alibi_heads_help(bool zero_is_off);
+extern const char* const kIndependentHeadsHelp;
+
+// Throws UsageError naming --independent-heads when it is set without heads
+// (by_heads: --alibi-heads H given, H != 0).
+void require_heads_for_independent(bool independent_heads, bool by_heads);
 
 }  // namespace poslsh

@@ -1,9 +1,12 @@
 // The standard ALiBi heads against the slope lists of Press et al.'s reference
-// get_slopes (fairseq, "Train Short, Test Long").
+// get_slopes (fairseq, "Train Short, Test Long"), and the per-head seeds of
+// --independent-heads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -129,6 +132,30 @@ TEST(AlibiHeads, FewerThanOneHeadIsAUsageError) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("--alibi-heads"), std::string::npos) << e.what();
   }
+}
+
+TEST(AlibiHeads, IndependentHeadSeedsAreFixedAndDistinct) {
+  // Shared heads keep the run's seed.
+  EXPECT_EQ(head_seed(7, 0, false), 7u);
+  EXPECT_EQ(head_seed(7, 5, false), 7u);
+  // Independent heads: the documented formula, pinned (values from Python), so
+  // published runs stay reproducible.
+  EXPECT_EQ(independent_head_seed(0, 0), 0x048591c6832d8aa6ULL);
+  EXPECT_EQ(independent_head_seed(0, 1), 0xe8600291e4a3ff34ULL);
+  EXPECT_EQ(independent_head_seed(0, 2), 0xaf213bd725d87cbaULL);
+  EXPECT_EQ(independent_head_seed(7, 0), 0xd5b3054c7fd29935ULL);
+  EXPECT_EQ(head_seed(7, 1, true), 0x83002403633e9fcfULL);
+  std::set<std::uint64_t> seen;
+  for (std::uint64_t seed : {0u, 1u, 2u})
+    for (std::size_t h = 0; h < 1000; ++h) seen.insert(independent_head_seed(seed, h));
+  EXPECT_EQ(seen.size(), 3000u);
+}
+
+TEST(AlibiHeads, IndependentHeadsNeedHeads) {
+  EXPECT_NO_THROW(require_heads_for_independent(false, false));
+  EXPECT_NO_THROW(require_heads_for_independent(false, true));
+  EXPECT_NO_THROW(require_heads_for_independent(true, true));
+  EXPECT_THROW(require_heads_for_independent(true, false), UsageError);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "alibi_heads.h"
 #include "attention.h"
 #include "attention_bounds.h"
 #include "cli_harness.h"
@@ -66,6 +67,44 @@ TEST_F(AttentionCli, ByteIdenticalForAnyThreadCount) {
   EXPECT_NE(testing::slurp(path("one.csv")).find("causal"), std::string::npos);
 }
 
+TEST_F(AttentionCli, HeadsShareRandomNumbersUnlessIndependentHeads) {
+  const std::string args =
+      "attention --n 160 --d 4 --alibi-heads 3 --s 4 --trials 2 --seed 3 --estimator lsh "
+      "--no-timing --quiet ";
+  ASSERT_EQ(cli(args + "--out " + path("shared.csv")).exit_code, 0);
+  ASSERT_EQ(cli(args + "--independent-heads --threads 1 --out " + path("one.csv")).exit_code, 0);
+  ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("two.csv")).exit_code, 0);
+  ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("again.csv")).exit_code, 0);
+  EXPECT_EQ(testing::slurp(path("one.csv")), testing::slurp(path("two.csv")));
+  EXPECT_EQ(testing::slurp(path("two.csv")), testing::slurp(path("again.csv")));
+  EXPECT_NE(testing::slurp(path("one.csv")), testing::slurp(path("shared.csv")));
+  // Each lsh row against the library with the head's seed: --seed itself when
+  // shared, its own with --independent-heads. Q, K, V are the same for every head.
+  const QkvData data = synthetic_qkv(3, 160, 4, 1.0);
+  const auto sigmas = alibi_head_sigmas(3);
+  for (const bool independent : {false, true}) {
+    const CsvTable t = CsvTable::read(path(independent ? "one.csv" : "shared.csv"));
+    ASSERT_EQ(t.size(), 3u * 2u);
+    for (std::size_t row = 0; row < t.size(); ++row) {
+      const auto h = static_cast<std::size_t>(t.number(row, "head"));
+      const auto trial = static_cast<std::uint64_t>(t.number(row, "trial"));
+      ASSERT_EQ(t.number(row, "sigma"), sigmas[h]);
+      const MaskMean mask(160, draw_hashes(head_seed(3, h, independent), trial, 4, sigmas[h]),
+                          Form::kSymmetric);
+      const auto exact = exact_alibi_attention<double>(data.q.data, data.k.data, data.v.data,
+                                                       sigmas[h], Form::kSymmetric);
+      const auto approx = lsh_attention<double>(data.q.data, data.k.data, data.v.data, mask);
+      EXPECT_EQ(t.number(row, "largest_block"), static_cast<double>(mask.largest_block()))
+          << independent << " " << row;
+      EXPECT_DOUBLE_EQ(t.number(row, "max_error"), (approx - exact).cwiseAbs().maxCoeff())
+          << independent << " " << row;
+    }
+  }
+  const auto help = cli("attention --help");
+  EXPECT_NE(help.out.find("share one draw of random numbers"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("unless --independent-heads is given"), std::string::npos) << help.out;
+}
+
 TEST_F(AttentionCli, ReadsNpyDirectoriesAndRejectsMalformedOnes) {
   const QkvData data = synthetic_qkv(1, 120, 4, 1.0);
   std::filesystem::create_directories(path("qkv"));
@@ -98,6 +137,8 @@ TEST_F(AttentionCli, RejectsBadOptions) {
   const std::string out = " --quiet --out " + path("x.csv");
   expect_usage_error("attention --n 64 --s 4" + out, "--sigma");
   expect_usage_error("attention --n 64 --sigma 4 --alibi-heads 2" + out, "exclusive");
+  expect_usage_error("attention --n 64 --sigma 4 --independent-heads" + out, "--independent-heads");
+  expect_usage_error("attention --n 64 --independent-heads" + out, "--independent-heads");
   expect_usage_error("attention --n 64 --sigma 4 --estimator lsh,exact" + out, "--estimator");
   expect_usage_error("attention --n 64 --sigma -1" + out, "--sigma");
   expect_usage_error("attention --n 0 --sigma 4" + out, "--n");

@@ -6,8 +6,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 
+#include "alibi_heads.h"
 #include "block_size.h"
 #include "block_size_law.h"
 #include "blocksize.h"
@@ -81,6 +84,57 @@ TEST_F(BlocksizeCli, ThreadCountDoesNotChangeTheTable) {
   EXPECT_EQ(t.number(0, "sigma"), alibi_head_sigmas(4)[0]);
 }
 
+// max_pitch / sigma of every row of an --alibi-heads table, per (n, s, trial)
+// key, one value per head.
+std::map<std::string, std::vector<double>> scaled_max_pitch_by_row(const CsvTable& t) {
+  std::map<std::string, std::vector<double>> by_key;
+  for (std::size_t row = 0; row < t.size(); ++row)
+    by_key[t.text(row, "n") + "/" + t.text(row, "s") + "/" + t.text(row, "trial")].push_back(
+        t.number(row, "max_pitch") / t.number(row, "sigma"));
+  return by_key;
+}
+
+TEST_F(BlocksizeCli, HeadsShareRandomNumbersUnlessIndependentHeads) {
+  // 4 heads: sigma_h = 4, 16, 64, 256, so max_pitch / sigma is exact.
+  const std::string args =
+      "blocksize --n 100,5000 --alibi-heads 4 --s 3 --s-log 1 --trials 30 --seed 2 "
+      "--quiet --no-timing ";
+  ASSERT_EQ(cli(args + "--out " + path("shared.csv")).exit_code, 0);
+  ASSERT_EQ(cli(args + "--independent-heads --threads 1 --out " + path("one.csv")).exit_code, 0);
+  ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("two.csv")).exit_code, 0);
+  ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("again.csv")).exit_code, 0);
+  EXPECT_EQ(testing::slurp(path("one.csv")), testing::slurp(path("two.csv")));
+  EXPECT_EQ(testing::slurp(path("two.csv")), testing::slurp(path("again.csv")));
+  EXPECT_EQ(testing::slurp(path("one.summary.csv")), testing::slurp(path("again.summary.csv")));
+  // Shared (the default): one draw, rescaled; every head has the same max pitch / sigma.
+  const auto shared = scaled_max_pitch_by_row(CsvTable::read(path("shared.csv")));
+  ASSERT_EQ(shared.size(), 2u * 2u * 30u);
+  for (const auto& [key, values] : shared) {
+    ASSERT_EQ(values.size(), 4u) << key;
+    for (double v : values) EXPECT_EQ(v, values[0]) << key;
+  }
+  // Independent: no row where two heads drew the same maximum.
+  const auto independent = scaled_max_pitch_by_row(CsvTable::read(path("one.csv")));
+  ASSERT_EQ(independent.size(), shared.size());
+  for (const auto& [key, values] : independent) {
+    ASSERT_EQ(values.size(), 4u) << key;
+    EXPECT_EQ(std::set<double>(values.begin(), values.end()).size(), 4u) << key;
+  }
+  // Head h's rows are what its own seed gives (n = 5000 is the second block of cells).
+  const auto sigmas = alibi_head_sigmas(4);
+  const std::vector<SampleCount> counts = {{3, 0}, {0, 1}};
+  const CsvTable t = CsvTable::read(path("one.csv"));
+  for (std::size_t h = 0; h < 4; ++h) {
+    const auto rows =
+        blocksize_cell_rows(5000, sigmas[h], counts, 30, independent_head_seed(2, h), 0.01);
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      ASSERT_EQ(t.row((4 + h) * rows.size() + r), rows[r]) << h << " " << r;
+  }
+  const auto help = cli("blocksize --help");
+  EXPECT_NE(help.out.find("share one draw of random numbers"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("unless --independent-heads is given"), std::string::npos) << help.out;
+}
+
 TEST_F(BlocksizeCli, ShippedConfigParsesAndChecks) {
   const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/blocksize.toml";
   // The shipped grid with fewer n and trials (command line overrides the file).
@@ -104,6 +158,8 @@ TEST_F(BlocksizeCli, BadInputIsOneLineAndNoFile) {
   const std::string out = " --out " + path("x.csv");
   expect_usage_error("blocksize --n 64 --s 2" + out, "--sigma");
   expect_usage_error("blocksize --n 64 --sigma 1 --alibi-heads 2 --s 2" + out, "--alibi-heads");
+  expect_usage_error("blocksize --n 64 --sigma 1 --s 2 --independent-heads" + out,
+                     "--independent-heads");
   expect_usage_error("blocksize --n 64 --sigma 1" + out, "--s");
   expect_usage_error("blocksize --n 0 --sigma 1 --s 2" + out, "--n");
   expect_usage_error("blocksize --n 64 --sigma -1 --s 2" + out, "--sigma");

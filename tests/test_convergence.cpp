@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <string>
 
+#include "alibi_heads.h"
 #include "cli_common.h"
 #include "cli_harness.h"
 #include "convergence.h"
@@ -75,9 +77,60 @@ TEST_F(ConvergenceCli, AlibiHeadsCausalAndNotConverged) {
   }
 }
 
+// Every row but `seconds` of a table whose head h draws from seed_of(h).
+void expect_rows_from_head_seeds(const CsvTable& t, int heads, std::int64_t n, std::int64_t s,
+                                 std::uint64_t trials,
+                                 const std::function<std::uint64_t(std::size_t)>& seed_of) {
+  const auto sigmas = alibi_head_sigmas(heads);
+  ASSERT_EQ(t.size(), sigmas.size() * trials);
+  const auto& cols = convergence_columns();
+  for (std::size_t h = 0; h < sigmas.size(); ++h)
+    for (std::uint64_t trial = 0; trial < trials; ++trial) {
+      ConvergenceSettings settings;
+      settings.seed = seed_of(h);
+      const CsvRow row = convergence_row(n, sigmas[h], trial,
+                                         draw_hashes(settings.seed, trial, s, sigmas[h]), settings);
+      const std::size_t r = h * trials + trial;
+      for (std::size_t c = 0; c + 1 < cols.size(); ++c)
+        EXPECT_EQ(t.row(r)[c], row[c]) << "head " << h << " trial " << trial << " " << cols[c];
+    }
+}
+
+TEST_F(ConvergenceCli, HeadsShareRandomNumbersUnlessIndependentHeads) {
+  const std::string args =
+      "convergence --n 96 --alibi-heads 3 --s 5 --trials 2 --seed 4 --no-timing --quiet ";
+  ASSERT_EQ(cli(args + "--out " + path("shared.csv")).exit_code, 0);
+  ASSERT_EQ(cli(args + "--independent-heads --threads 1 --out " + path("one.csv")).exit_code, 0);
+  ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("two.csv")).exit_code, 0);
+  ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("again.csv")).exit_code, 0);
+  // Deterministic: the same bytes again and for any thread count.
+  EXPECT_EQ(testing::slurp(path("one.csv")), testing::slurp(path("two.csv")));
+  EXPECT_EQ(testing::slurp(path("two.csv")), testing::slurp(path("again.csv")));
+  EXPECT_NE(testing::slurp(path("one.csv")), testing::slurp(path("shared.csv")));
+  // Default: every head draws from --seed (one draw, rescaled by sigma_h).
+  expect_rows_from_head_seeds(CsvTable::read(path("shared.csv")), 3, 96, 5, 2,
+                              [](std::size_t) { return std::uint64_t{4}; });
+  // --independent-heads: head h's hashes and Lanczos starts come from its own seed.
+  expect_rows_from_head_seeds(CsvTable::read(path("one.csv")), 3, 96, 5, 2,
+                              [](std::size_t h) { return independent_head_seed(4, h); });
+  // The flag is recorded only when given, so configs of shared runs are unchanged.
+  EXPECT_NE(testing::slurp(path("one.csv.meta.json")).find("independent-heads = true"),
+            std::string::npos);
+  EXPECT_EQ(testing::slurp(path("shared.csv.meta.json")).find("independent-heads"),
+            std::string::npos);
+  // --help says that heads share their random numbers.
+  const auto help = cli("convergence --help");
+  EXPECT_NE(help.out.find("share one draw of random numbers"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("unless --independent-heads is given"), std::string::npos) << help.out;
+}
+
 TEST_F(ConvergenceCli, BadInputIsAUsageError) {
   const std::string out = " --quiet --out " + path("x.csv");
   expect_usage_error("convergence --alibi-heads 4 --sigma 8" + out, "--alibi-heads");
+  expect_usage_error("convergence --independent-heads" + out, "--independent-heads");
+  expect_usage_error("convergence --sigma 8 --independent-heads" + out, "--independent-heads");
+  expect_usage_error("convergence --alibi-heads 0 --independent-heads" + out,
+                     "--independent-heads");
   expect_usage_error("convergence --p 1.5" + out, "--p");
   expect_usage_error("convergence --n 0" + out, "--n");
   expect_usage_error("convergence --s 4,0" + out, "--s");

@@ -94,6 +94,9 @@ TEST_F(Provenance, RerunReproducesEveryExperimentByteForByte) {
       "power --defects sound --seeds 1 --unbiasedness-n 2048 --unbiasedness-sigma 4 "
       "--unbiasedness-hashes 32768",
       "convergence --n 64 --sigma 4 --s 1,2 --trials 3 --shard 2/3",
+      "convergence --alibi-heads 3 --independent-heads --n 64 --s 1,2 --trials 1",
+      "blocksize --n 100,5000 --alibi-heads 3 --independent-heads --s 3 --trials 20",
+      "attention --n 64 --d 4 --alibi-heads 3 --independent-heads --s 2 --trials 1",
   };
   for (std::size_t k = 0; k < runs.size(); ++k) {
     SCOPED_TRACE(runs[k]);
