@@ -71,6 +71,9 @@ TEST_F(Provenance, RecordedConfigsRerunToTheSameBytes) {
   const std::string meta = testing::slurp(path("a2.csv.meta.json"));
   const std::string q = std::filesystem::canonical(path("tensors/q.npy")).string();
   EXPECT_NE(meta.find("# input " + q + " sha256 "), std::string::npos) << meta;
+  // Options that do not apply to tensors from files are not recorded.
+  for (const char* absent : {"qk-scale", "\\nn = ", "\\nd = "})
+    EXPECT_EQ(meta.find(absent), std::string::npos) << absent << "\n" << meta;
 }
 
 // Writes small float64 q/k/v tensors (n x d) into DIR.
