@@ -205,7 +205,8 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
     sweep.timing_columns = {"seconds"};
     sweep.num_cells = cells.size();
     sweep.seed = o->seed;
-    sweep.resolved_config = resolved_config(*cmd);
+    sweep.resolved_config = resolved_config(*cmd) +
+                            (o->alibi_heads != 0 ? alibi_heads_config_note(o->alibi_heads) : "");
     if (from_files) {
       // Provenance: which bytes were read (a TOML comment, so the recorded
       // config still runs; and part of the sweep's fingerprint, so --resume

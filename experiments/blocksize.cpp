@@ -156,7 +156,8 @@ Action add_blocksize_command(CLI::App& parent) {
       const std::uint64_t seed = head_seed(o->seed, cell % heads, o->independent_heads);
       return blocksize_cell_rows(n, sigma, counts, o->trials, seed, o->p);
     };
-    sweep.resolved_config = resolved_config(*cmd);
+    sweep.resolved_config =
+        resolved_config(*cmd) + (by_heads ? alibi_heads_config_note(o->alibi_heads) : "");
     sweep.seed = o->seed;
     const int rc = run_sweep(sweep, o->sweep);
     if (rc != 0) return rc;

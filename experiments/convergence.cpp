@@ -239,7 +239,8 @@ Action add_convergence_command(CLI::App& app) {
       const Cell& x = (*cells)[c];
       return convergence_memory_bytes(x.n, x.sigma, x.s, settings);
     };
-    sweep.resolved_config = resolved_config(*cmd);
+    sweep.resolved_config =
+        resolved_config(*cmd) + (by_heads ? alibi_heads_config_note(o->alibi_heads) : "");
     sweep.seed = o->seed;
     return run_sweep(sweep, o->sweep);
   };

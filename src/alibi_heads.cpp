@@ -23,6 +23,13 @@ std::vector<double> alibi_head_sigmas(int heads) {
   return sigmas;
 }
 
+std::string alibi_heads_config_note(int heads) {
+  if (heads < 1 || std::has_single_bit(static_cast<unsigned>(heads))) return "";
+  return fmt::format(
+      "# alibi-heads = {}: the scales of Press et al.'s get_slopes({}), not 2^(8h/H)\n", heads,
+      heads);
+}
+
 std::uint64_t independent_head_seed(std::uint64_t seed, std::size_t head) {
   return mix64(mix64(seed ^ 0xbb67ae8584caa73bULL) ^
                (static_cast<std::uint64_t>(head) + 0x1f83d9abfb41bd6bULL));

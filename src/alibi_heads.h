@@ -24,6 +24,13 @@ namespace poslsh {
 // powers of two). Throws UsageError naming --alibi-heads when H < 1.
 std::vector<double> alibi_head_sigmas(int heads);
 
+// For H not a power of two, a TOML comment line for the config a run records:
+// "# alibi-heads = H: the scales of Press et al.'s get_slopes(H), not 2^(8h/H)".
+// Those scales changed with the reference rule, and the comment changes the
+// run's fingerprint, so --resume and merge refuse to mix rows made under the
+// two rules. Empty for powers of two, whose scales and configs are unchanged.
+std::string alibi_heads_config_note(int heads);
+
 // The seed of head `head` (0-based, the attention table's `head` column) of a
 // multi-head run with --seed `seed`. Shared heads (the default) all use `seed`,
 // so hash k of a trial is the same draw rescaled by each head's sigma.

@@ -124,6 +124,13 @@ TEST(AlibiHeads, OldRuleFailsTheTwelveHeadListNegativeControl) {
   EXPECT_TRUE(SigmasAreSlopes(old_rule(32), kSlopes32));
 }
 
+TEST(AlibiHeads, ConfigNoteMarksTheCountsWhoseScalesChanged) {
+  for (int h : {1, 2, 4, 8, 16, 32}) EXPECT_EQ(alibi_heads_config_note(h), "") << h;
+  EXPECT_EQ(alibi_heads_config_note(12),
+            "# alibi-heads = 12: the scales of Press et al.'s get_slopes(12), not 2^(8h/H)\n");
+  EXPECT_NE(alibi_heads_config_note(3), "");
+}
+
 TEST(AlibiHeads, FewerThanOneHeadIsAUsageError) {
   EXPECT_THROW(alibi_head_sigmas(0), UsageError);
   EXPECT_THROW(alibi_head_sigmas(-3), UsageError);

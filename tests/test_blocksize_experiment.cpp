@@ -130,6 +130,8 @@ TEST_F(BlocksizeCli, HeadsShareRandomNumbersUnlessIndependentHeads) {
     for (std::size_t r = 0; r < rows.size(); ++r)
       ASSERT_EQ(t.row((4 + h) * rows.size() + r), rows[r]) << h << " " << r;
   }
+  // 4 heads: the scales did not change with the reference rule, nor does the config.
+  EXPECT_EQ(testing::slurp(path("shared.csv.meta.json")).find("get_slopes"), std::string::npos);
   const auto help = cli("blocksize --help");
   EXPECT_NE(help.out.find("share one draw of random numbers"), std::string::npos) << help.out;
   EXPECT_NE(help.out.find("unless --independent-heads is given"), std::string::npos) << help.out;

@@ -118,6 +118,8 @@ TEST_F(ConvergenceCli, HeadsShareRandomNumbersUnlessIndependentHeads) {
             std::string::npos);
   EXPECT_EQ(testing::slurp(path("shared.csv.meta.json")).find("independent-heads"),
             std::string::npos);
+  // 3 heads is not a power of 2: the config says which rule made the scales.
+  EXPECT_NE(testing::slurp(path("shared.csv.meta.json")).find("get_slopes(3)"), std::string::npos);
   // --help says that heads share their random numbers.
   const auto help = cli("convergence --help");
   EXPECT_NE(help.out.find("share one draw of random numbers"), std::string::npos) << help.out;
