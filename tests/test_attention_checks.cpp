@@ -159,7 +159,8 @@ TEST(AttentionChecks, ApproximationsDearerThanExactAreWarnedAbout) {
   // Cheaper than exact: no line at all (nothing to act on).
   for (const auto& o : check(table("symmetric", 60))) EXPECT_NE(o.check.rfind("cost[", 0), 0u);
   // Causal exact attention visits (n + 1) / 2 = 32.5 keys per query on average.
-  const CheckOutcome& causal = find(check(table("causal", 40)), "cost[");
+  const auto causal_out = check(table("causal", 40));  // (find returns a reference into it)
+  const CheckOutcome& causal = find(causal_out, "cost[");
   EXPECT_EQ(causal.verdict, Verdict::kWarning);
   EXPECT_NE(causal.detail.find("(32.5)"), std::string::npos) << causal.detail;
 }
