@@ -278,7 +278,7 @@ Action add_reproduce_command(CLI::App& app) {
         if (it == ran.end() || it->exit_code != 0) continue;
         const fs::path py = fs::path(POSLSH_SOURCE_DIR) / "plots" / (script + ".py");
         const std::string png = (fs::path(out) / (script + ".png")).string();
-        int rc = run_child({"/usr/bin/python3", py.string(), it->csv, "-o", png});
+        int rc = run_child({"/usr/bin/python3", py.string(), it->csv, "-o", png}, o->quiet);
         std::string caption;
         if (rc == 0) {
           std::ifstream in(fs::path(out) / (script + ".caption.txt"));

@@ -10,7 +10,8 @@ namespace poslsh {
 
 // Runs args[0] with args (no shell, PATH lookup) and waits; returns its exit
 // code, 128 + signal when it was killed, or 127 when it could not start.
-int run_child(const std::vector<std::string>& args);
+// With `quiet`, the child's stdout and stderr go to /dev/null.
+int run_child(const std::vector<std::string>& args, bool quiet = false);
 
 // The running binary's path (/proc/self/exe), or "poslsh" when unknown.
 std::string self_executable();

@@ -122,6 +122,7 @@ TEST_F(Report, FiguresCaptionsChecksAndHtml) {
                                    "trials = 200\nseed = 3\n";
   const auto r = cli("reproduce --config " + path("r.toml") + " --out " + path("r") + " --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out + r.err, "");  // --quiet: the plot scripts' chatter too
   const std::string md = testing::slurp(path("r/report.md"));
 
   // Figures: one per script of the experiments that ran, each with its
