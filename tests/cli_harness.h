@@ -52,6 +52,21 @@ class CliTest : public ::testing::Test {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
   }
 
+  // Runs `args` (a multi-head sweep, without --out) as shared.csv, then with
+  // --independent-heads as one.csv (--threads 1), two.csv and again.csv
+  // (--threads 2): the independent runs must be the same bytes for any thread
+  // count and run, and differ from the shared run.
+  void run_shared_and_independent_heads(const std::string& args) const {
+    ASSERT_EQ(cli(args + "--out " + path("shared.csv")).exit_code, 0);
+    ASSERT_EQ(cli(args + "--independent-heads --threads 1 --out " + path("one.csv")).exit_code, 0);
+    ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("two.csv")).exit_code, 0);
+    ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("again.csv")).exit_code,
+              0);
+    EXPECT_EQ(slurp(path("one.csv")), slurp(path("two.csv")));
+    EXPECT_EQ(slurp(path("two.csv")), slurp(path("again.csv")));
+    EXPECT_NE(slurp(path("one.csv")), slurp(path("shared.csv")));
+  }
+
   std::filesystem::path dir_;
 };
 

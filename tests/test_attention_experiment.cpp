@@ -71,13 +71,8 @@ TEST_F(AttentionCli, HeadsShareRandomNumbersUnlessIndependentHeads) {
   const std::string args =
       "attention --n 160 --d 4 --alibi-heads 3 --s 4 --trials 2 --seed 3 --estimator lsh "
       "--no-timing --quiet ";
-  ASSERT_EQ(cli(args + "--out " + path("shared.csv")).exit_code, 0);
-  ASSERT_EQ(cli(args + "--independent-heads --threads 1 --out " + path("one.csv")).exit_code, 0);
-  ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("two.csv")).exit_code, 0);
-  ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("again.csv")).exit_code, 0);
-  EXPECT_EQ(testing::slurp(path("one.csv")), testing::slurp(path("two.csv")));
-  EXPECT_EQ(testing::slurp(path("two.csv")), testing::slurp(path("again.csv")));
-  EXPECT_NE(testing::slurp(path("one.csv")), testing::slurp(path("shared.csv")));
+  run_shared_and_independent_heads(args);
+  if (HasFatalFailure()) return;
   // Each lsh row against the library with the head's seed: --seed itself when
   // shared, its own with --independent-heads. Q, K, V are the same for every head.
   const QkvData data = synthetic_qkv(3, 160, 4, 1.0);

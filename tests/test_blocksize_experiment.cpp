@@ -99,12 +99,8 @@ TEST_F(BlocksizeCli, HeadsShareRandomNumbersUnlessIndependentHeads) {
   const std::string args =
       "blocksize --n 100,5000 --alibi-heads 4 --s 3 --s-log 1 --trials 30 --seed 2 "
       "--quiet --no-timing ";
-  ASSERT_EQ(cli(args + "--out " + path("shared.csv")).exit_code, 0);
-  ASSERT_EQ(cli(args + "--independent-heads --threads 1 --out " + path("one.csv")).exit_code, 0);
-  ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("two.csv")).exit_code, 0);
-  ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("again.csv")).exit_code, 0);
-  EXPECT_EQ(testing::slurp(path("one.csv")), testing::slurp(path("two.csv")));
-  EXPECT_EQ(testing::slurp(path("two.csv")), testing::slurp(path("again.csv")));
+  run_shared_and_independent_heads(args);
+  if (HasFatalFailure()) return;
   EXPECT_EQ(testing::slurp(path("one.summary.csv")), testing::slurp(path("again.summary.csv")));
   // Shared (the default): one draw, rescaled; every head has the same max pitch / sigma.
   const auto shared = scaled_max_pitch_by_row(CsvTable::read(path("shared.csv")));

@@ -99,14 +99,8 @@ void expect_rows_from_head_seeds(const CsvTable& t, int heads, std::int64_t n, s
 TEST_F(ConvergenceCli, HeadsShareRandomNumbersUnlessIndependentHeads) {
   const std::string args =
       "convergence --n 96 --alibi-heads 3 --s 5 --trials 2 --seed 4 --no-timing --quiet ";
-  ASSERT_EQ(cli(args + "--out " + path("shared.csv")).exit_code, 0);
-  ASSERT_EQ(cli(args + "--independent-heads --threads 1 --out " + path("one.csv")).exit_code, 0);
-  ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("two.csv")).exit_code, 0);
-  ASSERT_EQ(cli(args + "--independent-heads --threads 2 --out " + path("again.csv")).exit_code, 0);
-  // Deterministic: the same bytes again and for any thread count.
-  EXPECT_EQ(testing::slurp(path("one.csv")), testing::slurp(path("two.csv")));
-  EXPECT_EQ(testing::slurp(path("two.csv")), testing::slurp(path("again.csv")));
-  EXPECT_NE(testing::slurp(path("one.csv")), testing::slurp(path("shared.csv")));
+  run_shared_and_independent_heads(args);
+  if (HasFatalFailure()) return;
   // Default: every head draws from --seed (one draw, rescaled by sigma_h).
   expect_rows_from_head_seeds(CsvTable::read(path("shared.csv")), 3, 96, 5, 2,
                               [](std::size_t) { return std::uint64_t{4}; });

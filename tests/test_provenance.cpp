@@ -8,29 +8,13 @@
 #include <vector>
 
 #include "cli_harness.h"
+#include "meta_json.h"
 #include "npy.h"
 
 namespace poslsh {
 namespace {
 
 using Provenance = testing::CliTest;
-
-// The "config" string of a .meta.json, unescaped.
-std::string recorded_config(const std::string& meta) {
-  const std::string tag = "\"config\": \"";
-  const auto at = meta.rfind(tag);
-  EXPECT_NE(at, std::string::npos) << meta;
-  std::string out;
-  for (std::size_t i = at + tag.size(); i < meta.size() && meta[i] != '"'; ++i) {
-    if (meta[i] == '\\' && i + 1 < meta.size()) {
-      const char e = meta[++i];
-      out += e == 'n' ? '\n' : e;
-    } else {
-      out += meta[i];
-    }
-  }
-  return out;
-}
 
 TEST_F(Provenance, RecordedConfigsRerunToTheSameBytes) {
   // Three runs whose configs used not to re-run: list defaults, a scale
@@ -59,7 +43,7 @@ TEST_F(Provenance, RecordedConfigsRerunToTheSameBytes) {
                            " --quiet --no-timing --out " + a + " >/dev/null 2>&1")
                               .c_str()),
               0);
-    const std::string config = recorded_config(testing::slurp(a + ".meta.json"));
+    const std::string config = json_field(testing::slurp(a + ".meta.json"), "config", a);
     EXPECT_EQ(config.find("[["), std::string::npos) << config;
     std::ofstream(toml) << "[" << runs[k].experiment << "]\n" << config;
     const auto r =
