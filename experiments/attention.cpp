@@ -239,14 +239,21 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
           exact_alibi_attention<double>(q, k, v, sigma, form, opts, &stats);
       const double exact_norm = exact.norm();
       std::vector<CsvRow> rows;
+      // A value that does not apply to an estimator (s and trial of fixed
+      // blocks and of an explicit-width window, the width of LSH, the block
+      // size of a window) is an empty cell, which CSV readers load as NaN; a
+      // placeholder 0 would be averaged and plotted as if it were measured.
+      constexpr std::int64_t kNotApplicable = -1;
+      auto cell_of = [](std::int64_t v) {
+        return v == kNotApplicable ? std::string() : std::to_string(v);
+      };
       auto emit = [&](std::int64_t s, std::int64_t trial, const std::string& est,
                       std::int64_t width, double kpq, std::int64_t largest,
                       const RowMatrix<double>& approx, const AttentionBounds& b, double secs) {
         rows.push_back({std::to_string(p.n), std::to_string(p.d), format_double(sigma),
                         std::to_string(cell.head), form == Form::kCausal ? "causal" : "symmetric",
-                        std::to_string(s), std::to_string(trial), est, std::to_string(width),
-                        format_double(kpq), std::to_string(largest),
-                        format_double((approx - exact).cwiseAbs().maxCoeff()),
+                        cell_of(s), cell_of(trial), est, cell_of(width), format_double(kpq),
+                        cell_of(largest), format_double((approx - exact).cwiseAbs().maxCoeff()),
                         format_double((approx - exact).norm() / exact_norm),
                         format_double(b.certificate), format_double(b.uniform_bound),
                         format_double(b.rounding_allowance), format_double(b.max_abs_logit),
@@ -260,7 +267,8 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
         const auto approx = sliding_window_attention<double>(q, k, v, sigma, w, form, opts);
         const double secs = seconds_since(t0);
         const auto b = window_attention_bounds(q, k, v, sigma, w, form, stats, opts);
-        emit(s, trial, "window", w, window_keys_per_query(p.n, w, form), 0, approx, b, secs);
+        emit(s, trial, "window", w, window_keys_per_query(p.n, w, form), kNotApplicable, approx, b,
+             secs);
       };
       if (want_fixed) {
         const std::int64_t w =
@@ -270,9 +278,10 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
         const auto approx = lsh_attention<double>(q, k, v, mask, opts);
         const double secs = seconds_since(t0);
         const auto b = lsh_attention_bounds(q, k, v, sigma, mask, stats, opts);
-        emit(0, 0, "fixed", w, lsh_keys_per_query(mask), mask.largest_block(), approx, b, secs);
+        emit(kNotApplicable, kNotApplicable, "fixed", w, lsh_keys_per_query(mask),
+             mask.largest_block(), approx, b, secs);
       }
-      if (want_window && o->width > 0) run_window(0, 0, o->width);
+      if (want_window && o->width > 0) run_window(kNotApplicable, kNotApplicable, o->width);
       for (std::int64_t s : o->s) {
         for (std::int64_t trial = 0; trial < o->trials; ++trial) {
           if (!want_lsh && !(want_window && o->width == 0)) continue;
@@ -283,7 +292,7 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
             const auto approx = lsh_attention<double>(q, k, v, mask, opts);
             const double secs = seconds_since(t0);
             const auto b = lsh_attention_bounds(q, k, v, sigma, mask, stats, opts);
-            emit(s, trial, "lsh", 0, kpq, mask.largest_block(), approx, b, secs);
+            emit(s, trial, "lsh", kNotApplicable, kpq, mask.largest_block(), approx, b, secs);
           }
           if (want_window && o->width == 0) run_window(s, trial, equal_cost_half_width(kpq, form));
         }

@@ -62,9 +62,14 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
                        has_head ? ",head=" + t.text(r, "head") : "",
                        has_form ? "," + t.text(r, "form") : "");
   };
+  // s and trial are empty on rows they do not apply to (fixed blocks, a
+  // window of explicit width); older tables hold 0 there.
   auto row_name = [&](std::size_t r) {
-    return fmt::format("row {} ({} {} s={} trial={})", CsvTable::line_of(r), group_of(r),
-                       t.text(r, "estimator"), t.text(r, "s"), t.text(r, "trial"));
+    const std::string& s = t.text(r, "s");
+    return fmt::format(
+        "row {} ({} {}{})", CsvTable::line_of(r), group_of(r), t.text(r, "estimator"),
+        s.empty() ? std::string()
+                  : fmt::format(" s={} trial={}", printable(s), printable(t.text(r, "trial"))));
   };
 
   // 1-2. Certificate and uniform bound, every row against its own bounds.
@@ -144,9 +149,13 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
     const double s = t.number(r, "s"), err = t.number(r, "max_error");
     if (est == "lsh") {
       if (!(s >= 1))
-        unusable(
-            fmt::format("{}: lsh row with s = {}; expected s >= 1", row_name(r), t.text(r, "s")));
-      auto& by_s = g.lsh_trials[t.number(r, "trial")];
+        unusable(fmt::format("{}: lsh row with s = '{}'; expected s >= 1", row_name(r),
+                             printable(t.text(r, "s"))));
+      const double trial = t.number(r, "trial");
+      if (!(trial >= 0))
+        unusable(fmt::format("{}: lsh row with trial = '{}'; expected a number >= 0", row_name(r),
+                             printable(t.text(r, "trial"))));
+      auto& by_s = g.lsh_trials[trial];
       if (by_s.count(s))
         unusable(fmt::format("{}: a second lsh row for this (group, s, trial); expected one",
                              row_name(r)));
@@ -177,7 +186,8 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
       const std::string g = group_of(r);
       const double n = t.number(r, "n");
       exact_keys[g] = has_form && t.text(r, "form") == "causal" ? (n + 1) / 2 : n;
-      auto& acc = cost[{g, est, t.number(r, "s")}];
+      const double s = t.number(r, "s");  // empty (NaN) on an explicit-width window: key -1
+      auto& acc = cost[{g, est, std::isnan(s) ? -1.0 : s}];
       acc.first += kpq;
       acc.second += 1;
     }
@@ -186,7 +196,8 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
       const auto& [g, est, s] = key;
       const double mean = acc.first / acc.second;
       if (mean > exact_keys.at(g))
-        dearer[g].push_back(fmt::format("{} s={}: {:.0f}", est, s, mean));
+        dearer[g].push_back(s < 0 ? fmt::format("{} of fixed width: {:.0f}", est, mean)
+                                  : fmt::format("{} s={}: {:.0f}", est, s, mean));
     }
     for (const auto& [g, list] : dearer)
       out.push_back({fmt::format("cost[{}]", g), Verdict::kWarning,

@@ -67,7 +67,7 @@ def main(argv=None):
             if level > 0:
                 ax.axhline(level, color=FIXED, lw=1, label=label)
             elif level == 0:  # exactly zero at every s: triangles on the bottom edge
-                pl.zero_markers(ax, xs if len(xs) else np.unique(t["s"][fixed]), FIXED, label)
+                pl.zero_markers(ax, xs if len(xs) else np.array([1.0]), FIXED, label)  # fixed alone: no s axis
                 zeros = True
         window = cell & (t["estimator"] == "window") & (t["s"] > 0)
         if window.any():

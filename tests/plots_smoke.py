@@ -106,20 +106,22 @@ def fixed_width(n, sigma):
 
 
 def attention(d, name, ns, sigmas, ss, zero=False, window_zero_at_max_s=True, with_width=True):
-    """Rows as poslsh attention writes them: fixed blocks once per trial with s = 0."""
+    """Rows as poslsh attention writes them: fixed blocks once, with empty s and trial; empty
+    cells where a column does not apply (width of lsh, largest block of a window)."""
     rows = []
     for n in ns:
         for h, sigma in enumerate(sigmas):
+            cells = [("", "", "fixed", fixed_width(n, sigma), 0.05)]
             for trial in range(2):
-                cells = [(0, "fixed", fixed_width(n, sigma), 0.05)]
                 for s in ss:
-                    cells.append((s, "lsh", 0, 0.1 / np.sqrt(s) * (1 + 0.1 * trial)))
+                    cells.append((s, trial, "lsh", "", 0.1 / np.sqrt(s) * (1 + 0.1 * trial)))
                     e = 0.0 if window_zero_at_max_s and s == max(ss) else np.exp(-(2 * s + 1) / 2)
-                    cells.append((s, "window", int(2 * sigma * s), e))
-                for s, est, w, e in cells:
-                    e = 0.0 if zero else e
-                    rows.append([n, 64, sigma, h, "symmetric", s, trial, est, w, 10, 20, e, e, 3 * (e or 0.01),
-                                 10, 1e-12, 2.0, 0.01])
+                    cells.append((s, trial, "window", int(2 * sigma * s), e))
+            for s, trial, est, w, e in cells:
+                e = 0.0 if zero else e
+                block = "" if est == "window" else 20
+                rows.append([n, 64, sigma, h, "symmetric", s, trial, est, w, 10, block, e, e, 3 * (e or 0.01),
+                             10, 1e-12, 2.0, 0.01])
     header = list(ATT_COLS)
     if not with_width:
         i = header.index("width")
@@ -167,6 +169,8 @@ def cases(d):
          attention(d, "att_one", [1024], [16.0], [4], window_zero_at_max_s=False), [panel_widths([(1024, 16.0)])]),
         ("attention_error_vs_s", "no_width_column",
          attention(d, "att_nowidth", [512], [8.0], [1, 4], window_zero_at_max_s=False, with_width=False), []),
+        ("attention_error_vs_s", "fixed_only",
+         attention(d, "att_fixed", [512], [8.0], []), [panel_widths([(512, 8.0)])]),
         ("attention_time_vs_n", "normal", bench(d, "bench_normal", [4096, 8192, 16384]), []),
         ("attention_time_vs_n", "one_n", bench(d, "bench_one_n", [4096]), [says_no_slope]),
         ("attention_time_vs_n", "extra_method",

@@ -28,17 +28,20 @@ const std::string kHeader =
     "n,d,sigma,head,form,s,trial,estimator,width,keys_per_query,largest_block,max_error,"
     "rel_frobenius_error,certificate,uniform_bound,rounding_allowance,max_abs_logit,seconds\n";
 
+// A row as `poslsh attention` writes it: s, trial and width of -1 do not
+// apply and are written as empty cells.
 std::string row(int s, int trial, double err, double cert, double unif = 1e6,
-                const std::string& est = "lsh", int width = 0) {
-  return "64,4,4,0,symmetric," + std::to_string(s) + "," + std::to_string(trial) + "," + est + "," +
-         std::to_string(width) + ",8,9," + format_double(err) + ",0.1," + format_double(cert) +
-         "," + format_double(unif) + ",1e-12,1,0.01\n";
+                const std::string& est = "lsh", int width = -1) {
+  auto cell = [](int v) { return v < 0 ? std::string() : std::to_string(v); };
+  return "64,4,4,0,symmetric," + cell(s) + "," + cell(trial) + "," + est + "," + cell(width) +
+         ",8,9," + format_double(err) + ",0.1," + format_double(cert) + "," + format_double(unif) +
+         ",1e-12,1,0.01\n";
 }
 
 // Trials j with max_error 0.8 s^slopes[j] at s = 1, 4, 16, 64; certificate 4x
 // the error; a fixed row of width round(2 sigma) = 8 with error 0.5.
 std::string power_law(const std::vector<double>& slopes) {
-  std::string text = kHeader + row(0, 0, 0.5, 2, 1e6, "fixed", 8);
+  std::string text = kHeader + row(-1, -1, 0.5, 2, 1e6, "fixed", 8);
   for (std::size_t j = 0; j < slopes.size(); ++j)
     for (int s : {1, 4, 16, 64}) {
       const double e = 0.8 * std::pow(s, slopes[j]);
@@ -165,6 +168,37 @@ TEST(AttentionChecks, ApproximationsDearerThanExactAreWarnedAbout) {
   EXPECT_NE(causal.detail.find("(32.5)"), std::string::npos) << causal.detail;
 }
 
+TEST(AttentionChecks, PlaceholderZerosOfOlderTablesCheckAlike) {
+  // Tables written before the empty cells held s = trial = 0 on fixed rows
+  // and width = 0 on lsh rows: the same outcomes, line for line.
+  std::string old_text = kHeader + row(0, 0, 0.5, 2, 1e6, "fixed", 8);
+  for (int j = 0; j < 3; ++j)
+    for (int s : {1, 4, 16, 64})
+      old_text += row(s, j, 0.8 / std::sqrt(s), 3.2 / std::sqrt(s), 1e6, "lsh", 0);
+  const auto now = check(power_law({-0.5, -0.5, -0.5})), before = check(old_text);
+  ASSERT_EQ(now.size(), before.size());
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    EXPECT_EQ(now[i].check, before[i].check);
+    EXPECT_EQ(now[i].verdict, before[i].verdict) << now[i].check;
+  }
+  // A fixed row is named without the s and trial it does not have.
+  const auto bad = check(kHeader + row(-1, -1, 3, 2, 1e6, "fixed", 8));
+  const auto& cert = find(bad, "certificate");
+  EXPECT_EQ(cert.verdict, Verdict::kFail);
+  EXPECT_NE(cert.detail.find("row 2 (n=64,d=4,sigma=4,head=0,symmetric fixed)"), std::string::npos)
+      << cert.detail;
+}
+
+TEST(AttentionChecks, ExplicitWidthWindowDearerThanExactIsWarnedAbout) {
+  // --width 40 --estimator window: no s, 81 keys per query > n = 64.
+  const std::string text =
+      kHeader + "64,4,4,0,symmetric,,,window,40,81,,0.001,0.1,1,1e6,1e-12,1,0.01\n";
+  const auto out = check(text);
+  const auto& cost = find(out, "cost[");
+  EXPECT_EQ(cost.verdict, Verdict::kWarning);
+  EXPECT_NE(cost.detail.find("window of fixed width: 81"), std::string::npos) << cost.detail;
+}
+
 TEST(AttentionChecks, UnusableTablesThrow) {
   expect_unusable(kHeader + row(1, 0, NAN, 1), "row 2: max_error is 'nan'");
   expect_unusable(kHeader + row(1, 0, 0.1, 1) + row(4, 0, INFINITY, 1), "row 3: max_error");
@@ -177,6 +211,10 @@ TEST(AttentionChecks, UnusableTablesThrow) {
   r.insert(r.size() - 1, ",0.1");
   expect_unusable(dup + r, "column 'max_error' appears twice");
   expect_unusable(kHeader + row(4, 0, 0.1, 1) + row(4, 0, 0.1, 1), "row 3");
+  // An lsh row needs its s and trial.
+  expect_unusable(kHeader + row(-1, 0, 0.1, 1),
+                  "row 2 (n=64,d=4,sigma=4,head=0,symmetric lsh): lsh row with s = ''");
+  expect_unusable(kHeader + row(4, -1, 0.1, 1), "lsh row with trial = ''");
 }
 
 // End to end with the library: lsh rows of one (n, d, sigma) problem from a

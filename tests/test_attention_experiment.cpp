@@ -44,6 +44,21 @@ TEST_F(AttentionCli, TableRowsMatchTheLibraryAndPassTheChecks) {
     EXPECT_LE(t.number(row, "max_error"), t.number(row, "certificate"));
   }
   EXPECT_TRUE(found);
+  // What does not apply is empty, not a placeholder 0 a reader would average:
+  // s and trial of fixed blocks, the width of LSH, the block size of a window.
+  for (std::size_t row = 0; row < t.size(); ++row) {
+    const std::string est = t.text(row, "estimator");
+    SCOPED_TRACE("row " + std::to_string(CsvTable::line_of(row)) + " " + est);
+    EXPECT_EQ(t.text(row, "s").empty(), est == "fixed");
+    EXPECT_EQ(t.text(row, "trial").empty(), est == "fixed");
+    EXPECT_EQ(t.text(row, "width").empty(), est == "lsh");
+    EXPECT_EQ(t.text(row, "largest_block").empty(), est == "window");
+    for (const char* col : {"s", "width", "largest_block"}) {
+      if (!t.text(row, col).empty()) {
+        EXPECT_GE(t.number(row, col), 1) << col;
+      }
+    }
+  }
   const auto c = cli("check " + out);
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
   EXPECT_NE(c.out.find("PASS  certificate"), std::string::npos) << c.out;
