@@ -4,8 +4,8 @@
 
 #include <memory>
 
-#include "cli_common.h"
 #include "commands.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 

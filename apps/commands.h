@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "experiment.h"
+#include "experiments/experiment.h"
 
 namespace poslsh {
 

@@ -3,18 +3,18 @@
 // are contiguous slices of the cell list, so merging is concatenation in K
 // order; the .meta.json sidecars prove the shards belong to one sweep.
 #include <fmt/format.h>
+#include <poslsh/input_error.h>
 
 #include <algorithm>
 #include <memory>
 
-#include "atomic_file.h"
-#include "cli_common.h"
 #include "commands.h"
-#include "csv_table.h"
-#include "input_error.h"
-#include "meta_json.h"
-#include "sweep.h"
-#include "version.h"
+#include "runner/atomic_file.h"
+#include "runner/cli_common.h"
+#include "runner/csv_table.h"
+#include "runner/meta_json.h"
+#include "runner/sweep.h"
+#include "runner/version.h"
 
 namespace poslsh {
 

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "cli_common.h"
 #include "commands.h"
-#include "experiment.h"
-#include "list_ranges.h"
-#include "version.h"
+#include "experiments/experiment.h"
+#include "runner/cli_common.h"
+#include "runner/list_ranges.h"
+#include "runner/version.h"
 
 namespace {
 
@@ -42,7 +42,7 @@ std::vector<std::string> hoist_config(int argc, char** argv) {
   return {front.rbegin(), front.rend()};
 }
 
-// ---- Ranges in numeric list options (src/list_ranges.h) -------------------
+// ---- Ranges in numeric list options (src/runner/list_ranges.h) -------------------
 // CLI11 converts option values itself, so a range is expanded into its values
 // before CLI11 sees it: on the command line (expand_list_ranges) and in a
 // --config file (RangeConfig). Both find the option the way CLI11 does and

@@ -3,6 +3,7 @@
 // figures and writes report.md. Exit 0: all ran and all checks pass; 1: a
 // check (or a plot) failed, the report is still written; 2: unusable input.
 #include <fmt/format.h>
+#include <poslsh/input_error.h>
 
 #include <algorithm>
 #include <chrono>
@@ -13,15 +14,15 @@
 #include <sstream>
 #include <thread>
 
-#include "atomic_file.h"
-#include "child_process.h"
-#include "cli_common.h"
 #include "commands.h"
-#include "csv_table.h"
-#include "power.h"
-#include "report_document.h"
-#include "sweep.h"
-#include "version.h"
+#include "experiments/power.h"
+#include "runner/atomic_file.h"
+#include "runner/child_process.h"
+#include "runner/cli_common.h"
+#include "runner/csv_table.h"
+#include "runner/report_document.h"
+#include "runner/sweep.h"
+#include "runner/version.h"
 
 namespace poslsh {
 
@@ -52,6 +53,21 @@ const std::vector<std::pair<std::string, std::string>>& figure_scripts() {
       {"bench.attention", "attention_time_vs_n"},
   };
   return f;
+}
+
+// The plot scripts: beside an installed binary (bin/../share/poslsh/plots, so an
+// installed or moved prefix works without the sources), else in the source tree
+// this binary was built from. Throws InputError when neither holds them.
+fs::path plot_scripts_dir() {
+  const fs::path installed =
+      (fs::path(self_executable()).parent_path() / POSLSH_PLOTS_FROM_BIN).lexically_normal();
+  const fs::path source = fs::path(POSLSH_SOURCE_DIR) / "plots";
+  for (const fs::path& dir : {installed, source})
+    if (fs::exists(dir / "plotlib.py")) return dir;
+  throw InputError(
+      fmt::format("reproduce: the plot scripts are in neither {} (installed) nor {} (source tree); "
+                  "reinstall poslsh, or give --no-plots",
+                  installed.string(), source.string()));
 }
 
 // A small CSV (a benchmark table) as report rows, numbers at 4 significant digits.
@@ -269,6 +285,7 @@ Action add_reproduce_command(CLI::App& app) {
     };
     std::vector<Figure> figures;
     int plot_failures = 0;
+    const fs::path plots = o->no_plots ? fs::path() : plot_scripts_dir();
     if (!o->no_plots) {
       for (const auto& figure : figure_scripts()) {
         // (Not a structured binding: clang before 16 cannot capture one in a lambda.)
@@ -276,7 +293,7 @@ Action add_reproduce_command(CLI::App& app) {
         const auto it = std::find_if(ran.begin(), ran.end(),
                                      [&](const Ran& r) { return r.section == experiment; });
         if (it == ran.end() || it->exit_code != 0) continue;
-        const fs::path py = fs::path(POSLSH_SOURCE_DIR) / "plots" / (script + ".py");
+        const fs::path py = plots / (script + ".py");
         const std::string png = (fs::path(out) / (script + ".png")).string();
         int rc = run_child({"/usr/bin/python3", py.string(), it->csv, "-o", png}, o->quiet);
         std::string caption;
@@ -297,6 +314,8 @@ Action add_reproduce_command(CLI::App& app) {
                  fmt::format("poslsh {} (commit `{}`)", kVersion, git_commit()),
                  fmt::format("machine: {} hardware threads", std::thread::hardware_concurrency()),
                  fmt::format("duration: {:.1f} s", seconds),
+                 o->no_plots ? std::string("plots: not drawn (--no-plots)")
+                             : fmt::format("plot scripts: `{}`", plots.string()),
                  fmt::format("verdict: **{}**", failed ? fmt::format("{} checks FAILED", failed)
                                                        : std::string("all checks passed"))});
     doc.paragraph(

@@ -3,20 +3,20 @@
 // input file it names still has the recorded SHA-256. With --no-timing on both
 // runs the table is the same bytes.
 #include <fmt/format.h>
+#include <poslsh/input_error.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <memory>
 #include <sstream>
 
-#include "atomic_file.h"
-#include "child_process.h"
-#include "cli_common.h"
 #include "commands.h"
-#include "input_error.h"
-#include "meta_json.h"
-#include "sha256.h"
-#include "version.h"
+#include "runner/atomic_file.h"
+#include "runner/child_process.h"
+#include "runner/cli_common.h"
+#include "runner/meta_json.h"
+#include "runner/sha256.h"
+#include "runner/version.h"
 
 namespace poslsh {
 

@@ -1,16 +1,16 @@
 // `poslsh sample`: exports exactly the hashes every experiment uses for a
 // (seed, trial), so any result can be recomputed independently.
 #include <fmt/format.h>
+#include <poslsh/positional_hash.h>
 
 #include <memory>
 
-#include "atomic_file.h"
-#include "cli_common.h"
 #include "commands.h"
-#include "csv_table.h"
-#include "meta_json.h"
-#include "positional_hash.h"
-#include "version.h"
+#include "runner/atomic_file.h"
+#include "runner/cli_common.h"
+#include "runner/csv_table.h"
+#include "runner/meta_json.h"
+#include "runner/version.h"
 
 namespace poslsh {
 

@@ -5,9 +5,9 @@
 
 #include <memory>
 
-#include "cli_common.h"
 #include "commands.h"
-#include "verify.h"
+#include "experiments/verify.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 

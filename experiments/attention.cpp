@@ -1,6 +1,13 @@
-#include "attention.h"
+#include "experiments/attention.h"
 
 #include <fmt/format.h>
+#include <poslsh/alibi_heads.h>
+#include <poslsh/attention_bounds.h>
+#include <poslsh/baseline_attention.h>
+#include <poslsh/input_error.h>
+#include <poslsh/lsh_attention.h>
+#include <poslsh/npy.h>
+#include <poslsh/rng.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -12,16 +19,9 @@
 #include <memory>
 #include <stdexcept>
 
-#include "alibi_heads.h"
-#include "attention_bounds.h"
-#include "baseline_attention.h"
-#include "cli_common.h"
-#include "input_error.h"
-#include "lsh_attention.h"
-#include "npy.h"
-#include "rng.h"
-#include "sha256.h"
-#include "sweep.h"
+#include "runner/cli_common.h"
+#include "runner/sha256.h"
+#include "runner/sweep.h"
 
 namespace poslsh {
 

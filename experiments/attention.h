@@ -17,13 +17,14 @@
 // both from float64 computations; seconds = wall time of the float64 estimator.
 #pragma once
 
+#include <poslsh/exact_attention.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "csv_table.h"
-#include "exact_attention.h"
-#include "experiment.h"
+#include "experiments/experiment.h"
+#include "runner/csv_table.h"
 
 namespace poslsh {
 

@@ -8,19 +8,19 @@
 // tiles), since the float64 reference costs O(rows · n · d); max_error is the
 // maximum over those rows.
 #include <fmt/format.h>
+#include <poslsh/baseline_attention.h>
+#include <poslsh/lsh_attention.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
 #include <memory>
 
-#include "atomic_file.h"
-#include "attention.h"
-#include "baseline_attention.h"
-#include "bench_timing.h"
-#include "cli_common.h"
-#include "least_squares.h"
-#include "lsh_attention.h"
+#include "experiments/attention.h"
+#include "experiments/bench_timing.h"
+#include "runner/atomic_file.h"
+#include "runner/cli_common.h"
+#include "runner/least_squares.h"
 
 namespace poslsh {
 namespace {

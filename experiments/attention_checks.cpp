@@ -18,6 +18,7 @@
 // that is not a finite number >= 0, a NaN or negative uniform_bound (+inf is a
 // valid bound).
 #include <fmt/format.h>
+#include <poslsh/input_error.h>
 
 #include <algorithm>
 #include <cmath>
@@ -27,11 +28,10 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "attention.h"
-#include "cli_common.h"
-#include "input_error.h"
-#include "least_squares.h"
-#include "rate_interval.h"
+#include "experiments/attention.h"
+#include "runner/cli_common.h"
+#include "runner/least_squares.h"
+#include "runner/rate_interval.h"
 
 namespace poslsh {
 

@@ -1,19 +1,19 @@
-#include "blocksize.h"
+#include "experiments/blocksize.h"
 
 #include <fmt/format.h>
+#include <poslsh/alibi_heads.h>
+#include <poslsh/block_size.h>
+#include <poslsh/block_size_law.h>
+#include <poslsh/positional_hash.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <memory>
 
-#include "alibi_heads.h"
-#include "atomic_file.h"
-#include "block_size.h"
-#include "block_size_law.h"
-#include "cli_common.h"
-#include "positional_hash.h"
-#include "sweep.h"
+#include "runner/atomic_file.h"
+#include "runner/cli_common.h"
+#include "runner/sweep.h"
 
 namespace poslsh {
 

@@ -13,13 +13,14 @@
 // empirical and predicted statistics.
 #pragma once
 
+#include <poslsh/sampler_defect.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "csv_table.h"
-#include "experiment.h"
-#include "sampler_defect.h"
+#include "experiments/experiment.h"
+#include "runner/csv_table.h"
 
 namespace poslsh {
 

@@ -1,8 +1,10 @@
 // `poslsh bench blocksize`: time per hash of the exact largest-block scan
-// (src/block_size.h) at n up to 2^50, with the work it counts (bins measured
+// (include/poslsh/block_size.h) at n up to 2^50, with the work it counts (bins measured
 // with bin(), runs decided in closed form), and, at a small n, side by side
 // with the block-by-block oracle largest_block(), whose answers it must equal.
 #include <fmt/format.h>
+#include <poslsh/block_size.h>
+#include <poslsh/positional_hash.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -13,12 +15,10 @@
 #include <span>
 #include <vector>
 
-#include "atomic_file.h"
-#include "bench_timing.h"
-#include "block_size.h"
-#include "cli_common.h"
-#include "experiment.h"
-#include "positional_hash.h"
+#include "experiments/bench_timing.h"
+#include "experiments/experiment.h"
+#include "runner/atomic_file.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 

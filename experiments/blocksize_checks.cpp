@@ -1,5 +1,8 @@
 // Statistics, summary table and `poslsh check` for blocksize tables.
 #include <fmt/format.h>
+#include <poslsh/block_size_law.h>
+#include <poslsh/bounds.h>
+#include <poslsh/input_error.h>
 
 #include <algorithm>
 #include <boost/math/distributions/binomial.hpp>
@@ -9,11 +12,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "block_size_law.h"
-#include "blocksize.h"
-#include "bounds.h"
-#include "cli_common.h"
-#include "input_error.h"
+#include "experiments/blocksize.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 

@@ -1,6 +1,10 @@
-#include "convergence.h"
+#include "experiments/convergence.h"
 
 #include <fmt/format.h>
+#include <poslsh/alibi_heads.h>
+#include <poslsh/bounds.h>
+#include <poslsh/max_error.h>
+#include <poslsh/spectral_error.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -8,11 +12,7 @@
 #include <cmath>
 #include <memory>
 
-#include "alibi_heads.h"
-#include "bounds.h"
-#include "cli_common.h"
-#include "max_error.h"
-#include "spectral_error.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 
@@ -116,11 +116,13 @@ Action add_convergence_command(CLI::App& app) {
     std::uint64_t seed = 0;
     double p = 0.01;
     bool causal = false;
-    double spectral_tol = 1e-6;
-    std::int64_t max_lanczos = 5000;
-    int lanczos_starts = 2;
-    double upper_q = 1e-6;
-    double upper_width = 1e-2;
+    // The solver's defaults, each defined once (ConvergenceSettings takes
+    // them from SpectralErrorOptions).
+    double spectral_tol = ConvergenceSettings{}.spectral_tol;
+    std::int64_t max_lanczos = ConvergenceSettings{}.max_lanczos;
+    int lanczos_starts = ConvergenceSettings{}.lanczos_starts;
+    double upper_q = ConvergenceSettings{}.upper_q;
+    double upper_width = ConvergenceSettings{}.upper_width;
     SweepOptions sweep;
   };
   auto o = std::make_shared<Options>();

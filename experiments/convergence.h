@@ -6,28 +6,32 @@
 // independent_head_seed in alibi_heads.h).
 #pragma once
 
+#include <poslsh/alibi_kernel.h>
+#include <poslsh/positional_hash.h>
+#include <poslsh/spectral_error.h>
+
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "alibi_kernel.h"
-#include "csv_table.h"
-#include "experiment.h"
-#include "positional_hash.h"
-#include "sweep.h"
+#include "experiments/experiment.h"
+#include "runner/csv_table.h"
+#include "runner/sweep.h"
 
 namespace poslsh {
 
 struct ConvergenceSettings {
   Form form = Form::kSymmetric;
-  double p = 0.01;             // failure probability of the bounds
-  double spectral_tol = 1e-6;  // relative accuracy asked of the spectral norm
-  std::int64_t max_lanczos = 5000;
-  std::uint64_t seed = 0;     // seeds the Lanczos start vectors with the trial
-  int lanczos_starts = 2;     // independent starts (SpectralErrorOptions::starts)
-  double upper_q = 1e-6;      // failure probability of spectral_upper
-  double upper_width = 1e-2;  // relative width spectral_upper / spectral_lower - 1 waited for
+  double p = 0.01;  // failure probability of the bounds
+  // The solver's settings; defaults are SpectralErrorOptions' (defined there once).
+  double spectral_tol = SpectralErrorOptions{}.rel_tol;  // relative accuracy of the norm
+  std::int64_t max_lanczos = SpectralErrorOptions{}.max_iterations;
+  std::uint64_t seed = 0;  // seeds the Lanczos start vectors with the trial
+  int lanczos_starts = SpectralErrorOptions{}.starts;  // independent starts
+  double upper_q = SpectralErrorOptions{}.upper_q;     // failure probability of spectral_upper
+  // relative width spectral_upper / spectral_lower - 1 waited for
+  double upper_width = SpectralErrorOptions{}.upper_width;
 };
 
 // The CSV schema. `seconds` (wall time of the row) is the only timing column.

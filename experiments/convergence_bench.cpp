@@ -1,6 +1,8 @@
 // `poslsh bench convergence`: the speed claims of the convergence experiment,
 // measured side by side in one run (ratios, not absolute times, are the result).
 #include <fmt/format.h>
+#include <poslsh/max_error.h>
+#include <poslsh/spectral_error.h>
 #include <sys/resource.h>
 
 #include <Eigen/Dense>
@@ -9,10 +11,8 @@
 #include <cmath>
 #include <vector>
 
-#include "bench_timing.h"
-#include "convergence.h"
-#include "max_error.h"
-#include "spectral_error.h"
+#include "experiments/bench_timing.h"
+#include "experiments/convergence.h"
 
 namespace poslsh {
 

@@ -1,6 +1,8 @@
 // The theorem checks on convergence tables (see check_convergence_table in
 // convergence.h for what each one asserts and why).
 #include <fmt/format.h>
+#include <poslsh/bounds.h>
+#include <poslsh/input_error.h>
 
 #include <algorithm>
 #include <boost/math/distributions/binomial.hpp>
@@ -11,11 +13,9 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "bounds.h"
-#include "convergence.h"
-#include "input_error.h"
-#include "least_squares.h"
-#include "rate_interval.h"
+#include "experiments/convergence.h"
+#include "runner/least_squares.h"
+#include "runner/rate_interval.h"
 
 namespace poslsh {
 

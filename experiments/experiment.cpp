@@ -1,6 +1,7 @@
-#include "experiment.h"
+#include "experiments/experiment.h"
 
 #include <fmt/format.h>
+#include <poslsh/input_error.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -9,8 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "input_error.h"
-#include "rate_interval.h"
+#include "runner/rate_interval.h"
 
 namespace poslsh {
 

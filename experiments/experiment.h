@@ -17,7 +17,7 @@
 // e.g. through a std::shared_ptr), and returns the Action the CLI runs when the
 // subcommand is chosen. The Action validates its options (throwing UsageError
 // with a one-line message naming the option and what it accepts), builds a
-// Sweep (src/sweep.h) and returns run_sweep(...)'s exit code.
+// Sweep (src/runner/sweep.h) and returns run_sweep(...)'s exit code.
 //
 // Config files: `--config FILE.toml` is a top-level option; a `[name]` section
 // fills this subcommand's options (same names without dashes), the command
@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "csv_table.h"
+#include "runner/csv_table.h"
 
 namespace CLI {
 class App;
@@ -100,7 +100,7 @@ CheckReport check_file(const std::string& path, double alpha = kCheckFamilyAlpha
 
 const char* verdict_name(Verdict v);
 
-// The verdict of a rate test (src/rate_interval.h): FAIL when the interval
+// The verdict of a rate test (src/runner/rate_interval.h): FAIL when the interval
 // lies outside the band, PASS when it is inside and the test could have
 // failed, info when the interval is too wide for that.
 struct RateInterval;

@@ -2,19 +2,19 @@
 // against the dense-equivalent O(n s) product (every hash's block sums formed
 // position by position), and the O(n) ALiBi product, measured side by side.
 #include <fmt/format.h>
+#include <poslsh/alibi_kernel.h>
+#include <poslsh/error_operator.h>
+#include <poslsh/mask_mean.h>
+#include <poslsh/rng.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <memory>
 
-#include "alibi_kernel.h"
-#include "bench_timing.h"
-#include "cli_common.h"
-#include "error_operator.h"
-#include "experiment.h"
-#include "mask_mean.h"
-#include "rng.h"
+#include "experiments/bench_timing.h"
+#include "experiments/experiment.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 

@@ -1,6 +1,7 @@
-#include "power.h"
+#include "experiments/power.h"
 
 #include <fmt/format.h>
+#include <poslsh/input_error.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -11,12 +12,11 @@
 #include <set>
 #include <stdexcept>
 
-#include "atomic_file.h"
-#include "blocksize.h"
-#include "cli_common.h"
-#include "convergence.h"
-#include "input_error.h"
-#include "unbiasedness.h"
+#include "experiments/blocksize.h"
+#include "experiments/convergence.h"
+#include "experiments/unbiasedness.h"
+#include "runner/atomic_file.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 

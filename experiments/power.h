@@ -1,6 +1,6 @@
 // `poslsh power`: what the checks catch, measured. Every check family runs on
 // tables built in memory from the sound sampler over many seeds (its
-// false-alarm rate) and from each planted defect of src/sampler_defect.h (its
+// false-alarm rate) and from each planted defect of include/poslsh/sampler_defect.h (its
 // detection rate), at the sizes given in the [power] section (by default those
 // of configs/default.toml's sections, convergence reduced; see the README).
 //
@@ -12,14 +12,15 @@
 // seed when some check failed, as `poslsh check` on those tables would exit 1.
 #pragma once
 
+#include <poslsh/sampler_defect.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "csv_table.h"
-#include "experiment.h"
-#include "sampler_defect.h"
-#include "sweep.h"
+#include "experiments/experiment.h"
+#include "runner/csv_table.h"
+#include "runner/sweep.h"
 
 namespace poslsh {
 

@@ -1,6 +1,7 @@
-#include "unbiasedness.h"
+#include "experiments/unbiasedness.h"
 
 #include <fmt/format.h>
+#include <poslsh/input_error.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -10,8 +11,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "cli_common.h"
-#include "input_error.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 

@@ -1,5 +1,5 @@
 // `poslsh unbiasedness`: the sharpest test the theory allows, E[M] = L* pair
-// by pair (src/cobinning.h says why it is exact and what unit is independent).
+// by pair (include/poslsh/cobinning.h says why it is exact and what unit is independent).
 //
 // One CSV row per (n, sigma, region, t): over the hashes k = 0..H-1 of trial 0
 // (exactly what `poslsh sample --s H` exports), how many put the anchor of the
@@ -9,15 +9,16 @@
 // (`batch_cobinned_sumsq`, for the dispersion test).
 #pragma once
 
+#include <poslsh/cobinning.h>
+#include <poslsh/sampler_defect.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "cobinning.h"
-#include "csv_table.h"
-#include "experiment.h"
-#include "sampler_defect.h"
-#include "sweep.h"
+#include "experiments/experiment.h"
+#include "runner/csv_table.h"
+#include "runner/sweep.h"
 
 namespace poslsh {
 

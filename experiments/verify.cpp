@@ -1,17 +1,17 @@
-#include "verify.h"
+#include "experiments/verify.h"
 
 #include <fmt/format.h>
+#include <poslsh/block_size.h>
+#include <poslsh/block_size_law.h>
+#include <poslsh/cobinning.h>
+#include <poslsh/input_error.h>
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-#include "block_size.h"
-#include "block_size_law.h"
-#include "cli_common.h"
-#include "cobinning.h"
-#include "input_error.h"
-#include "unbiasedness.h"
+#include "experiments/unbiasedness.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 

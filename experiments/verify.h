@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "csv_table.h"
-#include "experiment.h"
+#include "experiments/experiment.h"
+#include "runner/csv_table.h"
 
 namespace poslsh {
 

@@ -19,6 +19,8 @@
 // not also link apps/.
 #pragma once
 
+#include <poslsh/input_error.h>
+#include <poslsh/npy.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -41,18 +43,15 @@
 
 #include "../apps/check_command.cpp"
 #include "../apps/merge_command.cpp"
-#include "../apps/sample_command.cpp"
-#include "../apps/verify_command.cpp"
-#include "cli_common.h"
-#include "csv_table.h"
-#include "experiment.h"
-#include "input_error.h"
-#include "npy.h"
-#include "sweep.h"
-#include "version.h"
-
 #include "../apps/reproduce_command.cpp"
 #include "../apps/rerun_command.cpp"
+#include "../apps/sample_command.cpp"
+#include "../apps/verify_command.cpp"
+#include "experiments/experiment.h"
+#include "runner/cli_common.h"
+#include "runner/csv_table.h"
+#include "runner/sweep.h"
+#include "runner/version.h"
 
 #define main poslsh_cli_main
 #include "../apps/poslsh.cpp"

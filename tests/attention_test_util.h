@@ -2,15 +2,14 @@
 #pragma once
 
 #include <fmt/format.h>
+#include <poslsh/alibi_kernel.h>
+#include <poslsh/online_softmax.h>
+#include <poslsh/rng.h>
 
 #include <Eigen/Dense>
 #include <cmath>
 #include <cstdint>
 #include <string>
-
-#include "alibi_kernel.h"
-#include "online_softmax.h"
-#include "rng.h"
 
 namespace poslsh::testing {
 

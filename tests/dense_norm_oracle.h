@@ -2,11 +2,11 @@
 // (symmetric), or sqrt of the largest eigenvalue of E^T E (causal).
 #pragma once
 
+#include <poslsh/error_operator.h>
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-
-#include "error_operator.h"
 
 namespace poslsh::testing {
 

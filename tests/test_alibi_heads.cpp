@@ -2,6 +2,8 @@
 // get_slopes (fairseq, "Train Short, Test Long"), and the per-head seeds of
 // --independent-heads.
 #include <gtest/gtest.h>
+#include <poslsh/alibi_heads.h>
+#include <poslsh/input_error.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "alibi_heads.h"
-#include "cli_common.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 namespace {
@@ -131,12 +132,12 @@ TEST(AlibiHeads, ConfigNoteMarksTheCountsWhoseScalesChanged) {
   EXPECT_NE(alibi_heads_config_note(3), "");
 }
 
-TEST(AlibiHeads, FewerThanOneHeadIsAUsageError) {
-  EXPECT_THROW(alibi_head_sigmas(0), UsageError);
-  EXPECT_THROW(alibi_head_sigmas(-3), UsageError);
+TEST(AlibiHeads, FewerThanOneHeadIsAnInputError) {
+  EXPECT_THROW(alibi_head_sigmas(0), InputError);
+  EXPECT_THROW(alibi_head_sigmas(-3), InputError);
   try {
     alibi_head_sigmas(0);
-  } catch (const UsageError& e) {
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("--alibi-heads"), std::string::npos) << e.what();
   }
 }

@@ -7,19 +7,19 @@
 // with probability <= 1e-3 (under the normality of the trial slopes).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <poslsh/attention_bounds.h>
+#include <poslsh/exact_attention.h>
+#include <poslsh/lsh_attention.h>
+#include <poslsh/mask_mean.h>
+#include <poslsh/sampler_defect.h>
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "attention.h"
-#include "attention_bounds.h"
-#include "cli_common.h"
-#include "csv_table.h"
-#include "exact_attention.h"
-#include "lsh_attention.h"
-#include "mask_mean.h"
-#include "sampler_defect.h"
+#include "experiments/attention.h"
+#include "runner/cli_common.h"
+#include "runner/csv_table.h"
 
 namespace poslsh {
 namespace {

@@ -1,16 +1,16 @@
 // End-to-end tests of `poslsh attention`, its checks and `poslsh bench attention`.
 #include <gtest/gtest.h>
+#include <poslsh/alibi_heads.h>
+#include <poslsh/attention_bounds.h>
+#include <poslsh/lsh_attention.h>
+#include <poslsh/npy.h>
 
 #include <cmath>
 #include <string>
 
-#include "alibi_heads.h"
-#include "attention.h"
-#include "attention_bounds.h"
 #include "cli_harness.h"
-#include "csv_table.h"
-#include "lsh_attention.h"
-#include "npy.h"
+#include "experiments/attention.h"
+#include "runner/csv_table.h"
 
 namespace poslsh {
 namespace {

@@ -4,6 +4,7 @@
 // these cases; a case added there belongs here.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <poslsh/npy.h>
 
 #include <algorithm>
 #include <bit>
@@ -15,7 +16,6 @@
 #include <vector>
 
 #include "cli_harness.h"
-#include "npy.h"
 
 namespace poslsh {
 namespace {

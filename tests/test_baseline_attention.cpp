@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
+#include <poslsh/attention_bounds.h>
+#include <poslsh/baseline_attention.h>
 
 #include <cmath>
 #include <stdexcept>
 
-#include "attention_bounds.h"
 #include "attention_test_util.h"
-#include "baseline_attention.h"
 
 namespace poslsh {
 namespace {

@@ -1,6 +1,9 @@
-// b_max without visiting every block (src/block_size.h) against the
-// block-by-block oracle largest_block() of src/positional_hash.h.
+// b_max without visiting every block (include/poslsh/block_size.h) against the
+// block-by-block oracle largest_block() of include/poslsh/positional_hash.h.
 #include <gtest/gtest.h>
+#include <poslsh/block_size.h>
+#include <poslsh/positional_hash.h>
+#include <poslsh/rng.h>
 
 #include <cmath>
 #include <cstdint>
@@ -8,10 +11,6 @@
 #include <map>
 #include <stdexcept>
 #include <vector>
-
-#include "block_size.h"
-#include "positional_hash.h"
-#include "rng.h"
 
 namespace poslsh {
 namespace {

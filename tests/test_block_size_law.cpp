@@ -1,8 +1,13 @@
-// The law of b_max (src/block_size_law.h): closed forms, quadrature, Monte
+// The law of b_max (include/poslsh/block_size_law.h): closed forms, quadrature, Monte
 // Carlo, chi-square p-values by hand, and the goodness of fit with negative
 // controls. Statistical assertions use fixed seeds; each states its false-alarm
 // probability for a fresh seed.
 #include <gtest/gtest.h>
+#include <poslsh/block_size.h>
+#include <poslsh/block_size_law.h>
+#include <poslsh/pitch_law.h>
+#include <poslsh/positional_hash.h>
+#include <poslsh/rng.h>
 
 #include <boost/math/distributions/gamma.hpp>
 #include <boost/math/quadrature/exp_sinh.hpp>
@@ -11,12 +16,6 @@
 #include <functional>
 #include <stdexcept>
 #include <vector>
-
-#include "block_size.h"
-#include "block_size_law.h"
-#include "pitch_law.h"
-#include "positional_hash.h"
-#include "rng.h"
 
 namespace poslsh {
 namespace {

@@ -4,6 +4,9 @@
 // seed, so each verdict is deterministic; the false-alarm probability quoted
 // for a sound table is the chance that a fresh seed would fail it.
 #include <gtest/gtest.h>
+#include <poslsh/block_size_law.h>
+#include <poslsh/bounds.h>
+#include <poslsh/sampler_defect.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,12 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "block_size_law.h"
-#include "blocksize.h"
-#include "bounds.h"
-#include "cli_common.h"
-#include "csv_table.h"
-#include "sampler_defect.h"
+#include "experiments/blocksize.h"
+#include "runner/cli_common.h"
+#include "runner/csv_table.h"
 
 namespace poslsh {
 namespace {

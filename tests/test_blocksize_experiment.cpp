@@ -1,6 +1,11 @@
 // `poslsh blocksize` end to end, and `poslsh check` on blocksize tables with
 // negative controls (tables made by deliberately wrong samplers).
 #include <gtest/gtest.h>
+#include <poslsh/alibi_heads.h>
+#include <poslsh/block_size.h>
+#include <poslsh/block_size_law.h>
+#include <poslsh/positional_hash.h>
+#include <poslsh/rng.h>
 
 #include <cmath>
 #include <filesystem>
@@ -10,15 +15,10 @@
 #include <set>
 #include <string>
 
-#include "alibi_heads.h"
-#include "block_size.h"
-#include "block_size_law.h"
-#include "blocksize.h"
-#include "cli_common.h"
 #include "cli_harness.h"
-#include "csv_table.h"
-#include "positional_hash.h"
-#include "rng.h"
+#include "experiments/blocksize.h"
+#include "runner/cli_common.h"
+#include "runner/csv_table.h"
 
 namespace poslsh {
 namespace {

@@ -2,15 +2,14 @@
 // computed separately (mpmath, from the formulas of MATH §4-§5), Boost.Math
 // Gamma quantiles and quadrature for the pitch-law terms, and sampled errors.
 #include <gtest/gtest.h>
+#include <poslsh/bounds.h>
+#include <poslsh/max_error.h>
+#include <poslsh/spectral_error.h>
 
 #include <boost/math/distributions/gamma.hpp>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <cmath>
 #include <stdexcept>
-
-#include "bounds.h"
-#include "max_error.h"
-#include "spectral_error.h"
 
 namespace poslsh {
 namespace {

@@ -1,9 +1,9 @@
 // `poslsh` end to end: help, version, sample output, bad input, config files.
 #include <gtest/gtest.h>
+#include <poslsh/positional_hash.h>
 
 #include "cli_harness.h"
-#include "csv_table.h"
-#include "positional_hash.h"
+#include "runner/csv_table.h"
 
 namespace poslsh {
 namespace {

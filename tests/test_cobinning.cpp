@@ -1,14 +1,13 @@
-// Co-binning statistics (src/cobinning.h) against brute force and closed forms.
+// Co-binning statistics (include/poslsh/cobinning.h) against brute force and closed forms.
 #include <gtest/gtest.h>
+#include <poslsh/cobinning.h>
+#include <poslsh/pitch_law.h>
+#include <poslsh/positional_hash.h>
+#include <poslsh/rng.h>
 
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <cmath>
-
-#include "cobinning.h"
-#include "pitch_law.h"
-#include "positional_hash.h"
-#include "rng.h"
 
 namespace poslsh {
 namespace {

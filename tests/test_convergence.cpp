@@ -1,6 +1,7 @@
 // `poslsh convergence` end to end (the checks' power and calibration are
 // tested in test_convergence_checks.cpp).
 #include <gtest/gtest.h>
+#include <poslsh/alibi_heads.h>
 
 #include <algorithm>
 #include <cmath>
@@ -8,11 +9,10 @@
 #include <functional>
 #include <string>
 
-#include "alibi_heads.h"
-#include "cli_common.h"
 #include "cli_harness.h"
-#include "convergence.h"
-#include "csv_table.h"
+#include "experiments/convergence.h"
+#include "runner/cli_common.h"
+#include "runner/csv_table.h"
 
 namespace poslsh {
 namespace {

@@ -10,6 +10,8 @@
 // trial slopes that the rate test assumes).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <poslsh/bounds.h>
+#include <poslsh/sampler_defect.h>
 
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
@@ -18,11 +20,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "bounds.h"
-#include "cli_common.h"
-#include "convergence.h"
-#include "csv_table.h"
-#include "sampler_defect.h"
+#include "experiments/convergence.h"
+#include "runner/cli_common.h"
+#include "runner/csv_table.h"
 
 namespace poslsh {
 namespace {

@@ -1,11 +1,11 @@
 // The CSV reader behind check, merge and the report: poslsh's plain tables,
 // and RFC 4180 quoting within a line as pandas and checks.csv write it.
 #include <gtest/gtest.h>
+#include <poslsh/input_error.h>
 
 #include <cmath>
 
-#include "csv_table.h"
-#include "input_error.h"
+#include "runner/csv_table.h"
 
 namespace poslsh {
 namespace {

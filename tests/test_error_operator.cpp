@@ -1,12 +1,11 @@
 // The matrix-free error operators against their dense matrices.
 #include <gtest/gtest.h>
+#include <poslsh/error_operator.h>
+#include <poslsh/rng.h>
 
 #include <Eigen/Dense>
 #include <stdexcept>
 #include <vector>
-
-#include "error_operator.h"
-#include "rng.h"
 
 namespace poslsh {
 namespace {

@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
+#include <poslsh/exact_attention.h>
 
 #include <cmath>
 #include <stdexcept>
 
 #include "attention_test_util.h"
-#include "cli_common.h"
-#include "exact_attention.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 namespace {

@@ -1,12 +1,12 @@
 // Exit codes tell whose fault an error is: the user's input (2) or a broken
 // invariant inside poslsh (3), never one for the other.
 #include <gtest/gtest.h>
+#include <poslsh/input_error.h>
 
 #include <new>
 #include <stdexcept>
 
-#include "cli_common.h"
-#include "input_error.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 namespace {

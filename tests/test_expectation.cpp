@@ -1,13 +1,12 @@
 // E[M(h)] = L* (MATH §2), tested entry by entry with exact binomial tails.
 #include <gtest/gtest.h>
+#include <poslsh/alibi_kernel.h>
+#include <poslsh/positional_hash.h>
+#include <poslsh/rng.h>
 
 #include <boost/math/distributions/binomial.hpp>
 #include <cmath>
 #include <functional>
-
-#include "alibi_kernel.h"
-#include "positional_hash.h"
-#include "rng.h"
 
 namespace poslsh {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "least_squares.h"
+#include "runner/least_squares.h"
 
 namespace poslsh {
 namespace {

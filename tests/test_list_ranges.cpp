@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "cli_common.h"
 #include "cli_harness.h"
-#include "list_ranges.h"
+#include "runner/cli_common.h"
+#include "runner/list_ranges.h"
 
 namespace poslsh {
 namespace {

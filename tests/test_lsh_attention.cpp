@@ -1,13 +1,13 @@
 #include <gtest/gtest.h>
+#include <poslsh/attention_bounds.h>
+#include <poslsh/lsh_attention.h>
 
 #include <cmath>
 #include <stdexcept>
 #include <vector>
 
-#include "attention_bounds.h"
 #include "attention_test_util.h"
-#include "cli_common.h"
-#include "lsh_attention.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 namespace {

@@ -1,10 +1,9 @@
 // Exact max-norm and infinity-norm errors against dense matrices.
 #include <gtest/gtest.h>
+#include <poslsh/max_error.h>
 
 #include <Eigen/Dense>
 #include <cmath>
-
-#include "max_error.h"
 
 namespace poslsh {
 namespace {

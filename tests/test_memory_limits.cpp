@@ -2,14 +2,14 @@
 // computed or written (exit 2, the estimate and the limit in one line), and
 // the estimates track what a run really uses.
 #include <gtest/gtest.h>
+#include <poslsh/positional_hash.h>
+#include <poslsh/spectral_error.h>
 #include <sys/resource.h>
 
 #include <filesystem>
 
 #include "cli_harness.h"
-#include "convergence.h"
-#include "positional_hash.h"
-#include "spectral_error.h"
+#include "experiments/convergence.h"
 
 namespace poslsh {
 namespace {

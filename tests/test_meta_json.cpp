@@ -1,11 +1,11 @@
-// The .meta.json string reader and writer (src/meta_json.h) against the JSON
+// The .meta.json string reader and writer (src/runner/meta_json.h) against the JSON
 // grammar (RFC 8259 string escapes), written out by hand here.
 #include <gtest/gtest.h>
+#include <poslsh/input_error.h>
 
 #include <string>
 
-#include "input_error.h"
-#include "meta_json.h"
+#include "runner/meta_json.h"
 
 namespace poslsh {
 namespace {

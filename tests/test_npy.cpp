@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <poslsh/npy.h>
 
 #include <bit>
 #include <cmath>
@@ -9,8 +10,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include "npy.h"
 
 namespace poslsh {
 namespace {

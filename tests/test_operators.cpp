@@ -1,9 +1,8 @@
 // The O(n) and O(n + #blocks) products against their dense oracles (MATH §6).
 #include <gtest/gtest.h>
-
-#include "alibi_kernel.h"
-#include "mask_mean.h"
-#include "rng.h"
+#include <poslsh/alibi_kernel.h>
+#include <poslsh/mask_mean.h>
+#include <poslsh/rng.h>
 
 namespace poslsh {
 namespace {

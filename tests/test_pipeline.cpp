@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "cli_harness.h"
-#include "csv_table.h"
+#include "runner/csv_table.h"
 
 extern char** environ;
 

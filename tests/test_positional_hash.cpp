@@ -1,9 +1,8 @@
 #include <gtest/gtest.h>
+#include <poslsh/positional_hash.h>
+#include <poslsh/rng.h>
 
 #include <cmath>
-
-#include "positional_hash.h"
-#include "rng.h"
 
 namespace poslsh {
 namespace {

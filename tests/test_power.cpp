@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_harness.h"
-#include "power.h"
+#include "experiments/power.h"
 
 namespace poslsh {
 namespace {

@@ -2,14 +2,14 @@
 // --config it gives the same bytes (the point of recording it).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <poslsh/npy.h>
 
 #include <filesystem>
 #include <fstream>
 #include <vector>
 
 #include "cli_harness.h"
-#include "meta_json.h"
-#include "npy.h"
+#include "runner/meta_json.h"
 
 namespace poslsh {
 namespace {

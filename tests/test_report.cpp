@@ -11,8 +11,8 @@
 #include <set>
 
 #include "cli_harness.h"
-#include "csv_table.h"
-#include "report_document.h"
+#include "runner/csv_table.h"
+#include "runner/report_document.h"
 
 namespace poslsh {
 namespace {

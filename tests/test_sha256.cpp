@@ -1,13 +1,13 @@
 // SHA-256 against the FIPS 180-4 example vectors and against itself split at
 // every boundary (the padding is where hand-written digests go wrong).
 #include <gtest/gtest.h>
+#include <poslsh/input_error.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include "input_error.h"
-#include "sha256.h"
+#include "runner/sha256.h"
 
 namespace poslsh {
 namespace {

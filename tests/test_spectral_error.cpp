@@ -1,13 +1,13 @@
 // The spectral-norm error (value-stopped Lanczos) against dense eigensolvers,
 // and its status semantics.
 #include <gtest/gtest.h>
+#include <poslsh/spectral_error.h>
 
 #include <Eigen/Dense>
 #include <cmath>
 #include <stdexcept>
 
 #include "dense_norm_oracle.h"
-#include "spectral_error.h"
 
 namespace poslsh {
 namespace {

@@ -4,6 +4,7 @@
 // the spectrum's top is most degenerate and a single start is most easily
 // fooled), plus the cases where the single-start solver was wrong.
 #include <gtest/gtest.h>
+#include <poslsh/spectral_error.h>
 
 #include <Eigen/Dense>
 #include <cmath>
@@ -12,7 +13,6 @@
 #include <vector>
 
 #include "dense_norm_oracle.h"
-#include "spectral_error.h"
 
 namespace poslsh {
 namespace {

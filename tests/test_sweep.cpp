@@ -1,14 +1,14 @@
 // The sweep runner: thread-count independence, resume after a kill, shards.
 #include <gtest/gtest.h>
+#include <poslsh/input_error.h>
+#include <poslsh/rng.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "cli_common.h"
-#include "input_error.h"
-#include "rng.h"
-#include "sweep.h"
+#include "runner/cli_common.h"
+#include "runner/sweep.h"
 
 namespace poslsh {
 namespace {

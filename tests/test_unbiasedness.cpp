@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cli_common.h"
 #include "cli_harness.h"
-#include "unbiasedness.h"
+#include "experiments/unbiasedness.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 namespace {

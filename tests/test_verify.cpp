@@ -1,13 +1,13 @@
 // `poslsh verify` on samples written by the sound sampler and by planted
 // defects, and on malformed files.
 #include <gtest/gtest.h>
+#include <poslsh/sampler_defect.h>
 
 #include <fstream>
 
-#include "cli_common.h"
 #include "cli_harness.h"
-#include "sampler_defect.h"
-#include "verify.h"
+#include "experiments/verify.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 namespace {

@@ -1,0 +1,108 @@
+// The law of the largest block b_max of s hashes over [0, n) (MATH §3), in
+// Boost.Math style, and a chi-square goodness of fit of a b_max sample to it.
+//
+// The discrete law. A hash with pitch delta = m + f (m = floor(delta), f > 0)
+// has blocks of m or m + 1 = ceil(delta) positions; the block of bin k has
+// m + 1 positions when its alignment x_k < f, and alignments rotate by f from
+// bin to bin, so among any ceil(1/f) + 1 consecutive bins one has ceil(delta)
+// positions. When n >> delta the hash's largest block is therefore ceil(delta),
+// b_max = ceil(max_k delta_k), and for integer b
+//     P(b_max <= b) = P(max_k delta_k <= b) = F(b)^s,
+// F the Gamma(2, sigma) CDF (clipped: P(b_max <= b) = 1 for b >= n).
+//
+// When it fails. The hash holding the largest pitch misses ceil(delta) only if
+// none of its N ~ n / delta full bins is a landing, i.e. x_0 >= N f; with x_0
+// uniform that has probability max(0, 1 - N f), which integrates over f near 0
+// to 1 / (2N) = delta / (2n) (the fractional part of delta has density ~1 near
+// 0). So a trial deviates from the law with probability about
+//     law_deviation_rate(n, sigma, s) = E[max_k delta_k] / (2 n),
+// each deviation moving one trial down by one unit. The law is applied to T
+// trials when T · rate <= 1/2: then the expected number of deviating trials is
+// at most 1/2, which moves the chi-square statistic by far less than its noise
+// (tests check the rate by simulation).
+#pragma once
+
+#include <poslsh/bounds.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace poslsh {
+
+class BlockSizeLaw {
+ public:
+  // Throws std::invalid_argument unless n >= 1, sigma finite and > 0, s >= 1.
+  BlockSizeLaw(std::int64_t n, double sigma, std::int64_t s);
+  std::int64_t n() const { return n_; }
+  double sigma() const { return sigma_; }
+  std::int64_t s() const { return s_; }
+
+ private:
+  std::int64_t n_;
+  double sigma_;
+  std::int64_t s_;
+};
+
+// P(b_max <= b): 0 for b < 1, F(b)^s for 1 <= b < n, 1 for b >= n.
+double cdf(const BlockSizeLaw& law, std::int64_t b);
+// P(b_max > b), accurate where it is tiny: -expm1(s log1p(-P(delta > b))).
+double survival(const BlockSizeLaw& law, std::int64_t b);
+double pmf(const BlockSizeLaw& law, std::int64_t b);
+// Smallest integer b with cdf(b) >= p; p in (0, 1].
+std::int64_t quantile(const BlockSizeLaw& law, double p);
+std::int64_t median(const BlockSizeLaw& law);
+// E[b_max] = sum_{b >= 0} P(b_max > b) under the law.
+double mean(const BlockSizeLaw& law);
+
+// E[max_k delta_k] = ∫_0^∞ (1 - F(t)^s) dt for s i.i.d. Gamma(2, sigma)
+// pitches, by adaptive Gauss–Kronrod on [0, sigma x_hi] plus the closed-form
+// union-bound tail beyond (x_hi solves s (1 + x) e^-x = 1e-20). A finite range
+// is used on purpose: exp_sinh on [0, ∞) gives no signal when it goes wrong.
+struct QuadratureResult {
+  double value = 0;
+  double error_estimate = 0;
+  bool converged = false;  // error_estimate <= 1e-10 · value
+};
+QuadratureResult expected_max_pitch(double sigma, std::int64_t s);
+
+// The high-probability bound b_max <= min(n, floor(sigma x_p) + 1) is
+// b_max_bound() in bounds.h, with the other theorem bounds.
+
+// Probability that one trial's b_max differs from ceil(max_k delta_k) (see above).
+double law_deviation_rate(std::int64_t n, double sigma, std::int64_t s);
+// Whether the law may be tested on `trials` trials: trials · rate <= 1/2.
+bool law_applies(std::int64_t n, double sigma, std::int64_t s, std::int64_t trials);
+
+// Pearson chi-square test of observed counts against expected counts (no
+// parameters fitted: dof = cells - 1). The caller merges cells.
+struct ChiSquareResult {
+  double statistic = 0;
+  int dof = 0;
+  double p_value = 1;
+  bool testable = false;  // false when fewer than two cells
+};
+// Throws std::invalid_argument when the sizes differ or an expected count is <= 0.
+ChiSquareResult chi_square_test(std::span<const double> observed, std::span<const double> expected);
+
+// Cells of consecutive b values [lo, hi] whose expected count under the law for
+// `trials` trials is >= min_expected; the lowest cell starts at 1 and the last
+// one ends at n. Built from the law only, never from the data.
+struct LawCell {
+  std::int64_t lo = 0, hi = 0;
+  double expected = 0;
+};
+std::vector<LawCell> merged_cells(const BlockSizeLaw& law, std::int64_t trials,
+                                  double min_expected = 5.0);
+
+// Goodness of fit of a b_max sample to the law, cells merged to expected
+// count >= 5. Throws std::invalid_argument on a value outside [1, n] or an
+// empty sample.
+struct BlockSizeFit {
+  ChiSquareResult test;
+  std::vector<LawCell> cells;
+  std::vector<std::int64_t> observed;  // per cell
+};
+BlockSizeFit block_size_fit(std::span<const std::int64_t> sample, const BlockSizeLaw& law);
+
+}  // namespace poslsh

@@ -1,0 +1,88 @@
+// The error of the positional-LSH estimator as matrix-free operators (MATH §4, §6):
+//   symmetric  E   = M~ - L*
+//   causal     E_c = T ⊙ (M~ - L*),  T lower triangular (j <= i)
+// E x and E^T x cost O(n + number of blocks), like the products they are made
+// of; ErrorOperator fuses them (one prefix sum, one cache-tiled pass over the
+// blocks, one or two recursions) instead of calling MaskMean and AlibiKernel.
+// The causal spectral norm is the square root of the largest eigenvalue of the
+// normal operator x -> E_c^T (E_c x), which is symmetric positive semidefinite.
+#pragma once
+
+#include <poslsh/alibi_kernel.h>
+#include <poslsh/mask_mean.h>
+#include <poslsh/positional_hash.h>
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace poslsh {
+
+// Transposed products of the core operators, O(n + number of blocks).
+// Symmetric forms are their own transposes. Causal forms are lower triangular,
+// so their transposes are the upper-triangular products:
+//   (M~_c^T x)_i = (1/s) Σ_k Σ_{j >= i, j in block_k(i)} x_j = (1/s) Σ_k P[end_k(i)] - P[i]
+//   (L*_c^T x)_i = Σ_{j >= i} r^(j-i) x_j   (backward recursion)
+// with P the prefix sums of x (P[i] = x_0 + ... + x_{i-1}).
+void mask_mean_transpose_op(const MaskMean& mask, const double* x_in, double* y_out);
+void alibi_kernel_transpose_op(const AlibiKernel& kernel, const double* x_in, double* y_out);
+
+class ErrorOperator {
+ public:
+  using Scalar = double;
+
+  // Throws std::invalid_argument unless 1 <= n < 2^32, sigma is finite and > 0
+  // and hashes is non-empty.
+  ErrorOperator(std::int64_t n, std::span<const PositionalHash> hashes, double sigma,
+                Form form = Form::kSymmetric);
+
+  Eigen::Index rows() const { return mask_.rows(); }
+  Eigen::Index cols() const { return mask_.cols(); }
+  Form form() const { return mask_.form(); }
+  double sigma() const { return kernel_.sigma(); }
+  std::int64_t num_hashes() const { return mask_.num_hashes(); }
+  const MaskMean& mask() const { return mask_; }
+  const AlibiKernel& kernel() const { return kernel_; }
+
+  // y = E x. Uses internal scratch: one object per thread.
+  void perform_op(const Scalar* x_in, Scalar* y_out) const;
+  // y = E^T x (equal to E x in the symmetric form).
+  void perform_transpose_op(const Scalar* x_in, Scalar* y_out) const;
+  // The same products on `lanes` vectors at once (1 <= lanes <= 8), stored
+  // interleaved: entry i of vector j at x_in[i * lanes + j]. One pass over the
+  // block starts serves every lane and the recursions run lane-parallel, so
+  // four vectors cost far less than four products; each lane equals the
+  // single-vector product bit for bit.
+  void perform_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes) const;
+  void perform_transpose_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes) const;
+  // Dense E, for small-n oracles only.
+  Eigen::MatrixXd dense() const;
+
+ private:
+  MaskMean mask_;
+  AlibiKernel kernel_;
+  mutable std::vector<double> prefix_, diff_;
+};
+
+// x -> E^T (E x): symmetric positive semidefinite, whatever the form of E. Its
+// largest eigenvalue is ||E||_2^2. Holds a reference: `error` must outlive it.
+class NormalOperator {
+ public:
+  using Scalar = double;
+
+  explicit NormalOperator(const ErrorOperator& error) : error_(error) {}
+
+  Eigen::Index rows() const { return error_.rows(); }
+  Eigen::Index cols() const { return error_.cols(); }
+  // y = E^T E x: two products of E. Uses internal scratch.
+  void perform_op(const Scalar* x_in, Scalar* y_out) const;
+  // The same on interleaved lanes (see ErrorOperator::perform_op_lanes).
+  void perform_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes) const;
+
+ private:
+  const ErrorOperator& error_;
+  mutable std::vector<double> scratch_;
+};
+
+}  // namespace poslsh

@@ -1,0 +1,89 @@
+// The estimator M~ = (1/s) Σ_k M(h_k) of MATH §2 as a Spectra-style operator.
+// Its product costs O(n + total number of blocks) (MATH §6): one prefix sum of
+// x shared by all hashes, then O(1) work per block into a difference array.
+#pragma once
+
+#include <poslsh/alibi_kernel.h>
+#include <poslsh/positional_hash.h>
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace poslsh {
+
+// P[0] = 0, P[i+1] = P[i] + x[i] for i < n (P has n + 1 entries): the prefix
+// sums every O(n + #blocks) product starts from.
+void prefix_sums(const double* x, std::int64_t n, std::vector<double>& P);
+
+// What each block [lo, hi) adds on [lo, hi) through the difference array D:
+// the block sum P[hi] - P[lo] (symmetric product), P[lo] (causal product) or
+// P[hi] (transposed causal product), P the prefix sums of x.
+enum class BlockValue { kSum, kPrefixAtStart, kPrefixAtEnd };
+
+// Per-hash progress of the tiled block scatter (see mask_mean.cpp).
+struct ScatterState {
+  double prev_value = 0.0;  // value of the previous block
+  double p_lo = 0.0;        // prefix sum at the next block's start (P[0] = 0)
+};
+
+// All hashes' block starts regrouped tile by tile along the positions: segment
+// (tile, hash) lists that hash's block starts inside the tile followed by the
+// end of the last of those blocks; segments ordered tile-major.
+struct TiledBlocks {
+  std::vector<std::uint32_t> starts;  // positions < n < 2^32
+  std::vector<std::int64_t> offsets;  // segment j: [offsets[j], offsets[j+1])
+};
+
+class MaskMean {
+ public:
+  using Scalar = double;
+
+  // Throws std::invalid_argument unless 1 <= n < 2^32 and hashes is non-empty.
+  MaskMean(std::int64_t n, std::span<const PositionalHash> hashes, Form form = Form::kSymmetric);
+
+  Eigen::Index rows() const { return n_; }
+  Eigen::Index cols() const { return n_; }
+  std::int64_t num_hashes() const { return static_cast<std::int64_t>(offsets_.size()) - 1; }
+  std::int64_t num_blocks() const {
+    return static_cast<std::int64_t>(starts_.size()) - num_hashes();
+  }
+  Form form() const { return form_; }
+
+  // Block starts of hash k over [0, n), ending with n (see block_starts()).
+  std::span<const std::int64_t> blocks(std::int64_t k) const {
+    return {starts_.data() + offsets_[k], starts_.data() + offsets_[k + 1]};
+  }
+  // Largest block over all hashes: b_max.
+  std::int64_t largest_block() const { return largest_block_; }
+
+  // y = M~ x (or (M~ ⊙ T) x). Uses internal scratch: not for concurrent calls
+  // on one object (Spectra calls it serially; give each thread its own copy).
+  void perform_op(const Scalar* x_in, Scalar* y_out) const;
+  Eigen::MatrixXd dense() const;
+
+  // D[lo] += v, D[hi] -= v for every block [lo, hi) of every hash, v given by
+  // `value` from the prefix sums P (n + 1 entries); D[n] is left untouched.
+  // The shared core of every O(n + #blocks) product (also ErrorOperator's).
+  // Uses internal scratch, like perform_op.
+  void scatter(BlockValue value, const double* P, double* D) const;
+  // The same for `lanes` vectors at once (1 <= lanes <= 8), stored interleaved:
+  // entry i of vector j at P[i * lanes + j] (likewise D). The block starts are
+  // read once for all lanes, and each lane gets exactly the sums the
+  // single-vector scatter computes (same operations, same order).
+  void scatter_lanes(BlockValue value, const double* P, double* D, int lanes) const;
+
+ private:
+  std::int64_t n_;
+  Form form_;
+  std::vector<std::int64_t> starts_;   // all hashes' block starts, concatenated
+  std::vector<std::int64_t> offsets_;  // hash k's starts: [offsets_[k], offsets_[k+1])
+  std::int64_t largest_block_ = 0;
+  mutable std::vector<double> prefix_, diff_;
+  TiledBlocks tiled_;  // the block starts again, tile-major, for scatter()
+  mutable std::vector<ScatterState> state_;
+  mutable std::vector<double> lane_state_;  // scatter_lanes: per hash, lanes x (prev, p_lo)
+};
+
+}  // namespace poslsh

@@ -1,0 +1,28 @@
+// The whole public API of poslsh::core: positional hashes, the mask mean and
+// the ALiBi kernel as matrix-free operators, spectral and max-norm errors with
+// their bounds, the block-size law, exact and positional-LSH ALiBi attention
+// with their certificates, and the .npy reader. Include what you use, or this.
+#pragma once
+
+#include <poslsh/alibi_heads.h>
+#include <poslsh/alibi_kernel.h>
+#include <poslsh/attention_bounds.h>
+#include <poslsh/baseline_attention.h>
+#include <poslsh/block_size.h>
+#include <poslsh/block_size_law.h>
+#include <poslsh/bounds.h>
+#include <poslsh/cobinning.h>
+#include <poslsh/error_operator.h>
+#include <poslsh/exact_attention.h>
+#include <poslsh/input_error.h>
+#include <poslsh/lsh_attention.h>
+#include <poslsh/mask_mean.h>
+#include <poslsh/max_error.h>
+#include <poslsh/npy.h>
+#include <poslsh/online_softmax.h>
+#include <poslsh/pitch_law.h>
+#include <poslsh/positional_hash.h>
+#include <poslsh/rng.h>
+#include <poslsh/sampler_defect.h>
+#include <poslsh/spectral_error.h>
+#include <poslsh/types.h>

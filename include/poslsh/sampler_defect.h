@@ -1,0 +1,46 @@
+// Deliberately wrong samplers: the negative controls of `poslsh power` and of
+// the check tests. A check is worth the defects it catches, so each defect
+// here is one a real implementation could plausibly have (a wrong pitch
+// scale or law, a shift not drawn over [0, delta), hashes that are not
+// independent). Nothing outside power measurement and tests draws from them.
+#pragma once
+
+#include <poslsh/positional_hash.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace poslsh {
+
+enum class SamplerDefect {
+  kNone,              // the sound sampler: draw_hash
+  kPitchScale102,     // pitch x 1.02, so E[M] = exp(-t / 1.02 sigma)
+  kPitchScale105,     // pitch x 1.05
+  kPitchScale095,     // pitch x 0.95
+  kExponentialPitch,  // pitch ~ Exponential(mean 2 sigma): right mean, wrong law
+  kGamma3Pitch,       // pitch ~ Gamma(3, 2 sigma / 3): right mean, wrong law
+  kZeroShift,         // shift = 0: a block always starts at position 0
+  kUnitShift,         // shift ~ Uniform[0, 1) instead of [0, delta)
+  kRepeatedHashes,    // hash 2j+1 equals hash 2j: s/2 independent hashes
+  kSharedShift,       // the shift fraction u3 is shared by groups of 4 hashes
+};
+
+// Every defect except kNone, in declaration order.
+const std::vector<SamplerDefect>& all_sampler_defects();
+// "sound", "pitch-x1.02", ..., as in power.csv.
+std::string sampler_defect_name(SamplerDefect defect);
+
+// Hash k of (seed, trial) at scale sigma under the defect; kNone is exactly
+// draw_hash(seed, trial, k, sigma).
+PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t k, double sigma,
+                         SamplerDefect defect);
+
+// How a caller that measures hashes gets them: hash k of trial at sigma. The
+// experiments take one so that power measurements and tests can plant defects.
+using HashDrawer =
+    std::function<PositionalHash(std::uint64_t trial, std::uint64_t k, double sigma)>;
+HashDrawer hash_drawer(std::uint64_t seed, SamplerDefect defect = SamplerDefect::kNone);
+
+}  // namespace poslsh

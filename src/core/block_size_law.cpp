@@ -1,0 +1,191 @@
+#include <poslsh/block_size_law.h>
+#include <poslsh/pitch_law.h>
+#include <poslsh/positional_hash.h>
+
+#include <algorithm>
+#include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/gamma.hpp>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace poslsh {
+
+BlockSizeLaw::BlockSizeLaw(std::int64_t n, double sigma, std::int64_t s)
+    : n_(n), sigma_(sigma), s_(s) {
+  validate_hash_parameters(n, sigma, s);
+}
+
+namespace {
+
+// P(max_k delta_k > t) = 1 - F(t)^s without cancellation in either tail.
+double max_pitch_survival(double sigma, double s, double t) {
+  const double tail_t = tail(PitchLaw(sigma), t);
+  if (tail_t >= 1.0) return 1.0;
+  return -std::expm1(s * std::log1p(-tail_t));
+}
+
+}  // namespace
+
+double survival(const BlockSizeLaw& law, std::int64_t b) {
+  if (b < 1) return 1.0;
+  if (b >= law.n()) return 0.0;
+  return max_pitch_survival(law.sigma(), static_cast<double>(law.s()), static_cast<double>(b));
+}
+
+double cdf(const BlockSizeLaw& law, std::int64_t b) {
+  if (b < 1) return 0.0;
+  if (b >= law.n()) return 1.0;
+  // F(b)^s directly: accurate where it is tiny (the lower tail).
+  return std::exp(static_cast<double>(law.s()) *
+                  std::log(poslsh::cdf(PitchLaw(law.sigma()), static_cast<double>(b))));
+}
+
+double pmf(const BlockSizeLaw& law, std::int64_t b) {
+  if (b < 1 || b > law.n()) return 0.0;
+  const double c = cdf(law, b);
+  // Difference of whichever side is small, so that both tails keep precision.
+  return c < 0.5 ? c - cdf(law, b - 1) : survival(law, b - 1) - survival(law, b);
+}
+
+std::int64_t quantile(const BlockSizeLaw& law, double p) {
+  if (!(p > 0 && p <= 1)) throw std::invalid_argument("p must be in (0, 1]");
+  if (p == 1) return law.n();
+  // max delta <= t with probability p  <=>  F(t) = p^(1/s); use the complement
+  // 1 - p^(1/s) = -expm1(ln p / s), which keeps precision when s is large.
+  const double q = -std::expm1(std::log(p) / static_cast<double>(law.s()));
+  const boost::math::gamma_distribution<double> g(2.0, law.sigma());
+  const double t = boost::math::quantile(boost::math::complement(g, q));
+  double start = std::ceil(t);
+  std::int64_t b = start < 1                               ? 1
+                   : start >= static_cast<double>(law.n()) ? law.n()
+                                                           : static_cast<std::int64_t>(start);
+  // Settle rounding in the quantile on the integer grid with the CDF itself.
+  while (b > 1 && cdf(law, b - 1) >= p) --b;
+  while (b < law.n() && cdf(law, b) < p) ++b;
+  return b;
+}
+
+std::int64_t median(const BlockSizeLaw& law) { return quantile(law, 0.5); }
+
+double mean(const BlockSizeLaw& law) {
+  // Terms decay like s (1 + b/sigma) e^(-b/sigma): stop once they cannot move
+  // the sum in double precision.
+  double sum = 0;
+  for (std::int64_t b = 0; b < law.n(); ++b) {
+    const double term = survival(law, b);
+    sum += term;
+    if (term < 1e-18 * sum) break;
+  }
+  return sum;
+}
+
+QuadratureResult expected_max_pitch(double sigma, std::int64_t s) {
+  validate_hash_parameters(1, sigma, s);
+  const double sd = static_cast<double>(s);
+  // In units of sigma: E = sigma ∫_0^∞ (1 - G(x)^s) dx, G the Gamma(2, 1) CDF.
+  const double tail_level = 1e-20;
+  const double x_hi = union_tail_threshold(sd, tail_level);
+  const auto integrand = [sd](double x) { return max_pitch_survival(1.0, sd, x); };
+  QuadratureResult out;
+  double error = 0;
+  const double body = boost::math::quadrature::gauss_kronrod<double, 31>::integrate(
+      integrand, 0.0, x_hi, 20, 1e-13, &error);
+  // Beyond x_hi: 1 - G^s <= s (1 + x) e^-x, whose integral is
+  // s (x_hi + 2) e^-x_hi = tail_level (x_hi + 2) / (x_hi + 1); the bound is
+  // tight to relative O(tail_level) there, far below the quadrature error.
+  const double beyond = tail_level * (x_hi + 2) / (x_hi + 1);
+  out.value = sigma * (body + beyond);
+  out.error_estimate = sigma * (error + tail_level * tail_level);
+  out.converged = std::isfinite(out.value) && out.error_estimate <= 1e-10 * out.value;
+  return out;
+}
+
+double law_deviation_rate(std::int64_t n, double sigma, std::int64_t s) {
+  validate_hash_parameters(n, sigma, s);
+  return std::min(1.0, expected_max_pitch(sigma, s).value / (2.0 * static_cast<double>(n)));
+}
+
+bool law_applies(std::int64_t n, double sigma, std::int64_t s, std::int64_t trials) {
+  if (trials < 1) throw std::invalid_argument("trials must be >= 1");
+  return static_cast<double>(trials) * law_deviation_rate(n, sigma, s) <= 0.5;
+}
+
+ChiSquareResult chi_square_test(std::span<const double> observed,
+                                std::span<const double> expected) {
+  if (observed.size() != expected.size())
+    throw std::invalid_argument("observed and expected must have the same number of cells");
+  ChiSquareResult out;
+  for (std::size_t c = 0; c < observed.size(); ++c) {
+    if (!(expected[c] > 0)) throw std::invalid_argument("expected counts must be > 0");
+    const double d = observed[c] - expected[c];
+    out.statistic += d * d / expected[c];
+  }
+  out.dof = static_cast<int>(observed.size()) - 1;
+  out.testable = out.dof >= 1;
+  if (!out.testable) {
+    out.p_value = std::numeric_limits<double>::quiet_NaN();
+    return out;
+  }
+  const boost::math::chi_squared_distribution<double> chi2(out.dof);
+  out.p_value = boost::math::cdf(boost::math::complement(chi2, out.statistic));
+  return out;
+}
+
+std::vector<LawCell> merged_cells(const BlockSizeLaw& law, std::int64_t trials,
+                                  double min_expected) {
+  if (trials < 1) throw std::invalid_argument("trials must be >= 1");
+  if (!(min_expected > 0)) throw std::invalid_argument("min_expected must be > 0");
+  const double t = static_cast<double>(trials);
+  // Mass of [lo, hi], from whichever tail keeps precision.
+  const auto mass = [&](std::int64_t lo, std::int64_t hi) {
+    return cdf(law, hi) < 0.5 ? cdf(law, hi) - cdf(law, lo - 1)
+                              : survival(law, lo - 1) - survival(law, hi);
+  };
+  std::vector<LawCell> cells;
+  std::int64_t lo = 1;
+  for (std::int64_t b = 1; b <= law.n(); ++b) {
+    const double rest = t * survival(law, b);
+    if (rest < min_expected) {  // what remains cannot fill a cell: close the last one
+      cells.push_back({lo, law.n(), t * survival(law, lo - 1)});
+      break;
+    }
+    const double here = t * mass(lo, b);
+    if (here >= min_expected) {
+      cells.push_back({lo, b, here});
+      lo = b + 1;
+    }
+  }
+  // The last cell may hold less than min_expected: merge it into its neighbour.
+  if (cells.size() >= 2 && cells.back().expected < min_expected) {
+    LawCell last = cells.back();
+    cells.pop_back();
+    cells.back().hi = last.hi;
+    cells.back().expected += last.expected;
+  }
+  return cells;
+}
+
+BlockSizeFit block_size_fit(std::span<const std::int64_t> sample, const BlockSizeLaw& law) {
+  if (sample.empty()) throw std::invalid_argument("sample must not be empty");
+  BlockSizeFit fit;
+  fit.cells = merged_cells(law, static_cast<std::int64_t>(sample.size()));
+  fit.observed.assign(fit.cells.size(), 0);
+  for (const std::int64_t b : sample) {
+    if (b < 1 || b > law.n())
+      throw std::invalid_argument("b_max sample values must lie in [1, n], got " +
+                                  std::to_string(b));
+    const auto it = std::lower_bound(fit.cells.begin(), fit.cells.end(), b,
+                                     [](const LawCell& c, std::int64_t v) { return c.hi < v; });
+    ++fit.observed[static_cast<std::size_t>(it - fit.cells.begin())];
+  }
+  std::vector<double> observed(fit.observed.begin(), fit.observed.end());
+  std::vector<double> expected;
+  for (const auto& c : fit.cells) expected.push_back(c.expected);
+  fit.test = chi_square_test(observed, expected);
+  return fit;
+}
+
+}  // namespace poslsh

@@ -1,0 +1,99 @@
+#include <poslsh/max_error.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace poslsh {
+
+namespace {
+
+// Σ_{t = t0}^{t0 + m - 1} exp(-t / sigma), m >= 0.
+double geometric_sum(std::int64_t t0, std::int64_t m, double sigma) {
+  if (m <= 0) return 0.0;
+  return std::exp(-static_cast<double>(t0) / sigma) * std::expm1(-static_cast<double>(m) / sigma) /
+         std::expm1(-1.0 / sigma);
+}
+
+}  // namespace
+
+EntrywiseError entrywise_error(const MaskMean& mask, double sigma) {
+  if (!std::isfinite(sigma) || !(sigma > 0))
+    throw std::invalid_argument("sigma must be a finite number > 0");
+  const std::int64_t n = mask.rows();
+  const std::int64_t s = mask.num_hashes();
+  const std::int64_t big = mask.largest_block();
+  const bool causal = mask.form() == Form::kCausal;
+  EntrywiseError out;
+  out.largest_block = big;
+  if (n == 1) return out;
+
+  // Blocks of length >= 2, ordered by decreasing length (counting sort), so the
+  // blocks longer than t are a prefix of the list.
+  std::vector<std::int64_t> count_by_len(big + 2, 0);
+  for (std::int64_t k = 0; k < s; ++k) {
+    const auto st = mask.blocks(k);
+    for (std::size_t b = 0; b + 1 < st.size(); ++b) ++count_by_len[st[b + 1] - st[b]];
+  }
+  // first[L] = index of the first block of length L in the list.
+  std::vector<std::int64_t> first(big + 2, 0);
+  for (std::int64_t len = big - 1; len >= 2; --len)
+    first[len] = first[len + 1] + count_by_len[len + 1];
+  const std::int64_t num_long = big >= 2 ? first[2] + count_by_len[2] : 0;
+  std::vector<std::int64_t> start(num_long), length(num_long);
+  {
+    std::vector<std::int64_t> pos(first);
+    for (std::int64_t k = 0; k < s; ++k) {
+      const auto st = mask.blocks(k);
+      for (std::size_t b = 0; b + 1 < st.size(); ++b) {
+        const std::int64_t len = st[b + 1] - st[b];
+        if (len < 2) continue;
+        start[pos[len]] = st[b];
+        length[pos[len]] = len;
+        ++pos[len];
+      }
+    }
+  }
+
+  std::vector<double> row(n, 0.0);
+  std::vector<std::int64_t> diff(n + 1);
+  const double ds = static_cast<double>(s);
+  double max_error = 0.0;
+  const std::int64_t t_shared = std::min(big, n);  // offsets t < t_shared may share a block
+  for (std::int64_t t = 1; t < t_shared; ++t) {
+    const std::int64_t active = first[t + 1] + count_by_len[t + 1];  // blocks of length > t
+    std::fill(diff.begin(), diff.begin() + (n - t) + 1, 0);
+    for (std::int64_t q = 0; q < active; ++q) {
+      ++diff[start[q]];
+      --diff[start[q] + length[q] - t];
+    }
+    const double rt = std::exp(-static_cast<double>(t) / sigma);
+    std::int64_t c = 0, cmin = s, cmax = 0;
+    for (std::int64_t i = 0; i < n - t; ++i) {
+      c += diff[i];
+      cmin = std::min(cmin, c);
+      cmax = std::max(cmax, c);
+      // Entry (i+t, i) of the lower triangle; (i, i+t) too when symmetric.
+      const double e = std::abs(static_cast<double>(c) / ds - rt);
+      row[i + t] += e;
+      if (!causal) row[i] += e;
+    }
+    max_error = std::max({max_error, std::abs(static_cast<double>(cmax) / ds - rt),
+                          std::abs(static_cast<double>(cmin) / ds - rt)});
+  }
+  // Offsets t >= t0 = max(B, 1): entries -exp(-t/sigma), largest at t = t0.
+  const std::int64_t t0 = std::max<std::int64_t>(big, 1);
+  if (t0 < n) max_error = std::max(max_error, std::exp(-static_cast<double>(t0) / sigma));
+  double inf_error = 0.0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    double r = row[i] + geometric_sum(t0, i - t0 + 1, sigma);  // j = i - t, t in [t0, i]
+    if (!causal) r += geometric_sum(t0, n - i - t0, sigma);    // j = i + t, t in [t0, n-1-i]
+    inf_error = std::max(inf_error, r);
+  }
+  out.max_error = max_error;
+  out.inf_error = inf_error;
+  return out;
+}
+
+}  // namespace poslsh

@@ -1,0 +1,96 @@
+#include <poslsh/rng.h>
+#include <poslsh/sampler_defect.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace poslsh {
+
+const std::vector<SamplerDefect>& all_sampler_defects() {
+  static const std::vector<SamplerDefect> all = {
+      SamplerDefect::kPitchScale102, SamplerDefect::kPitchScale105,
+      SamplerDefect::kPitchScale095, SamplerDefect::kExponentialPitch,
+      SamplerDefect::kGamma3Pitch,   SamplerDefect::kZeroShift,
+      SamplerDefect::kUnitShift,     SamplerDefect::kRepeatedHashes,
+      SamplerDefect::kSharedShift};
+  return all;
+}
+
+std::string sampler_defect_name(SamplerDefect defect) {
+  switch (defect) {
+    case SamplerDefect::kNone:
+      return "sound";
+    case SamplerDefect::kPitchScale102:
+      return "pitch-x1.02";
+    case SamplerDefect::kPitchScale105:
+      return "pitch-x1.05";
+    case SamplerDefect::kPitchScale095:
+      return "pitch-x0.95";
+    case SamplerDefect::kExponentialPitch:
+      return "exponential-pitch";
+    case SamplerDefect::kGamma3Pitch:
+      return "gamma3-pitch";
+    case SamplerDefect::kZeroShift:
+      return "zero-shift";
+    case SamplerDefect::kUnitShift:
+      return "unit-shift";
+    case SamplerDefect::kRepeatedHashes:
+      return "repeated-hashes";
+    case SamplerDefect::kSharedShift:
+      return "shared-shift";
+  }
+  return "unknown";
+}
+
+PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t k, double sigma,
+                         SamplerDefect defect) {
+  switch (defect) {
+    case SamplerDefect::kNone:
+      return draw_hash(seed, trial, k, sigma);
+    case SamplerDefect::kPitchScale102:
+    case SamplerDefect::kPitchScale105:
+    case SamplerDefect::kPitchScale095: {
+      const double f = defect == SamplerDefect::kPitchScale102   ? 1.02
+                       : defect == SamplerDefect::kPitchScale105 ? 1.05
+                                                                 : 0.95;
+      const PositionalHash h = draw_hash(seed, trial, k, sigma);
+      return {h.pitch * f, h.shift * f};
+    }
+    case SamplerDefect::kExponentialPitch:
+    case SamplerDefect::kGamma3Pitch: {
+      Stream rng(seed, trial, k, StreamPurpose::kHash);
+      const bool exp = defect == SamplerDefect::kExponentialPitch;
+      double g = -std::log(rng.uniform_pos());
+      if (!exp) g -= std::log(rng.uniform_pos()) + std::log(rng.uniform_pos());
+      // U = 1 gives g = 0, a zero pitch (probability 2^-53 for one uniform):
+      // the same clamp as the sound sampler's (kSmallestGamma2).
+      g = std::max(g, kSmallestGamma2);
+      const double pitch = exp ? 2 * sigma * g : 2 * sigma * g / 3;
+      return {pitch, pitch * rng.uniform()};
+    }
+    case SamplerDefect::kZeroShift:
+      return {draw_hash(seed, trial, k, sigma).pitch, 0.0};
+    case SamplerDefect::kUnitShift: {
+      // u3 in [0, 1) as the shift, folded into [0, pitch) when the pitch is
+      // below 1: the same partition, and the range every routine expects.
+      const PositionalHash h = draw_hash(seed, trial, k, sigma);
+      return {h.pitch, std::fmod(h.shift / h.pitch, h.pitch)};
+    }
+    case SamplerDefect::kRepeatedHashes:
+      return draw_hash(seed, trial, k & ~std::uint64_t{1}, sigma);
+    case SamplerDefect::kSharedShift: {
+      const PositionalHash h = draw_hash(seed, trial, k, sigma);
+      const PositionalHash leader = draw_hash(seed, trial, k & ~std::uint64_t{3}, sigma);
+      return {h.pitch, h.pitch * (leader.shift / leader.pitch)};
+    }
+  }
+  return draw_hash(seed, trial, k, sigma);
+}
+
+HashDrawer hash_drawer(std::uint64_t seed, SamplerDefect defect) {
+  return [seed, defect](std::uint64_t trial, std::uint64_t k, double sigma) {
+    return draw_hash(seed, trial, k, sigma, defect);
+  };
+}
+
+}  // namespace poslsh

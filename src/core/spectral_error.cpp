@@ -1,0 +1,414 @@
+#include <Spectra/SymEigsSolver.h>
+#include <poslsh/rng.h>
+#include <poslsh/spectral_error.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "lanes.h"
+
+namespace poslsh {
+
+std::string_view to_string(SolveStatus status) {
+  return status == SolveStatus::kOk ? "ok" : "not_converged";
+}
+
+namespace {
+
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// The remaining distance of a Ritz value to its limit is estimated as
+// kSafety times its increase over the second half of the run (see the header).
+constexpr double kSafety = 2.0;
+constexpr std::int64_t kMinSteps = 8;
+// Relative accuracy floor: Ritz values of the computed tridiagonal matrix are
+// only known to a few units of rounding times the operator norm.
+constexpr double kAccuracyFloor = 1e-13;
+
+// Number of eigenvalues of the symmetric tridiagonal (a, b) smaller than x
+// (Sturm sequence through the LDL^T pivots; b[i] couples rows i and i+1).
+std::int64_t count_below(const std::vector<double>& a, const std::vector<double>& b2,
+                         std::int64_t k, double x, double pivmin) {
+  std::int64_t count = 0;
+  double d = a[0] - x;
+  if (std::abs(d) < pivmin) d = -pivmin;
+  if (d < 0) ++count;
+  for (std::int64_t i = 1; i < k; ++i) {
+    d = (a[i] - x) - b2[i - 1] / d;
+    if (std::abs(d) < pivmin) d = -pivmin;
+    if (d < 0) ++count;
+  }
+  return count;
+}
+
+// Largest (top = true) or smallest eigenvalue of the leading k x k tridiagonal
+// matrix, by bisection to full precision inside [lo, hi].
+double extreme_eigenvalue(const std::vector<double>& a, const std::vector<double>& b2,
+                          std::int64_t k, bool top, double lo, double hi, double pivmin) {
+  for (int it = 0; it < 200; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    if (!(mid > lo && mid < hi)) break;
+    if (hi - lo <= 2 * kEps * std::max(std::abs(lo), std::abs(hi))) break;
+    const std::int64_t c = count_below(a, b2, k, mid, pivmin);
+    if (top) {
+      // top eigenvalue >= mid iff fewer than k eigenvalues lie below mid.
+      if (c < k)
+        lo = mid;
+      else
+        hi = mid;
+    } else {
+      // bottom eigenvalue < mid iff at least one eigenvalue lies below mid.
+      if (c >= 1)
+        hi = mid;
+      else
+        lo = mid;
+    }
+  }
+  return 0.5 * (lo + hi);
+}
+
+// Ritz values at the steps where the stopping rule was evaluated.
+struct RitzTrace {
+  std::vector<std::int64_t> step;
+  std::vector<double> value;  // monotone non-decreasing (sign chosen by the caller)
+
+  // kSafety * (value now - value at the last evaluated step <= k/2); +inf
+  // before kMinSteps. Increments at rounding level count as converged.
+  double remaining(double norm_scale) const {
+    const std::int64_t k = step.back();
+    if (k < kMinSteps) return kInf;
+    const auto it = std::upper_bound(step.begin(), step.end(), k / 2);
+    const double then = value[static_cast<std::size_t>(it - step.begin()) - 1];
+    const double d = std::max(0.0, value.back() - then);
+    const double noise = 0.25 * kAccuracyFloor * norm_scale;
+    return d <= noise ? 0.0 : kSafety * d;
+  }
+};
+
+}  // namespace
+
+double kw_epsilon(std::int64_t n, std::int64_t k, double p_fail) {
+  if (n < 1 || k < 1) throw std::invalid_argument("kw_epsilon: n and k must be >= 1");
+  if (!(p_fail > 0 && p_fail < 1)) throw std::invalid_argument("kw_epsilon: p must be in (0, 1)");
+  // 1.648 sqrt(n) exp(-(2k - 1) sqrt(eps)) = p  <=>  sqrt(eps) = ln(1.648 sqrt(n) / p) / (2k - 1).
+  const double root = std::max(0.0, std::log(1.648 * std::sqrt(static_cast<double>(n)) / p_fail)) /
+                      static_cast<double>(2 * k - 1);
+  return root * root;
+}
+
+namespace {
+
+// One of the independent Lanczos processes run in lockstep.
+struct Lane {
+  std::vector<double> alpha, beta2;            // beta2[i] = beta_i^2 couples rows i and i+1
+  double last_top = kInf, last_bottom = kInf;  // extreme Ritz values at the last evaluation
+  double beta = 0.0;
+  double gersh_lo = kInf, gersh_hi = -kInf, scale = 0.0;
+};
+
+// Certified upper end of the target eigenvalue (MATH §6, docs/MATH.md):
+// Kuczynski-Wozniakowski applied to every lane's Krylov space; the lanes are
+// independent, so all of them fall short with probability <= p1^lanes.
+//  - PSD (one end): lambda <= theta / (1 - eps), eps at p1 = q^(1/lanes).
+//  - both ends: with a = lambda_max^+, c = (-lambda_min)^+, E + c I and
+//    c I - E... are PSD; the two events (each at p1 = (q/2)^(1/lanes)) give
+//    a <= (theta_t + eps c)/(1 - eps) and c <= (theta_b + eps a)/(1 - eps),
+//    solved jointly: a <= u (theta_t + r theta_b) / (1 - r^2), u = 1/(1-eps),
+//    r = eps/(1-eps), valid for eps < 1/2.
+double certified_upper(std::int64_t n, std::int64_t k, int lanes, bool both_ends, double q,
+                       double theta_top, double theta_bottom) {
+  const double p1 = std::pow(both_ends ? q / 2 : q, 1.0 / lanes);
+  const double eps = kw_epsilon(n, k, p1);
+  if (!both_ends) return eps < 1 ? std::max(theta_top, 0.0) / (1 - eps) : kInf;
+  if (!(eps < 0.5)) return kInf;
+  const double u = 1 / (1 - eps), r = eps / (1 - eps);
+  const double t = std::max(theta_top, 0.0), b = std::max(theta_bottom, 0.0);
+  return u * std::max(t + r * b, b + r * t) / (1 - r * r);
+}
+
+// The vector work of one Lanczos step on kLanes interleaved lanes, in two
+// fused passes (Paige's ordering): w -= beta v_prev with alpha = v.w, then
+// w -= alpha v with beta2 = ||w||^2. Templated on the lane count so that the
+// lane loop is a fixed-width SIMD operation.
+template <int kLanes>
+void recurrence_passes_t(std::int64_t n, const double* beta, const double* v, const double* v_prev,
+                         double* w, double* alpha, double* beta2) {
+  double a[kLanes] = {}, b2[kLanes] = {}, bt[kLanes];
+  for (int l = 0; l < kLanes; ++l) bt[l] = beta[l];
+  for (std::int64_t i = 0; i < n; ++i)
+    for (int l = 0; l < kLanes; ++l) {
+      const std::int64_t e = i * kLanes + l;
+      w[e] -= bt[l] * v_prev[e];
+      a[l] += v[e] * w[e];
+    }
+  for (std::int64_t i = 0; i < n; ++i)
+    for (int l = 0; l < kLanes; ++l) {
+      const std::int64_t e = i * kLanes + l;
+      w[e] -= a[l] * v[e];
+      b2[l] += w[e] * w[e];
+    }
+  for (int l = 0; l < kLanes; ++l) {
+    alpha[l] = a[l];
+    beta2[l] = b2[l];
+  }
+}
+
+template <int kLanes>
+void scale_lanes_t(std::int64_t n, const double* factor, double* w) {
+  double f[kLanes];
+  for (int l = 0; l < kLanes; ++l) f[l] = factor[l];
+  for (std::int64_t i = 0; i < n; ++i)
+    for (int l = 0; l < kLanes; ++l) w[i * kLanes + l] *= f[l];
+}
+
+void recurrence_passes(int lanes, std::int64_t n, const double* beta, const double* v,
+                       const double* v_prev, double* w, double* alpha, double* beta2) {
+  dispatch_lanes(lanes, "spectral_error",
+                 [&](auto L) { recurrence_passes_t<L>(n, beta, v, v_prev, w, alpha, beta2); });
+}
+
+void scale_lanes(int lanes, std::int64_t n, const double* factor, double* w) {
+  dispatch_lanes(lanes, "spectral_error", [&](auto L) { scale_lanes_t<L>(n, factor, w); });
+}
+
+}  // namespace
+
+SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduct& apply,
+                                               bool both_ends, const SpectralErrorOptions& options,
+                                               LanczosHistory* history) {
+  if (n < 1) throw std::invalid_argument("spectral_error: n must be an integer >= 1");
+  if (!(options.rel_tol > 0) || !std::isfinite(options.rel_tol))
+    throw std::invalid_argument("spectral_error: rel_tol must be a finite number > 0");
+  if (options.max_iterations < 1)
+    throw std::invalid_argument("spectral_error: max_iterations must be an integer >= 1");
+  if (options.starts < 1 || options.starts > kMaxLanes)
+    throw std::invalid_argument("spectral_error: starts must be an integer in [1, 8]");
+  if (!(options.upper_q > 0 && options.upper_q < 1))
+    throw std::invalid_argument("spectral_error: upper_q must be in (0, 1)");
+  if (!(options.upper_width > 0))
+    throw std::invalid_argument("spectral_error: upper_width must be > 0 (inf: do not wait)");
+
+  const int L = options.starts;
+  const auto N = static_cast<std::size_t>(n * L);
+  SpectralErrorResult result;
+  // Interleaved lanes: entry i of lane l at [i * L + l]. Lane l starts from
+  // Stream(seed, trial, l, kLanczosStart), so lane 0 is the single-start
+  // solver's start and adding lanes never changes the earlier ones.
+  std::vector<double> v(N), v_prev(N, 0.0), w(N);
+  for (int l = 0; l < L; ++l) {
+    Stream rng(options.seed, options.trial, static_cast<std::uint64_t>(l),
+               StreamPurpose::kLanczosStart);
+    double norm2 = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double x = rng.normal();
+      v[i * L + l] = x;
+      norm2 += x * x;
+    }
+    const double inv = 1.0 / std::sqrt(norm2);
+    for (std::int64_t i = 0; i < n; ++i) v[i * L + l] *= inv;
+  }
+
+  std::vector<Lane> lanes(static_cast<std::size_t>(L));
+  RitzTrace top, bottom;  // the lanes' largest top and -bottom Ritz values (non-decreasing)
+  std::vector<double> a(L), b2(L), beta(L), inv_b(L);
+  const std::int64_t max_steps = options.max_iterations;
+  bool exhausted = false;  // some lane found an invariant subspace: its Ritz values are exact
+  for (std::int64_t k = 1; k <= max_steps; ++k) {
+    apply(v.data(), w.data(), L);
+    ++result.iterations;
+    // Paige's ordering of the three-term recurrence (the stable one), in two
+    // fused passes: w -= beta v_prev with alpha = v.w, then w -= alpha v with
+    // ||w||^2. Global orthogonality is not maintained (see the header).
+    for (int l = 0; l < L; ++l) beta[l] = lanes[l].beta;
+    recurrence_passes(L, n, beta.data(), v.data(), v_prev.data(), w.data(), a.data(), b2.data());
+    for (int l = 0; l < L; ++l) {
+      Lane& x = lanes[l];
+      x.alpha.push_back(a[l]);
+      const double bnext = std::sqrt(b2[l]);
+      // Gershgorin interval of T_k (grows with k; holds all its eigenvalues).
+      x.scale = std::max({x.scale, std::abs(a[l]), bnext});
+      x.gersh_lo = std::min(x.gersh_lo, a[l] - x.beta - bnext);
+      x.gersh_hi = std::max(x.gersh_hi, a[l] + x.beta + bnext);
+      if (bnext <= 64 * kEps * x.scale * std::sqrt(static_cast<double>(k))) exhausted = true;
+      beta[l] = bnext;
+    }
+    // Evaluate the rule at every step early on, then about 64 times per
+    // doubling of k: bisection costs O(k) per step and would otherwise rival
+    // the products at large k. Skipped steps only lengthen the windows.
+    const std::int64_t every = std::max<std::int64_t>(1, k / 64);
+    const bool evaluate = exhausted || k == max_steps || k % every == 0;
+    if (evaluate) {
+      double scale = 0.0, theta_top = -kInf, theta_bottom = -kInf, min_lane = kInf;
+      for (Lane& x : lanes) {
+        const double pivmin =
+            std::max(std::numeric_limits<double>::min(), kEps * kEps * x.scale * x.scale);
+        const double lo = std::isfinite(x.last_top) ? x.last_top : x.gersh_lo;
+        x.last_top = extreme_eigenvalue(x.alpha, x.beta2, k, true, lo, x.gersh_hi, pivmin);
+        theta_top = std::max(theta_top, x.last_top);
+        if (both_ends) {
+          const double hi = std::isfinite(x.last_bottom) ? x.last_bottom : x.gersh_hi;
+          x.last_bottom = extreme_eigenvalue(x.alpha, x.beta2, k, false, x.gersh_lo, hi, pivmin);
+          theta_bottom = std::max(theta_bottom, -x.last_bottom);
+        }
+        min_lane = std::min(min_lane, both_ends ? std::max({x.last_top, -x.last_bottom, 0.0})
+                                                : std::max(x.last_top, 0.0));
+        scale = std::max(scale, x.scale);
+      }
+      // The lanes' best values: each lane's is monotone in k, so their maximum is.
+      top.step.push_back(k);
+      top.value.push_back(theta_top);
+      double lower = std::max(theta_top, 0.0);
+      if (both_ends) {
+        bottom.step.push_back(k);
+        bottom.value.push_back(theta_bottom);
+        lower = std::max(lower, theta_bottom);
+      }
+      // Bracket estimate of the target eigenvalue: [lower, upper_est].
+      double upper_est = theta_top + (exhausted ? 0.0 : top.remaining(lower));
+      if (both_ends)
+        upper_est = std::max(upper_est, theta_bottom + (exhausted ? 0.0 : bottom.remaining(lower)));
+      upper_est = std::max(upper_est, lower);
+      // The estimate's accuracy: the rise rule on the lanes' best values, and
+      // the lanes' agreement. A start with little weight on the top
+      // eigenvector sits on a plateau (a weighted mean of a near-degenerate
+      // top cluster) where the rise rule sees nothing; an independent start
+      // sits at another weighted mean, so disagreement exposes the plateau.
+      const double acc =
+          lower > 0 ? std::max({kAccuracyFloor, upper_est / lower - 1.0, 1.0 - min_lane / lower})
+                    : (upper_est > 0 ? kInf : kAccuracyFloor);
+      // Certified upper end (rounding allowance: a few units of the operator's
+      // scale), exact when a Krylov space is exhausted.
+      double upper =
+          exhausted ? lower
+                    : certified_upper(n, k, L, both_ends, options.upper_q, theta_top, theta_bottom);
+      upper = std::max(upper + kAccuracyFloor * scale, lower);
+      result.lower = lower;
+      result.accuracy = acc;
+      result.upper = upper;
+      const bool estimate_ok = exhausted || acc <= options.rel_tol;
+      result.status = estimate_ok ? SolveStatus::kOk : SolveStatus::kNotConverged;
+      const bool width_ok = lower > 0 ? upper / lower - 1.0 <= options.upper_width : upper <= 0;
+      if (exhausted || (estimate_ok && width_ok)) break;
+    }
+    if (k == max_steps) break;
+    // Next Lanczos vectors: v_prev <- v, v <- w / beta (buffers rotate).
+    for (int l = 0; l < L; ++l) {
+      lanes[l].beta2.push_back(b2[l]);
+      lanes[l].beta = beta[l];
+      inv_b[l] = 1.0 / beta[l];
+    }
+    scale_lanes(L, n, inv_b.data(), w.data());
+    std::swap(v_prev, v);
+    std::swap(v, w);
+  }
+  if (history) {
+    history->step = top.step;
+    history->top = top.value;
+    history->bottom = bottom.value;
+    for (auto& b : history->bottom) b = -b;
+  }
+  result.matvecs = result.iterations * L;
+  result.value =
+      result.status == SolveStatus::kOk ? result.lower : std::numeric_limits<double>::quiet_NaN();
+  return result;
+}
+
+SpectralErrorResult spectral_error(const ErrorOperator& error,
+                                   const SpectralErrorOptions& options) {
+  const std::int64_t n = error.rows();
+  if (error.form() == Form::kSymmetric) {
+    return lanczos_extreme_eigenvalue(
+        n, [&](const double* x, double* y, int lanes) { error.perform_op_lanes(x, y, lanes); },
+        true, options);
+  }
+  // Causal: ||E_c||^2 is the top eigenvalue of the PSD normal operator. The
+  // tolerance on the eigenvalue is twice the one on the norm (sqrt halves it).
+  NormalOperator normal(error);
+  SpectralErrorOptions eig_options = options;
+  eig_options.rel_tol = 2.0 * options.rel_tol;
+  // Width on the norm w  <=>  width on its square (1 + w)^2 - 1.
+  eig_options.upper_width = (1 + options.upper_width) * (1 + options.upper_width) - 1;
+  SpectralErrorResult r = lanczos_extreme_eigenvalue(
+      n, [&](const double* x, double* y, int lanes) { normal.perform_op_lanes(x, y, lanes); },
+      false, eig_options);
+  r.matvecs = 2 * r.matvecs;
+  r.lower = std::sqrt(r.lower);
+  r.upper = std::sqrt(r.upper);
+  r.accuracy = std::isfinite(r.accuracy) ? std::sqrt(1.0 + r.accuracy) - 1.0 : r.accuracy;
+  r.accuracy = std::max(r.accuracy, kAccuracyFloor);
+  if (r.status == SolveStatus::kOk && r.accuracy > options.rel_tol)
+    r.status = SolveStatus::kNotConverged;
+  r.value = r.status == SolveStatus::kOk ? r.lower : std::numeric_limits<double>::quiet_NaN();
+  return r;
+}
+
+namespace {
+
+// Spectra takes its operator by non-const reference; this view forwards to a
+// const operator (whose products are const).
+template <typename Op>
+struct ConstOpView {
+  using Scalar = double;
+  const Op& op;
+  Eigen::Index rows() const { return op.rows(); }
+  Eigen::Index cols() const { return op.cols(); }
+  void perform_op(const Scalar* x, Scalar* y) const { op.perform_op(x, y); }
+};
+
+template <typename Op>
+SpectralErrorResult run_spectra(const Op& op, Spectra::SortRule rule, double tol, std::int64_t ncv,
+                                std::int64_t max_restarts, bool seeded,
+                                const SpectralErrorOptions& start) {
+  const std::int64_t n = op.rows();
+  SpectralErrorResult r;
+  if (n < 3) throw std::invalid_argument("the Spectra path needs n >= 3");
+  ncv = std::clamp<std::int64_t>(ncv, 2, n);
+  ConstOpView<Op> view{op};
+  Spectra::SymEigsSolver<ConstOpView<Op>> eigs(view, 1, static_cast<Eigen::Index>(ncv));
+  if (seeded) {
+    Eigen::VectorXd v0(n);
+    Stream rng(start.seed, start.trial, 0, StreamPurpose::kLanczosStart);
+    for (std::int64_t i = 0; i < n; ++i) v0[i] = rng.normal();
+    eigs.init(v0.data());
+  } else {
+    eigs.init();
+  }
+  eigs.compute(rule, static_cast<Eigen::Index>(max_restarts), tol);
+  r.iterations = eigs.num_iterations();
+  r.matvecs = eigs.num_operations();
+  if (eigs.info() == Spectra::CompInfo::Successful) {
+    r.status = SolveStatus::kOk;
+    r.lower = std::abs(eigs.eigenvalues()[0]);
+    r.value = r.lower;
+    r.accuracy = tol;
+    r.upper = kInf;  // residual-based: no certificate against a missed eigenvalue
+  } else {
+    r.value = std::numeric_limits<double>::quiet_NaN();
+    r.accuracy = kInf;
+  }
+  return r;
+}
+
+}  // namespace
+
+SpectralErrorResult spectral_error_spectra(const ErrorOperator& error, double tol, std::int64_t ncv,
+                                           std::int64_t max_restarts, bool use_seeded_start,
+                                           const SpectralErrorOptions& start) {
+  if (error.form() == Form::kSymmetric)
+    return run_spectra(error, Spectra::SortRule::LargestMagn, tol, ncv, max_restarts,
+                       use_seeded_start, start);
+  NormalOperator normal(error);
+  SpectralErrorResult r = run_spectra(normal, Spectra::SortRule::LargestAlge, tol, ncv,
+                                      max_restarts, use_seeded_start, start);
+  r.matvecs *= 2;
+  if (r.status == SolveStatus::kOk) {
+    r.lower = std::sqrt(r.lower);
+    r.value = r.lower;
+    r.accuracy = tol / 2;
+  }
+  return r;
+}
+
+}  // namespace poslsh

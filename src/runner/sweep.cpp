@@ -1,0 +1,323 @@
+#include "runner/sweep.h"
+
+#include <fmt/format.h>
+#include <poslsh/input_error.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "runner/atomic_file.h"
+#include "runner/cli_common.h"
+#include "runner/csv_table.h"
+#include "runner/meta_json.h"
+#include "runner/progress.h"
+#include "runner/version.h"
+
+namespace poslsh {
+
+void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
+  cmd.add_option("--out", o.out, "Output CSV (written atomically; <out>.meta.json beside it)")
+      ->required();
+  cmd.add_option("--threads", o.threads, "Worker threads over sweep cells (0: all cores)")
+      ->capture_default_str();
+  cmd.add_flag("--resume", o.resume, "Continue from <out>.partial left by an interrupted run");
+  cmd.add_option("--shard", o.shard, "Run only slice K of N of the sweep's cells (K/N)")
+      ->capture_default_str();
+  cmd.add_flag("--quiet", o.quiet, "No progress output on stderr");
+  cmd.add_flag("--no-timing", o.no_timing,
+               "Write timing columns empty, for bitwise comparison of outputs");
+  cmd.add_option("--max-memory", o.max_memory_gib,
+                 "Refuse runs estimated to need more than this many GiB (0: this machine's memory)")
+      ->capture_default_str();
+}
+
+std::pair<std::size_t, std::size_t> shard_range(std::size_t num_cells, int index, int count) {
+  const auto at = [&](int k) {
+    return static_cast<std::size_t>((static_cast<unsigned __int128>(num_cells) * k) / count);
+  };
+  return {at(index - 1), at(index)};
+}
+
+std::uint64_t fingerprint(const std::string& text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+// <out>.partial: a header naming the sweep, then one record per finished cell:
+//   #cell <index> <rows>\n <rows lines> #end <index>\n
+// A record cut short by a kill has no #end line and is ignored on resume.
+std::string partial_header(const Sweep& sweep, const SweepOptions& opt) {
+  const std::string id = sweep.experiment + "\n" + csv_line(sweep.columns) + sweep.resolved_config +
+                         "\nshard=" + opt.shard + (opt.no_timing ? "\nno-timing" : "");
+  return fmt::format("#poslsh-partial v1 {} {:016x}\n", sweep.experiment, fingerprint(id));
+}
+
+std::map<std::size_t, std::string> read_partial(const std::string& path,
+                                                const std::string& header) {
+  std::map<std::size_t, std::string> done;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return done;
+  std::string line;
+  if (!std::getline(in, line) || line + "\n" != header)
+    throw UsageError(fmt::format(
+        "--resume: '{}' belongs to a different sweep (other options, shard or version); "
+        "rerun without --resume to start over",
+        path));
+  while (std::getline(in, line)) {
+    std::size_t cell = 0, rows = 0;
+    if (std::sscanf(line.c_str(), "#cell %zu %zu", &cell, &rows) != 2) continue;
+    std::string body;
+    bool complete = true;
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (!std::getline(in, line) || (!line.empty() && line[0] == '#') || in.eof()) {
+        complete = false;
+        break;
+      }
+      body += line + "\n";
+    }
+    if (!complete) break;
+    if (!std::getline(in, line) || line != fmt::format("#end {}", cell)) break;
+    done[cell] = std::move(body);
+  }
+  return done;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string machine_description() {
+  char host[256] = "unknown";
+  ::gethostname(host, sizeof host - 1);
+  std::string model = "unknown";
+  std::ifstream cpu("/proc/cpuinfo");
+  for (std::string line; std::getline(cpu, line);)
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  return fmt::format("{}; {} hardware threads; {}", host, std::thread::hardware_concurrency(),
+                     model);
+}
+
+}  // namespace
+
+double physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? static_cast<double>(pages) * static_cast<double>(size) : 0.0;
+}
+
+void require_memory(const std::string& what, double bytes, const SweepOptions& options) {
+  if (!(options.max_memory_gib >= 0) || !std::isfinite(options.max_memory_gib))
+    throw UsageError(
+        fmt::format("--max-memory must be a number of GiB >= 0 (0: this machine's "
+                    "memory), got {}",
+                    format_double(options.max_memory_gib)));
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  const bool machine = options.max_memory_gib == 0;
+  const double limit = machine ? physical_memory_bytes() : options.max_memory_gib * kGiB;
+  if (limit <= 0 || bytes <= limit) return;
+  throw UsageError(fmt::format(
+      "{} needs about {:.3g} GiB (estimate), more than {} {:.3g} GiB; nothing was run. Use "
+      "fewer --threads or smaller sizes, or --max-memory GIB to override",
+      what, bytes / kGiB, machine ? "this machine's memory," : "--max-memory", limit / kGiB));
+}
+
+int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
+  const Shard shard = parse_shard(opt.shard);
+  if (opt.threads < 0)
+    throw UsageError(fmt::format("--threads must be an integer >= 0 (got {})", opt.threads));
+  const int threads = opt.threads > 0
+                          ? opt.threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  require_writable("--out", opt.out);
+  const std::string partial_path = opt.out + ".partial";
+  const std::string header = partial_header(sweep, opt);
+  const auto [begin, end] = shard_range(sweep.num_cells, shard.index, shard.count);
+  if (sweep.memory_bytes) {
+    // Up to `threads` cells run at once: the largest estimates, added.
+    std::vector<std::pair<double, std::size_t>> need;
+    for (std::size_t c = begin; c < end; ++c) need.emplace_back(sweep.memory_bytes(c), c);
+    std::sort(need.begin(), need.end(), std::greater<>());
+    double total = 0;
+    const std::size_t concurrent = std::min<std::size_t>(need.size(), threads);
+    for (std::size_t i = 0; i < concurrent; ++i) total += need[i].first;
+    if (!need.empty())
+      require_memory(
+          fmt::format("{} with {} cell{} at once (largest: {})", sweep.experiment, concurrent,
+                      concurrent == 1 ? "" : "s", sweep.label ? sweep.label(need[0].second) : ""),
+          total, opt);
+  }
+
+  std::map<std::size_t, std::string> done;
+  if (opt.resume) done = read_partial(partial_path, header);
+  // Rewrite the partial file cleanly (drops a record torn by a kill), then append.
+  {
+    AtomicFile rewrite(partial_path, "--out");
+    rewrite.write(header);
+    for (const auto& [cell, body] : done) {
+      const auto rows = static_cast<std::size_t>(std::count(body.begin(), body.end(), '\n'));
+      rewrite.write(fmt::format("#cell {} {}\n{}#end {}\n", cell, rows, body, cell));
+    }
+    rewrite.commit();
+  }
+  std::FILE* partial = std::fopen(partial_path.c_str(), "ab");
+  if (!partial) throw UsageError(fmt::format("--out: cannot write '{}'", partial_path));
+
+  std::vector<std::size_t> todo;
+  for (std::size_t c = begin; c < end; ++c)
+    if (!done.count(c)) todo.push_back(c);
+  if (!opt.quiet && !done.empty())
+    std::fprintf(stderr, "%s: resuming, %zu of %zu cells already done\n", sweep.experiment.c_str(),
+                 done.size(), end - begin);
+
+  std::vector<std::size_t> timing_index;
+  for (const auto& name : sweep.timing_columns)
+    for (std::size_t i = 0; i < sweep.columns.size(); ++i)
+      if (sweep.columns[i] == name) timing_index.push_back(i);
+
+  const auto start = std::chrono::steady_clock::now();
+  Progress progress(sweep.experiment, todo.size(), opt.quiet);
+  std::mutex mutex;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::string failure;
+  int failure_code = 1;
+  g_interrupted.store(false);
+  auto* previous_handler = std::signal(SIGINT, on_sigint);
+
+  auto worker = [&] {
+    while (!g_interrupted.load() && !failed.load()) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= todo.size()) return;
+      const std::size_t cell = todo[i];
+      std::string body;
+      std::size_t nrows = 0;
+      try {
+        auto rows = sweep.run_cell(cell);
+        for (auto& row : rows) {
+          if (row.size() != sweep.columns.size())
+            throw std::logic_error(
+                fmt::format("{} fields for {} columns", row.size(), sweep.columns.size()));
+          if (opt.no_timing)
+            for (auto t : timing_index) row[t].clear();
+          body += csv_line(row);
+        }
+        nrows = rows.size();
+      } catch (const std::exception& e) {
+        std::lock_guard lock(mutex);
+        if (!failed.exchange(true)) {
+          failure =
+              fmt::format("cell {} ({}): {}", cell, sweep.label ? sweep.label(cell) : "", e.what());
+          // The same classification as the CLI's (run_reporting_errors).
+          const bool input = dynamic_cast<const UsageError*>(&e) != nullptr ||
+                             dynamic_cast<const InputError*>(&e) != nullptr;
+          failure_code = input ? 2 : dynamic_cast<const std::logic_error*>(&e) ? 3 : 1;
+        }
+        return;
+      }
+      std::lock_guard lock(mutex);
+      const std::string record = fmt::format("#cell {} {}\n{}#end {}\n", cell, nrows, body, cell);
+      std::fwrite(record.data(), 1, record.size(), partial);
+      std::fflush(partial);
+      done[cell] = std::move(body);
+      progress.advance();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::min<int>(threads, static_cast<int>(todo.size())); ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  std::signal(SIGINT, previous_handler);
+  std::fclose(partial);
+  progress.finish();
+
+  if (failed) {
+    std::fprintf(stderr, "poslsh %s: %s in %s%s\n", sweep.experiment.c_str(),
+                 failure_code == 3 ? "internal error" : "error", failure.c_str(),
+                 failure_code == 3 ? " (a bug in poslsh, not in your input: please report it "
+                                     "with the command line and `poslsh --version`)"
+                                   : "");
+    std::fprintf(stderr, "poslsh %s: finished cells are kept in %s\n", sweep.experiment.c_str(),
+                 partial_path.c_str());
+    return failure_code;
+  }
+  if (g_interrupted.load()) {
+    std::fprintf(stderr,
+                 "poslsh %s: interrupted; %zu of %zu cells saved in %s. Rerun the same command "
+                 "with --resume to continue.\n",
+                 sweep.experiment.c_str(), done.size(), end - begin, partial_path.c_str());
+    return 130;
+  }
+
+  std::string table = csv_line(sweep.columns);
+  std::size_t rows = 0;
+  for (std::size_t c = begin; c < end; ++c) {
+    table += done.at(c);
+    rows += static_cast<std::size_t>(std::count(done.at(c).begin(), done.at(c).end(), '\n'));
+  }
+  AtomicFile csv(opt.out, "--out");
+  csv.write(table);
+
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  AtomicFile meta(opt.out + ".meta.json", "--out");
+  std::string cols;
+  for (const auto& c : sweep.columns) cols += (cols.empty() ? "" : ", ") + json_quote(c);
+  meta.write(fmt::format(
+      "{{\n  \"tool\": \"poslsh\",\n  \"version\": {},\n  \"git_commit\": {},\n"
+      "  \"experiment\": {},\n  \"seed\": {},\n  \"shard\": {},\n  \"cells_total\": {},\n"
+      "  \"cells_in_shard\": {},\n  \"threads\": {},\n  \"timing\": {},\n"
+      "  \"config_fingerprint\": \"{:016x}\",\n  \"finished_utc\": {},\n"
+      "  \"duration_seconds_this_run\": {:.3f},\n  \"machine\": {},\n  \"columns\": [{}],\n"
+      "  \"rows\": {},\n  \"csv_fnv1a64\": \"{:016x}\",\n  \"config\": {}\n}}\n",
+      json_quote(kVersion), json_quote(git_commit()), json_quote(sweep.experiment), sweep.seed,
+      json_quote(opt.shard), sweep.num_cells, end - begin, threads,
+      opt.no_timing ? "false" : "true",
+      fingerprint(sweep.experiment + "\n" + sweep.resolved_config), json_quote(utc_now()), seconds,
+      json_quote(machine_description()), cols, rows, fingerprint(table),
+      json_quote(sweep.resolved_config)));
+  csv.commit();
+  meta.commit();
+  std::remove(partial_path.c_str());
+  if (!opt.quiet)
+    std::fprintf(stderr, "%s: wrote %s (%zu cells, %.1f s)\n", sweep.experiment.c_str(),
+                 opt.out.c_str(), end - begin, seconds);
+  return 0;
+}
+
+std::string summary_path(const std::string& out) {
+  const std::string ext = ".csv";
+  if (out.size() > ext.size() && out.compare(out.size() - ext.size(), ext.size(), ext) == 0)
+    return out.substr(0, out.size() - ext.size()) + ".summary.csv";
+  return out + ".summary.csv";
+}
+
+}  // namespace poslsh

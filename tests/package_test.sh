@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# ctest package.install_and_example: poslsh as an installed package.
+#  1. `cmake --install` the build tree into a temporary prefix;
+#  2. configure and build examples/cpp against it (find_package(poslsh)) and
+#     check that its numbers equal, bit for bit, the row `poslsh convergence`
+#     writes for the same (n, sigma, s, seed);
+#  3. move the prefix elsewhere and run its `poslsh reproduce`: the report must
+#     draw its figures with the plot scripts of the moved prefix, not the
+#     source tree's.
+# Usage: tests/package_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1
+src=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/poslsh-package.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "package test: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+for f in include/poslsh/poslsh.h include/poslsh/types.h lib/libposlsh_core.a bin/poslsh \
+         share/poslsh/plots/plotlib.py lib/cmake/poslsh/poslshConfig.cmake \
+         lib/cmake/poslsh/poslshConfigVersion.cmake lib/cmake/poslsh/poslshTargets.cmake; do
+  [ -e "$tmp/prefix/$f" ] || fail "the install lacks $f"
+done
+# The public headers are the core's: none may include the runner's.
+if grep -rlE '#include "(runner|experiments)/' "$tmp/prefix/include/poslsh"; then
+  fail "an installed header includes the runner"
+fi
+
+cmake -S "$src/examples/cpp" -B "$tmp/example" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+  -DCMAKE_BUILD_TYPE=Release >/dev/null || fail "examples/cpp does not configure against the install"
+cmake --build "$tmp/example" >/dev/null || fail "examples/cpp does not build against the install"
+"$tmp/example/spectral_error_example" 1536 6 16 7 >"$tmp/example.txt" ||
+  fail "the example exited non-zero: $(cat "$tmp/example.txt")"
+"$tmp/prefix/bin/poslsh" convergence --n 1536 --sigma 6 --s 16 --trials 1 --seed 7 --quiet \
+  --out "$tmp/conv.csv"
+/usr/bin/python3 - "$tmp/example.txt" "$tmp/conv.csv" <<'PY' || fail "the example disagrees with the CLI"
+import csv, sys
+got = dict(kv.split("=", 1) for line in open(sys.argv[1]) for kv in line.split())
+row = next(csv.DictReader(open(sys.argv[2])))
+pairs = [("spectral_error", "spectral_error"), ("spectral_lower", "spectral_lower"),
+         ("spectral_upper", "spectral_upper"), ("spectral_bound", "spectral_bound"),
+         ("max_error", "max_error"), ("max_bound", "max_bound")]
+bad = [f"{a}: example {got[a]} vs CLI {row[b]}" for a, b in pairs if float(got[a]) != float(row[b])]
+if bad:
+    sys.exit("; ".join(bad))
+print(f"example = CLI on {len(pairs)} columns (spectral_error {row['spectral_error']})")
+PY
+
+mv "$tmp/prefix" "$tmp/moved"
+printf '[convergence]\nn = [256]\nsigma = [4]\ns = [1, 4]\ntrials = 2\n' >"$tmp/tiny.toml"
+"$tmp/moved/bin/poslsh" reproduce --config "$tmp/tiny.toml" --out "$tmp/report" --quiet ||
+  fail "the moved prefix's poslsh reproduce failed"
+grep -qF "plot scripts: \`$tmp/moved/share/poslsh/plots\`" "$tmp/report/report.md" ||
+  fail "reproduce did not use the moved prefix's plot scripts: $(grep 'plot scripts' "$tmp/report/report.md")"
+[ -s "$tmp/report/convergence_error_vs_s.png" ] || fail "no figure drawn"
+echo "package test: installed, example built and equal to the CLI, moved prefix found its plots"
