@@ -46,6 +46,30 @@ if bad:
 print(f"example = CLI on {len(pairs)} columns (spectral_error {row['spectral_error']})")
 PY
 
+# The README's "Use from C++" snippets, as they are written there: the CMake
+# lines and the program, built against the install; the program prints the
+# spectral error of the example's (n, sigma, s, seed) above.
+mkdir -p "$tmp/snippet"
+/usr/bin/python3 - "$src/README.md" "$tmp/snippet" <<'PY' || fail "README has no 'Use from C++' cmake and cpp blocks"
+import re, sys
+text = open(sys.argv[1]).read()
+section = text.split("## Use from C++", 1)[1].split("\n## ", 1)[0]
+blocks = dict(re.findall(r"```(cmake|cpp)\n(.*?)```", section, re.S))
+open(sys.argv[2] + "/CMakeLists.txt", "w").write(
+    "cmake_minimum_required(VERSION 3.25)\nproject(snippet CXX)\n"
+    "add_executable(my_program main.cpp)\n" + blocks["cmake"])
+open(sys.argv[2] + "/main.cpp", "w").write(blocks["cpp"])
+PY
+cmake -S "$tmp/snippet" -B "$tmp/snippet/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null &&
+  cmake --build "$tmp/snippet/build" >/dev/null || fail "the README's C++ snippet does not build"
+snippet=$("$tmp/snippet/build/my_program")
+want=$(/usr/bin/python3 -c "import sys; print('ok: %.6g' % float(sys.argv[1]))" \
+  "$(sed -n 's/^spectral_error=\([^ ]*\) .*/\1/p' "$tmp/example.txt")")
+case "$snippet" in
+  "$want in ["*) ;;
+  *) fail "the README's C++ snippet printed '$snippet', expected '$want in [...]'" ;;
+esac
+
 mv "$tmp/prefix" "$tmp/moved"
 printf '[convergence]\nn = [256]\nsigma = [4]\ns = [1, 4]\ntrials = 2\n' >"$tmp/tiny.toml"
 "$tmp/moved/bin/poslsh" reproduce --config "$tmp/tiny.toml" --out "$tmp/report" --quiet ||
@@ -53,4 +77,4 @@ printf '[convergence]\nn = [256]\nsigma = [4]\ns = [1, 4]\ntrials = 2\n' >"$tmp/
 grep -qF "plot scripts: \`$tmp/moved/share/poslsh/plots\`" "$tmp/report/report.md" ||
   fail "reproduce did not use the moved prefix's plot scripts: $(grep 'plot scripts' "$tmp/report/report.md")"
 [ -s "$tmp/report/convergence_error_vs_s.png" ] || fail "no figure drawn"
-echo "package test: installed, example built and equal to the CLI, moved prefix found its plots"
+echo "package test: installed; example and README snippet built and equal to the CLI; moved prefix found its plots"

@@ -16,7 +16,7 @@ namespace poslsh {
 namespace {
 
 // Test-only stream purpose, far from the library's.
-constexpr auto kTestPurpose = static_cast<StreamPurpose>(0x7e57b10c);
+constexpr auto kBlockScanTestPurpose = static_cast<StreamPurpose>(0x7e57b10c);
 
 using Path = LargestBlockScan::Path;
 
@@ -80,7 +80,7 @@ double stressed_pitch(Stream& rng) {
 }
 
 TEST(LargestBlockSize, MatchesOracleOnStressedHashesAtSmallN) {
-  Stream rng(2024, 0, 0, kTestPurpose);
+  Stream rng(2024, 0, 0, kBlockScanTestPurpose);
   PathCounts paths;
   for (int trial = 0; trial < 40000; ++trial) {
     const double pitch = stressed_pitch(rng);
@@ -146,7 +146,7 @@ std::int64_t brute_force_largest(const PositionalHash& h, std::int64_t n) {
 // Rounding decides block sizes when a bin edge u + k pitch falls within
 // (n + pitch) 2^-52 of an integer; such hashes must still agree with the oracle.
 TEST(LargestBlockSize, MatchesOracleWhereRoundingDecides) {
-  Stream rng(99, 0, 0, kTestPurpose);
+  Stream rng(99, 0, 0, kBlockScanTestPurpose);
   const std::int64_t n = 1 << 18;
   for (int trial = 0; trial < 120; ++trial) {
     const double m = std::floor(2 + 8 * rng.uniform());
@@ -260,7 +260,7 @@ double analogue_shift(Stream& rng, double pitch, std::int64_t n) {
 }
 
 TEST(LargestBlockSize, MatchesBruteForceOnScaledAnaloguesOfLargeN) {
-  Stream rng(4747, 0, 0, kTestPurpose);
+  Stream rng(4747, 0, 0, kBlockScanTestPurpose);
   int above_ceil = 0, checked = 0;
   for (int trial = 0; trial < 3000; ++trial) {
     // n log-uniform in [2^6, 2^20], sometimes a power of two or next to one.
@@ -332,7 +332,7 @@ TEST(LargestBlockSize, CostIsIndependentOfNForDrawnHashes) {
     EXPECT_LE(worst, 150) << "n=2^" << log2n;
     RecordProperty("mean_work_2^" + std::to_string(log2n), std::to_string(mean));
 
-    Stream rng(77, static_cast<std::uint64_t>(log2n), 0, kTestPurpose);
+    Stream rng(77, static_cast<std::uint64_t>(log2n), 0, kBlockScanTestPurpose);
     std::int64_t adversarial_worst = 0;
     for (int trial = 0; trial < 3000; ++trial) {
       const double m = std::floor(1 + 60 * rng.uniform());
@@ -372,7 +372,7 @@ TEST(LargestBlockSize, CostIsIndependentOfNForDrawnHashes) {
 // ceil(pitch) must be seen, and so must a block of ceil(pitch) + 1 when the
 // scan reports one (about 6 in 10^4 drawn hashes at n = 2^50, sigma = 16).
 TEST(LargestBlockSize, WindowsAtLargeNAgreeWithTheScan) {
-  Stream rng(5050, 0, 0, kTestPurpose);
+  Stream rng(5050, 0, 0, kBlockScanTestPurpose);
   for (const int log2n : {47, 50}) {
     const std::int64_t n = std::int64_t{1} << log2n;
     int above_ceil = 0;

@@ -20,7 +20,7 @@
 namespace poslsh {
 namespace {
 
-constexpr auto kTestPurpose = static_cast<StreamPurpose>(0x1a3b10c);
+constexpr auto kLawTestPurpose = static_cast<StreamPurpose>(0x1a3b10c);
 
 TEST(ExpectedMaxPitch, OneSampleIsTheGammaMean) {
   for (const double sigma : {0.5, 1.0, 16.0, 256.0}) {
@@ -233,7 +233,7 @@ std::vector<std::int64_t> sample_b_max(const PitchSampler& pitch, std::int64_t n
     for (std::int64_t k = 0; k < s; ++k) {
       const double p = pitch(static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(k));
       Stream shift_rng(41, static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(k),
-                       kTestPurpose);
+                       kLawTestPurpose);
       hashes.push_back({p, p * shift_rng.uniform()});
     }
     out.push_back(b_max(hashes, n));
@@ -260,7 +260,7 @@ TEST(BlockSizeFit, AcceptsTheCorrectSamplerAndRejectsWrongOnes) {
       return 1.2 * draw_hash(23, t, k, sigma).pitch;
     };
     const PitchSampler exponential = [sigma](std::uint64_t t, std::uint64_t k) {
-      Stream rng(23, t, k, kTestPurpose);
+      Stream rng(23, t, k, kLawTestPurpose);
       return -2 * sigma * std::log(rng.uniform_pos());  // same mean 2 sigma, wrong shape
     };
     const BlockSizeFit good = block_size_fit(sample_b_max(correct, n, c.s, trials), law);

@@ -26,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using BlocksizeCli = testing::CliTest;
 
-constexpr auto kTestPurpose = static_cast<StreamPurpose>(0xb10c51e);
+constexpr auto kExperimentTestPurpose = static_cast<StreamPurpose>(0xb10c51e);
 
 TEST_F(BlocksizeCli, RowsAreTheSampledHashesMeasuredExactly) {
   const auto r =
@@ -196,7 +196,7 @@ CsvTable make_table(const TableSpec& spec, const PitchSampler& pitch,
           double max_pitch = 0;
           for (std::int64_t k = 0; k < s; ++k) {
             const double d = pitch(sigma, std::uint64_t(t), std::uint64_t(k));
-            Stream u(77, std::uint64_t(t), std::uint64_t(k), kTestPurpose);
+            Stream u(77, std::uint64_t(t), std::uint64_t(k), kExperimentTestPurpose);
             hashes.push_back({d, d * u.uniform()});
             max_pitch = std::max(max_pitch, d);
           }
@@ -239,7 +239,7 @@ TEST(BlocksizeChecks, WrongPitchLawsFailTheFit) {
     return 1.2 * draw_hash(123, t, k, sigma).pitch;
   };
   const PitchSampler exponential = [](double sigma, std::uint64_t t, std::uint64_t k) {
-    Stream rng(123, t, k, kTestPurpose);
+    Stream rng(123, t, k, kExperimentTestPurpose);
     return -2 * sigma * std::log(rng.uniform_pos());
   };
   for (const auto* sampler : {&scaled, &exponential}) {
@@ -253,7 +253,7 @@ TEST(BlocksizeChecks, WrongPitchLawsFailTheFit) {
 TEST(BlocksizeChecks, ViolatedBoundFails) {
   TableSpec spec{.n = {1 << 20}, .sigma = {8}, .s = {16}, .trials = 300};
   const PitchSampler exponential = [](double sigma, std::uint64_t t, std::uint64_t k) {
-    Stream rng(123, t, k, kTestPurpose);
+    Stream rng(123, t, k, kExperimentTestPurpose);
     return -2 * sigma * std::log(rng.uniform_pos());
   };
   const auto outcomes = check_blocksize_table(make_table(spec, exponential));
