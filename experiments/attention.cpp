@@ -122,7 +122,7 @@ struct Problem {  // one (n, d) data set
   QkvData data;
 };
 
-struct Cell {
+struct AttentionCell {
   std::size_t problem;
   std::int64_t head;  // index into the sigma list
 };
@@ -189,7 +189,7 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
         for (auto d : o->d) problems.push_back({n, d, synthetic_qkv(o->seed, n, d, o->qk_scale)});
     }
     auto shared_problems = std::make_shared<std::vector<Problem>>(std::move(problems));
-    std::vector<Cell> cells;
+    std::vector<AttentionCell> cells;
     for (std::size_t p = 0; p < shared_problems->size(); ++p)
       for (std::size_t h = 0; h < sigmas.size(); ++h)
         cells.push_back({p, static_cast<std::int64_t>(h)});
@@ -225,7 +225,7 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
       return fmt::format("n={} d={} sigma={}", p.n, p.d, format_double(sigmas[cells[c].head]));
     };
     sweep.run_cell = [cells, shared_problems, sigmas, o, form, inner](std::size_t c) {
-      const Cell cell = cells[c];
+      const AttentionCell cell = cells[c];
       const Problem& p = (*shared_problems)[cell.problem];
       const double sigma = sigmas[static_cast<std::size_t>(cell.head)];
       // The head's hashes (Q, K, V are the data: a synthetic set is shared by the heads).
@@ -342,7 +342,7 @@ Action add_attention_command(CLI::App& parent) {
   return make_action(cmd, o);
 }
 
-const bool registered = register_experiment({
+const bool registered_attention = register_experiment({
     .name = "attention",
     .summary = "Positional-LSH attention vs exact ALiBi attention and baselines",
     .add_command = add_attention_command,

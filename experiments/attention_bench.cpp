@@ -25,7 +25,7 @@
 namespace poslsh {
 namespace {
 
-struct BenchOptions {
+struct AttentionBenchOptions {
   std::vector<std::int64_t> n = {4096, 8192, 16384, 32768, 65536, 131072};
   std::int64_t d = 64, s = 8, repeats = 3, reference_rows = 1024, exact_max_n = 131072;
   double sigma = 16.0;
@@ -40,7 +40,7 @@ double timed(std::int64_t repeats, F&& f) {
   return best_time(repeats, std::forward<F>(f), 5.0);
 }
 
-int run_bench(const BenchOptions& o) {
+int run_attention_bench(const AttentionBenchOptions& o) {
   require_nonempty("--n", o.n.size());
   require_at_least("--n", o.n, 2);
   require_at_least("--d", o.d, 1);
@@ -170,7 +170,7 @@ int run_bench(const BenchOptions& o) {
 }  // namespace
 
 Action add_attention_bench(CLI::App& bench_parent) {
-  auto o = std::make_shared<BenchOptions>();
+  auto o = std::make_shared<AttentionBenchOptions>();
   auto* cmd = bench_parent.add_subcommand(
       "attention", "Time exact, positional-LSH and equal-cost sliding-window attention (float32)");
   cmd->add_option("--n", o->n, "Context lengths (list)")->delimiter(',')->capture_default_str();
@@ -188,7 +188,7 @@ Action add_attention_bench(CLI::App& bench_parent) {
   cmd->add_option("--exact-max-n", o->exact_max_n, "Largest n at which exact attention is timed")
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Output CSV")->capture_default_str();
-  return [o] { return run_bench(*o); };
+  return [o] { return run_attention_bench(*o); };
 }
 
 }  // namespace poslsh

@@ -170,7 +170,7 @@ Action add_blocksize_command(CLI::App& parent) {
   };
 }
 
-const bool registered = register_experiment({
+const bool registered_blocksize = register_experiment({
     .name = "blocksize",
     .summary = "Largest block b_max vs its exact law F(b)^s and sigma ln ln n",
     .add_command = add_blocksize_command,

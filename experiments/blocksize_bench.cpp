@@ -24,7 +24,7 @@ namespace poslsh {
 
 namespace {
 
-struct BenchOptions {
+struct BlocksizeBenchOptions {
   std::vector<std::int64_t> n = {std::int64_t{1} << 30, std::int64_t{1} << 40,
                                  std::int64_t{1} << 47, std::int64_t{1} << 50};
   double sigma = 16.0;
@@ -39,7 +39,7 @@ std::string power_of_two(std::int64_t n) {
                             : std::to_string(n);
 }
 
-int run_bench(const BenchOptions& o) {
+int run_blocksize_bench(const BlocksizeBenchOptions& o) {
   require_nonempty("--n", o.n.size());
   for (const std::int64_t n : o.n) {
     if (n < 1 || n > (std::int64_t{1} << 50))
@@ -122,7 +122,7 @@ int run_bench(const BenchOptions& o) {
 }
 
 Action add_blocksize_bench(CLI::App& bench) {
-  auto o = std::make_shared<BenchOptions>();
+  auto o = std::make_shared<BlocksizeBenchOptions>();
   auto* cmd = bench.add_subcommand(
       "blocksize", "Time per hash of the exact b_max scan at n up to 2^50, vs every block");
   cmd->add_option("--n", o->n, "Context lengths (list, each in [1, 2^50])")
@@ -141,10 +141,10 @@ Action add_blocksize_bench(CLI::App& bench) {
   cmd->add_option("--threads", o->threads, "Accepted for `poslsh reproduce`; timing uses one")
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Also write the table as CSV (atomically)");
-  return [o] { return run_bench(*o); };
+  return [o] { return run_blocksize_bench(*o); };
 }
 
-const bool registered = register_experiment({
+const bool registered_blocksize_bench = register_experiment({
     .name = "blocksize",
     .summary = "Largest block b_max",
     .add_command = nullptr,

@@ -97,7 +97,7 @@ double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
 
 namespace {
 
-struct Cell {
+struct ConvergenceCell {
   std::int64_t n;
   double sigma;
   std::int64_t s;
@@ -200,7 +200,7 @@ Action add_convergence_command(CLI::App& app) {
       require_nonempty("--sigma", sigmas.size());
       require_positive_finite("--sigma", sigmas);
     }
-    auto cells = std::make_shared<std::vector<Cell>>();
+    auto cells = std::make_shared<std::vector<ConvergenceCell>>();
     for (auto n : o->n)
       for (std::size_t h = 0; h < sigmas.size(); ++h)
         for (auto s : o->s)
@@ -223,11 +223,11 @@ Action add_convergence_command(CLI::App& app) {
     sweep.timing_columns = {"seconds"};
     sweep.num_cells = cells->size();
     sweep.label = [cells](std::size_t c) {
-      const Cell& x = (*cells)[c];
+      const ConvergenceCell& x = (*cells)[c];
       return fmt::format("n={} sigma={} s={} trial={}", x.n, format_double(x.sigma), x.s, x.trial);
     };
     sweep.run_cell = [cells, settings](std::size_t c) {
-      const Cell& x = (*cells)[c];
+      const ConvergenceCell& x = (*cells)[c];
       // Hash k of (seed, trial) does not depend on s: these are the first s
       // hashes of the trial, as `poslsh sample --s S` exports them. With
       // --independent-heads the head's own seed keys its hashes and its
@@ -238,7 +238,7 @@ Action add_convergence_command(CLI::App& app) {
       return std::vector<CsvRow>{convergence_row(x.n, x.sigma, x.trial, hashes, head_settings)};
     };
     sweep.memory_bytes = [cells, settings](std::size_t c) {
-      const Cell& x = (*cells)[c];
+      const ConvergenceCell& x = (*cells)[c];
       return convergence_memory_bytes(x.n, x.sigma, x.s, settings);
     };
     sweep.resolved_config =
@@ -278,7 +278,7 @@ Action add_convergence_bench(CLI::App& bench) {
   };
 }
 
-const bool registered = register_experiment({
+const bool registered_convergence = register_experiment({
     .name = "convergence",
     .summary = "Spectral and max-norm errors of M~ vs s, with their bounds",
     .add_command = add_convergence_command,

@@ -95,7 +95,7 @@ Action add_operators_bench(CLI::App& bench) {
   };
 }
 
-const bool registered = register_experiment({
+const bool registered_operators_bench = register_experiment({
     .name = "operators",
     .summary = "Matrix-free operator products",
     .add_command = nullptr,

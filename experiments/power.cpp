@@ -422,7 +422,7 @@ Action add_power_command(CLI::App& parent) {
   };
 }
 
-const bool registered = register_experiment({
+const bool registered_power = register_experiment({
     .name = "power",
     .summary =
         "False-alarm and detection rates of every check on sound and planted-defect samplers",

@@ -64,7 +64,7 @@ namespace {
 // Counts and positions are integers in [0, 2^53): exact in a double.
 constexpr std::int64_t kMaxCell = std::int64_t{1} << 53;
 
-struct Group {
+struct UnbiasednessGroup {
   std::int64_t n = 0, hashes = 0, batch = 0;
   double sigma = 0;
   std::string region;
@@ -72,13 +72,13 @@ struct Group {
   std::vector<std::size_t> rows;
 };
 
-std::string group_name(const Group& g) {
+std::string unbiasedness_group_name(const UnbiasednessGroup& g) {
   return fmt::format("n={},sigma={},{}", g.n, format_double(g.sigma), g.region);
 }
 
-std::vector<Group> read_groups(const CsvTable& t) {
+std::vector<UnbiasednessGroup> read_groups(const CsvTable& t) {
   std::map<std::tuple<std::int64_t, double, std::string>, std::size_t> index;
-  std::vector<Group> groups;
+  std::vector<UnbiasednessGroup> groups;
   for (std::size_t r = 0; r < t.size(); ++r) {
     const std::int64_t n = t.integer(r, "n", 0, kMaxCell);
     const double sigma = t.number(r, "sigma");
@@ -118,14 +118,14 @@ std::vector<Group> read_groups(const CsvTable& t) {
     const auto key = std::tuple{n, sigma, region};
     auto [it, fresh] = index.try_emplace(key, groups.size());
     if (fresh) groups.push_back({n, hashes, batch, sigma, region, {}, {}, {}, {}});
-    Group& g = groups[it->second];
+    UnbiasednessGroup& g = groups[it->second];
     if (g.hashes != hashes || g.batch != batch)
       throw InputError(
           fmt::format("row {}: the rows of {} must share one hash set (hashes and batch differ)",
-                      CsvTable::line_of(r), group_name(g)));
+                      CsvTable::line_of(r), unbiasedness_group_name(g)));
     if (std::find(g.t.begin(), g.t.end(), off) != g.t.end())
       throw InputError(fmt::format("row {}: offset t = {} appears twice in {}",
-                                   CsvTable::line_of(r), off, group_name(g)));
+                                   CsvTable::line_of(r), off, unbiasedness_group_name(g)));
     g.t.push_back(off);
     g.cobinned.push_back(k);
     g.sumsq.push_back(sumsq);
@@ -141,7 +141,7 @@ double cobin_scale_level(double alpha, std::size_t groups) {
 }
 
 std::vector<CheckOutcome> check_unbiasedness_table(const CsvTable& table, double alpha) {
-  const std::vector<Group> groups = read_groups(table);
+  const std::vector<UnbiasednessGroup> groups = read_groups(table);
   std::vector<CheckOutcome> out;
   if (groups.empty()) {
     out.push_back({"unbiasedness", Verdict::kFail, "the table has no rows"});
@@ -161,7 +161,7 @@ std::vector<CheckOutcome> check_unbiasedness_table(const CsvTable& table, double
   const double disp_level = share / static_cast<double>(std::max<std::size_t>(dispersion_rows, 1));
 
   for (const auto& g : groups) {
-    const std::string name = group_name(g);
+    const std::string name = unbiasedness_group_name(g);
     // 1. Mean, offset by offset.
     double worst_p = 2;
     std::size_t worst = 0;
@@ -279,7 +279,7 @@ Action add_unbiasedness_command(CLI::App& parent) {
   };
 }
 
-const bool registered = register_experiment({
+const bool registered_unbiasedness = register_experiment({
     .name = "unbiasedness",
     .summary = "Co-binning counts vs exp(-t/sigma): E[M] = L* tested pair by pair",
     .add_command = add_unbiasedness_command,
