@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <poslsh/alibi_heads.h>
 #include <poslsh/attention_bounds.h>
+#include <poslsh/band_attention.h>
 #include <poslsh/baseline_attention.h>
 #include <poslsh/input_error.h>
 #include <poslsh/lsh_attention.h>
@@ -114,6 +115,7 @@ struct AttentionOptionsCli {
   bool causal = false;
   std::string qkv = "synthetic";
   double qk_scale = 1.0;
+  double band_tol = BandAttentionOptions{}.tol;
   SweepOptions sweep;
 };
 
@@ -148,8 +150,12 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
     require_at_least("--trials", o->trials, 1);
     require_nonempty("--estimator", o->estimator.size());
     for (const auto& e : o->estimator)
-      if (e != "lsh" && e != "fixed" && e != "window")
-        throw UsageError(fmt::format("--estimator accepts lsh, fixed, window (got '{}')", e));
+      if (e != "lsh" && e != "fixed" && e != "window" && e != "band")
+        throw UsageError(
+            fmt::format("--estimator accepts lsh, fixed, window, band (got '{}')", printable(e)));
+    if (!(o->band_tol >= 0 && o->band_tol < 1))
+      throw UsageError(
+          fmt::format("--band-tol must be a number in [0, 1), got {}", format_double(o->band_tol)));
     require_at_least("--width", o->width, 0);
     require_positive_finite("--qk-scale", o->qk_scale);
     const Form form = o->causal ? Form::kCausal : Form::kSymmetric;
@@ -282,6 +288,25 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
              mask.largest_block(), approx, b, secs);
       }
       if (want_window && o->width > 0) run_window(kNotApplicable, kNotApplicable, o->width);
+      if (std::count(o->estimator.begin(), o->estimator.end(), "band") > 0) {
+        // Certified band-exact attention: the keys left out carry at most
+        // band_tol of each row's mass; its certificate is a bound for any Q, K, V.
+        BandAttentionOptions band_opts;
+        band_opts.tol = o->band_tol;
+        band_opts.attention = opts;
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto band = band_exact_attention<double>(q, k, v, sigma, form, band_opts);
+        const double secs = seconds_since(t0);
+        AttentionBounds b;
+        b.certificate = band.certificate();
+        b.uniform_bound = band.certificate();
+        b.rounding_allowance = kRoundingAllowance * v.cwiseAbs().maxCoeff();
+        b.max_abs_logit = stats.max_abs_logit;
+        const std::int64_t widest =
+            *std::max_element(band.tile_half_width.begin(), band.tile_half_width.end());
+        emit(kNotApplicable, kNotApplicable, "band", widest, band.keys_per_query, kNotApplicable,
+             band.output, b, secs);
+      }
       for (std::int64_t s : o->s) {
         for (std::int64_t trial = 0; trial < o->trials; ++trial) {
           if (!want_lsh && !(want_window && o->width == 0)) continue;
@@ -323,7 +348,9 @@ Action add_attention_command(CLI::App& parent) {
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Random seed (hashes and synthetic Q, K, V)")
       ->capture_default_str();
-  cmd->add_option("--estimator", o->estimator, "Estimators: lsh, fixed, window (list)")
+  cmd->add_option("--estimator", o->estimator,
+                  "Estimators: lsh, fixed, window, band (list; band: certified band-exact "
+                  "attention, the keys whose mass is provably below --band-tol left out)")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--width", o->width,
@@ -337,6 +364,10 @@ Action add_attention_command(CLI::App& parent) {
       ->capture_default_str();
   cmd->add_option("--qk-scale", o->qk_scale,
                   "Synthetic data: standard deviation of the logits q.k/sqrt(d) (> 0)")
+      ->capture_default_str();
+  cmd->add_option("--band-tol", o->band_tol,
+                  "band estimator: bound, on every row, on the softmax mass of the keys left "
+                  "out relative to the mass kept, in [0, 1) (0: every key)")
       ->capture_default_str();
   add_sweep_options(*cmd, o->sweep);
   return make_action(cmd, o);

@@ -1,6 +1,8 @@
-// `poslsh bench attention`: wall time of exact, positional-LSH and
-// sliding-window attention in float32 across n, side by side in one run, with
-// each method's error against float64 exact ALiBi attention.
+// `poslsh bench attention`: wall time of exact, certified band-exact,
+// positional-LSH and sliding-window attention in float32 across n, side by
+// side in one run, with each method's error against float64 exact ALiBi
+// attention (and the band's certificate: its error in real arithmetic, which
+// float32 rounding of the output, as for dense exact, comes on top of).
 //
 // The window's half-width is chosen to cost the same as the LSH instance: its
 // keys per query (2w + 1) match Σ_k Σ_blocks b² / n of the hashes used. Errors
@@ -8,10 +10,12 @@
 // tiles), since the float64 reference costs O(rows · n · d); max_error is the
 // maximum over those rows.
 #include <fmt/format.h>
+#include <poslsh/band_attention.h>
 #include <poslsh/baseline_attention.h>
 #include <poslsh/lsh_attention.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -50,13 +54,16 @@ int run_attention_bench(const AttentionBenchOptions& o) {
   require_positive_finite("--sigma", o.sigma);
   const int threads = resolve_threads(o.threads);
   AtomicFile file(o.out, "--out");
-  file.write("n,method,seconds,max_error,error_rows,keys_per_query,half_width,gflops,threads\n");
+  file.write(
+      "n,method,seconds,max_error,error_rows,keys_per_query,half_width,gflops,threads,"
+      "certificate\n");
   const AttentionOptions opts{.threads = threads};
   struct Row {
     std::int64_t n = 0;
     double exact_s = NAN, lsh_s = NAN, window_s = NAN, exact_err = NAN, lsh_err = NAN,
-           window_err = NAN, kpq = NAN;
-    std::int64_t w = 0;
+           window_err = NAN, kpq = NAN, band_s = NAN, band_err = NAN, band_cert = NAN,
+           band_kpq = NAN;
+    std::int64_t w = 0, band_w = 0;
   };
   std::vector<Row> rows;
   for (std::int64_t n : o.n) {
@@ -111,6 +118,15 @@ int run_attention_bench(const AttentionBenchOptions& o) {
       });
       row.exact_err = error(out);
     }
+    BandAttentionResult<float> band;
+    const BandAttentionOptions band_opts{.attention = opts};
+    row.band_s = timed(o.repeats, [&] {
+      band = band_exact_attention<float>(q, k, v, o.sigma, Form::kSymmetric, band_opts);
+    });
+    row.band_err = error(band.output);
+    row.band_cert = band.certificate();
+    row.band_kpq = band.keys_per_query;
+    row.band_w = *std::max_element(band.tile_half_width.begin(), band.tile_half_width.end());
     row.lsh_s = timed(o.repeats, [&] { out = lsh_attention<float>(q, k, v, mask, opts); });
     row.lsh_err = error(out);
     row.window_s = timed(o.repeats, [&] {
@@ -119,14 +135,16 @@ int run_attention_bench(const AttentionBenchOptions& o) {
     row.window_err = error(out);
     const double exact_gflops = exact_attention_flops(n, o.d, Form::kSymmetric) / row.exact_s / 1e9;
     auto line = [&](const char* method, double secs, double err, double kpq, std::int64_t w,
-                    double gflops) {
+                    double gflops, double certificate = NAN) {
       if (std::isnan(secs)) return;
-      file.write(fmt::format("{},{},{},{},{},{},{},{},{}\n", n, method, format_double(secs),
+      file.write(fmt::format("{},{},{},{},{},{},{},{},{},{}\n", n, method, format_double(secs),
                              format_double(err), ref_rows, format_double(kpq),
                              w < 0 ? "" : std::to_string(w),
-                             std::isnan(gflops) ? "" : format_double(gflops), threads));
+                             std::isnan(gflops) ? "" : format_double(gflops), threads,
+                             std::isnan(certificate) ? "" : format_double(certificate)));
     };
     line("exact", row.exact_s, row.exact_err, static_cast<double>(n), -1, exact_gflops);
+    line("band", row.band_s, row.band_err, row.band_kpq, row.band_w, NAN, row.band_cert);
     line("lsh", row.lsh_s, row.lsh_err, row.kpq, -1, NAN);
     line("window", row.window_s, row.window_err, window_keys_per_query(n, row.w, Form::kSymmetric),
          row.w, NAN);
@@ -140,17 +158,21 @@ int run_attention_bench(const AttentionBenchOptions& o) {
       "float64 exact on {} sampled rows\n",
       o.d, format_double(o.sigma), o.s, threads,
       std::min<std::int64_t>(o.reference_rows, o.n.back()));
-  fmt::print("{:>7} {:>10} {:>10} {:>10} {:>9} {:>7} {:>10} {:>10} {:>10} {:>8}\n", "n", "exact_s",
-             "lsh_s", "window_s", "exact/lsh", "w", "err_exact", "err_lsh", "err_window",
-             "GFLOP/s");
-  std::vector<double> ln_n, ln_e, ln_l, ln_w, ln_ne;
+  fmt::print(
+      "{:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10} "
+      "{:>8}\n",
+      "n", "exact_s", "band_s", "lsh_s", "window_s", "exact/band", "exact/lsh", "w", "err_exact",
+      "err_band", "cert_band", "err_lsh", "err_window", "GFLOP/s");
+  std::vector<double> ln_n, ln_e, ln_l, ln_w, ln_ne, ln_b;
   for (const auto& r : rows) {
     fmt::print(
-        "{:>7} {:>10.4g} {:>10.4g} {:>10.4g} {:>9.1f} {:>7} {:>10.3g} {:>10.3g} {:>10.3g} "
-        "{:>8.1f}\n",
-        r.n, r.exact_s, r.lsh_s, r.window_s, r.exact_s / r.lsh_s, r.w, r.exact_err, r.lsh_err,
-        r.window_err, exact_attention_flops(r.n, o.d, Form::kSymmetric) / r.exact_s / 1e9);
+        "{:>7} {:>10.4g} {:>10.4g} {:>10.4g} {:>10.4g} {:>10.1f} {:>9.1f} {:>7} {:>10.3g} "
+        "{:>10.3g} {:>10.3g} {:>10.3g} {:>10.3g} {:>8.1f}\n",
+        r.n, r.exact_s, r.band_s, r.lsh_s, r.window_s, r.exact_s / r.band_s, r.exact_s / r.lsh_s,
+        r.w, r.exact_err, r.band_err, r.band_cert, r.lsh_err, r.window_err,
+        exact_attention_flops(r.n, o.d, Form::kSymmetric) / r.exact_s / 1e9);
     ln_n.push_back(std::log(double(r.n)));
+    ln_b.push_back(std::log(r.band_s));
     ln_l.push_back(std::log(r.lsh_s));
     ln_w.push_back(std::log(r.window_s));
     if (!std::isnan(r.exact_s)) {
@@ -161,8 +183,8 @@ int run_attention_bench(const AttentionBenchOptions& o) {
   auto slope = [](const std::vector<double>& x, const std::vector<double>& y) {
     return x.size() >= 2 ? fmt::format("{:.3f}", least_squares_slope(x, y)) : std::string("n/a");
   };
-  fmt::print("slope of log time vs log n: exact {}, lsh {}, window {}\n", slope(ln_ne, ln_e),
-             slope(ln_n, ln_l), slope(ln_n, ln_w));
+  fmt::print("slope of log time vs log n: exact {}, band {}, lsh {}, window {}\n",
+             slope(ln_ne, ln_e), slope(ln_n, ln_b), slope(ln_n, ln_l), slope(ln_n, ln_w));
   fmt::print("wrote {}\n", o.out);
   return 0;
 }
@@ -172,7 +194,9 @@ int run_attention_bench(const AttentionBenchOptions& o) {
 Action add_attention_bench(CLI::App& bench_parent) {
   auto o = std::make_shared<AttentionBenchOptions>();
   auto* cmd = bench_parent.add_subcommand(
-      "attention", "Time exact, positional-LSH and equal-cost sliding-window attention (float32)");
+      "attention",
+      "Time exact, certified band-exact, positional-LSH and equal-cost sliding-window attention "
+      "(float32)");
   cmd->add_option("--n", o->n, "Context lengths (list)")->delimiter(',')->capture_default_str();
   cmd->add_option("--d", o->d, "Head dimension")->capture_default_str();
   cmd->add_option("--sigma", o->sigma, "ALiBi scale")->capture_default_str();

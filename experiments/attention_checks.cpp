@@ -180,7 +180,7 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
     std::map<std::string, double> exact_keys;
     for (std::size_t r = 0; r < t.size(); ++r) {
       const std::string est = t.text(r, "estimator");
-      if (est != "lsh" && est != "window") continue;
+      if (est != "lsh" && est != "window" && est != "band") continue;
       const double kpq = t.number(r, "keys_per_query");
       if (!std::isfinite(kpq)) continue;
       const std::string g = group_of(r);
@@ -196,8 +196,9 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
       const auto& [g, est, s] = key;
       const double mean = acc.first / acc.second;
       if (mean > exact_keys.at(g))
-        dearer[g].push_back(s < 0 ? fmt::format("{} of fixed width: {:.0f}", est, mean)
-                                  : fmt::format("{} s={}: {:.0f}", est, s, mean));
+        dearer[g].push_back(
+            s < 0 ? fmt::format("{}{}: {:.0f}", est, est == "window" ? " of fixed width" : "", mean)
+                  : fmt::format("{} s={}: {:.0f}", est, s, mean));
     }
     for (const auto& [g, list] : dearer)
       out.push_back({fmt::format("cost[{}]", g), Verdict::kWarning,

@@ -62,6 +62,13 @@ std::string resolved_config(const CLI::App& command) {
   };
   if (given("alibi-heads", "0")) replaced.insert("sigma");
   if (given("qkv", "synthetic")) replaced.insert({"n", "d", "qk-scale"});  // synthetic data only
+  // --band-tol applies to attention's band estimator only (the default
+  // estimators do not include it).
+  if (const CLI::Option* e = command.get_option_no_throw("--estimator")) {
+    const auto& chosen = e->results();
+    if (std::find(chosen.begin(), chosen.end(), "band") == chosen.end())
+      replaced.insert("band-tol");
+  }
   std::ostringstream out;
   for (const CLI::Option* opt : command.get_options()) {
     const std::string name = opt->get_single_name();

@@ -155,20 +155,66 @@ TEST_F(AttentionCli, RejectsBadOptions) {
   expect_usage_error("attention --n 64 --sigma 4 --s 0" + out, "--s");
 }
 
+TEST_F(AttentionCli, BandEstimatorIsWithinItsCertificateAndRecordsItsTolerance) {
+  const std::string out = path("band.csv");
+  const auto r =
+      cli("attention --n 700 --d 8 --sigma 3 --s 4 --trials 1 --seed 2 --causal "
+          "--estimator band,lsh --band-tol 1e-9 --quiet --out " +
+          out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CsvTable t = CsvTable::read(out);
+  int band_rows = 0;
+  for (std::size_t row = 0; row < t.size(); ++row) {
+    if (t.text(row, "estimator") != "band") continue;
+    ++band_rows;
+    EXPECT_LE(t.number(row, "max_error"),
+              t.number(row, "certificate") + t.number(row, "rounding_allowance"));
+    EXPECT_GT(t.number(row, "certificate"), 0);       // keys were left out
+    EXPECT_LT(t.number(row, "keys_per_query"), 350);  // fewer than causal exact's (n + 1) / 2
+    EXPECT_GE(t.number(row, "width"), 1);
+    EXPECT_TRUE(t.text(row, "s").empty() && t.text(row, "trial").empty() &&
+                t.text(row, "largest_block").empty());
+  }
+  EXPECT_EQ(band_rows, 1);
+  const auto c = cli("check " + out);
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  // The tolerance is recorded when band runs, and only then.
+  EXPECT_NE(testing::slurp(out + ".meta.json").find("band-tol = 1e-9"), std::string::npos);
+  ASSERT_EQ(
+      cli("attention --n 64 --d 4 --sigma 3 --s 2 --trials 1 --quiet --out " + path("noband.csv"))
+          .exit_code,
+      0);
+  EXPECT_EQ(testing::slurp(path("noband.csv") + ".meta.json").find("band-tol"), std::string::npos);
+  expect_usage_error(
+      "attention --n 64 --sigma 4 --estimator band --band-tol 1 --out " + path("x.csv"),
+      "--band-tol");
+}
+
 TEST_F(AttentionCli, BenchWritesTimesAndErrors) {
   const auto r =
-      cli("bench attention --n 512,1024 --d 16 --s 2 --repeats 1 --reference-rows 64 "
+      cli("bench attention --n 512,1024 --d 16 --s 2 --sigma 4 --repeats 1 --reference-rows 64 "
           "--threads 1 --out " +
           path("b.csv"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const CsvTable t = CsvTable::read(path("b.csv"));
-  ASSERT_EQ(t.size(), 6u);
+  ASSERT_EQ(t.size(), 8u);  // exact, band, lsh, window at 2 n
+  int band_rows = 0;
   for (std::size_t row = 0; row < t.size(); ++row) {
     EXPECT_GT(t.number(row, "seconds"), 0);
-    if (t.text(row, "method") == "exact") {
+    const std::string method = t.text(row, "method");
+    if (method == "exact") {
       EXPECT_LT(t.number(row, "max_error"), 1e-4);
     }
+    EXPECT_EQ(t.text(row, "certificate").empty(), method != "band") << method;
+    if (method == "band") {
+      ++band_rows;
+      // float32 band-exact: float32 rounding above a certificate of ~2^-24 of the reach.
+      EXPECT_LT(t.number(row, "max_error"), 1e-4);
+      EXPECT_LT(t.number(row, "certificate"), 1e-5);
+      EXPECT_LT(t.number(row, "keys_per_query"), t.number(row, "n"));
+    }
   }
+  EXPECT_EQ(band_rows, 2);
   EXPECT_NE(r.out.find("slope of log time vs log n"), std::string::npos) << r.out;
 }
 

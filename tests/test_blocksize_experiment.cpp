@@ -215,7 +215,8 @@ const PitchSampler kCorrect = [](double sigma, std::uint64_t t, std::uint64_t k)
   return draw_hash(123, t, k, sigma).pitch;
 };
 
-int count(const std::vector<CheckOutcome>& outcomes, const std::string& prefix, Verdict v) {
+int count_outcomes(const std::vector<CheckOutcome>& outcomes, const std::string& prefix,
+                   Verdict v) {
   int c = 0;
   for (const auto& o : outcomes)
     if (o.check.rfind(prefix, 0) == 0 && o.verdict == v) ++c;
@@ -225,10 +226,10 @@ int count(const std::vector<CheckOutcome>& outcomes, const std::string& prefix, 
 TEST(BlocksizeChecks, CorrectSamplerPassesAndSmallNIsNotApplicable) {
   const TableSpec spec{.n = {256, std::int64_t{1} << 30}, .sigma = {4, 16}, .s = {8, 64}};
   const auto outcomes = check_blocksize_table(make_table(spec, kCorrect));
-  EXPECT_EQ(count(outcomes, "bound", Verdict::kPass), 1);
-  EXPECT_EQ(count(outcomes, "law[n=1073741824", Verdict::kPass), 4);
-  EXPECT_EQ(count(outcomes, "law[n=256", Verdict::kNotApplicable), 4);
-  EXPECT_EQ(count(outcomes, "", Verdict::kFail), 0);
+  EXPECT_EQ(count_outcomes(outcomes, "bound", Verdict::kPass), 1);
+  EXPECT_EQ(count_outcomes(outcomes, "law[n=1073741824", Verdict::kPass), 4);
+  EXPECT_EQ(count_outcomes(outcomes, "law[n=256", Verdict::kNotApplicable), 4);
+  EXPECT_EQ(count_outcomes(outcomes, "", Verdict::kFail), 0);
 }
 
 // Negative controls: pitch x 1.2 and an exponential pitch of the same mean must
@@ -244,7 +245,7 @@ TEST(BlocksizeChecks, WrongPitchLawsFailTheFit) {
   };
   for (const auto* sampler : {&scaled, &exponential}) {
     const auto outcomes = check_blocksize_table(make_table(spec, *sampler));
-    EXPECT_EQ(count(outcomes, "law[", Verdict::kFail), 4);
+    EXPECT_EQ(count_outcomes(outcomes, "law[", Verdict::kFail), 4);
   }
 }
 
@@ -257,8 +258,11 @@ TEST(BlocksizeChecks, ViolatedBoundFails) {
     return -2 * sigma * std::log(rng.uniform_pos());
   };
   const auto outcomes = check_blocksize_table(make_table(spec, exponential));
-  EXPECT_EQ(count(outcomes, "bound", Verdict::kFail), 2);  // the cell line and the summary line
-  EXPECT_EQ(count(outcomes, "bound", Verdict::kFail) + count(outcomes, "bound", Verdict::kPass), 2);
+  EXPECT_EQ(count_outcomes(outcomes, "bound", Verdict::kFail),
+            2);  // the cell line and the summary line
+  EXPECT_EQ(count_outcomes(outcomes, "bound", Verdict::kFail) +
+                count_outcomes(outcomes, "bound", Verdict::kPass),
+            2);
 }
 
 // An edited bound column is unusable input, not a verdict: the bound is
@@ -288,7 +292,7 @@ TEST(BlocksizeChecks, GrowthPassesForLogSamplesAndFailsForLinearOnes) {
                  .s_log_c = 2,
                  .trials = 100};
   auto outcomes = check_blocksize_table(make_table(spec, kCorrect));
-  EXPECT_EQ(count(outcomes, "growth[sigma=4,c=2]", Verdict::kPass), 1);
+  EXPECT_EQ(count_outcomes(outcomes, "growth[sigma=4,c=2]", Verdict::kPass), 1);
   // Negative control: a pitch growing like ln n (the sampler ignores n, so
   // scale it through sigma per n) breaks the ln ln n law. The table claims
   // sigma = 4 throughout, and its bound column is the one of sigma = 4.
@@ -305,7 +309,7 @@ TEST(BlocksizeChecks, GrowthPassesForLogSamplesAndFailsForLinearOnes) {
     }
   }
   outcomes = check_blocksize_table(CsvTable::parse(text));
-  EXPECT_EQ(count(outcomes, "growth[sigma=4,c=2]", Verdict::kFail), 1);
+  EXPECT_EQ(count_outcomes(outcomes, "growth[sigma=4,c=2]", Verdict::kFail), 1);
 }
 
 TEST(BlocksizeChecks, RejectsMalformedTables) {

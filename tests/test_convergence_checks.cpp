@@ -28,7 +28,7 @@ namespace poslsh {
 namespace {
 
 const std::vector<std::int64_t> kS = {4, 8, 16, 32, 64, 128, 256};
-constexpr std::int64_t kN = 512;
+constexpr std::int64_t kChecksN = 512;
 
 std::size_t col(const std::string& c) {
   const auto& cols = convergence_columns();
@@ -47,7 +47,7 @@ CsvTable sampler_table(SamplerDefect defect, int trials, double scale_exponent =
         std::vector<PositionalHash> hashes;
         for (std::int64_t k = 0; k < s; ++k)
           hashes.push_back(draw_hash(5, t, static_cast<std::uint64_t>(k), sigma, defect));
-        CsvRow row = convergence_row(kN, sigma, t, hashes, settings);
+        CsvRow row = convergence_row(kChecksN, sigma, t, hashes, settings);
         if (scale_exponent != 0) {
           const double f = std::pow(static_cast<double>(s), scale_exponent);
           // A wrong implementation writes a consistent interval with its error.
@@ -99,7 +99,7 @@ CsvTable power_law_table(const std::vector<double>& slopes) {
   for (std::size_t j = 0; j < slopes.size(); ++j)
     for (std::int64_t s : kS) {
       const double e = 0.05 * std::pow(static_cast<double>(s), slopes[j]);
-      text += csv_line(synthetic_row(kN, 4, s, static_cast<int>(j), e, e, 5));
+      text += csv_line(synthetic_row(kChecksN, 4, s, static_cast<int>(j), e, e, 5));
     }
   return CsvTable::parse(text);
 }

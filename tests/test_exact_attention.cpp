@@ -15,7 +15,7 @@ using testing::dense_attention;
 using testing::gaussian;
 using testing::max_abs_diff;
 
-struct Case {
+struct ExactCase {
   Eigen::Index n, d;
   double sigma, qk_scale;
   Form form;
@@ -23,32 +23,32 @@ struct Case {
 
 // How GoogleTest (and so ctest's test names) shows a case: its readable name,
 // not the struct's bytes (whose padding changed from build to build).
-void PrintTo(const Case& c, std::ostream* os) {
+void PrintTo(const ExactCase& c, std::ostream* os) {
   *os << testing::case_name(c.n, c.d, c.sigma, c.qk_scale, 0, c.form);
 }
 
-class ExactVsDense : public ::testing::TestWithParam<Case> {};
+class ExactVsDense : public ::testing::TestWithParam<ExactCase> {};
 
 // n = 1, sizes straddling the 64-row and 256-column tiles, tiny and huge sigma,
 // logits large enough that a naive exp would overflow.
 INSTANTIATE_TEST_SUITE_P(Shapes, ExactVsDense,
-                         ::testing::Values(Case{1, 3, 2.0, 1.0, Form::kSymmetric},
-                                           Case{1, 3, 2.0, 1.0, Form::kCausal},
-                                           Case{63, 8, 4.0, 1.0, Form::kSymmetric},
-                                           Case{65, 8, 4.0, 1.0, Form::kCausal},
-                                           Case{300, 16, 16.0, 1.0, Form::kSymmetric},
-                                           Case{300, 16, 16.0, 1.0, Form::kCausal},
-                                           Case{257, 5, 0.3, 2.0, Form::kSymmetric},
-                                           Case{257, 5, 1e4, 1.0, Form::kCausal},
-                                           Case{200, 4, 8.0, 40.0, Form::kSymmetric},
-                                           Case{200, 4, 8.0, 40.0, Form::kCausal}),
+                         ::testing::Values(ExactCase{1, 3, 2.0, 1.0, Form::kSymmetric},
+                                           ExactCase{1, 3, 2.0, 1.0, Form::kCausal},
+                                           ExactCase{63, 8, 4.0, 1.0, Form::kSymmetric},
+                                           ExactCase{65, 8, 4.0, 1.0, Form::kCausal},
+                                           ExactCase{300, 16, 16.0, 1.0, Form::kSymmetric},
+                                           ExactCase{300, 16, 16.0, 1.0, Form::kCausal},
+                                           ExactCase{257, 5, 0.3, 2.0, Form::kSymmetric},
+                                           ExactCase{257, 5, 1e4, 1.0, Form::kCausal},
+                                           ExactCase{200, 4, 8.0, 40.0, Form::kSymmetric},
+                                           ExactCase{200, 4, 8.0, 40.0, Form::kCausal}),
                          [](const auto& info) {
-                           const Case& c = info.param;
+                           const ExactCase& c = info.param;
                            return testing::case_name(c.n, c.d, c.sigma, c.qk_scale, 0, c.form);
                          });
 
 TEST_P(ExactVsDense, Float64MatchesDenseOracle) {
-  const Case c = GetParam();
+  const ExactCase c = GetParam();
   // Readable, build-independent names ("Shapes/X.Y/n300_d8_sigma6_s5_causal"),
   // not the bytes of the parameter struct, so `ctest -R` can select a case.
   EXPECT_NE(
@@ -63,7 +63,7 @@ TEST_P(ExactVsDense, Float64MatchesDenseOracle) {
 }
 
 TEST_P(ExactVsDense, Float32AgreesWithFloat64) {
-  const Case c = GetParam();
+  const ExactCase c = GetParam();
   const auto q = gaussian(c.n, c.d, 1, c.qk_scale), k = gaussian(c.n, c.d, 2, c.qk_scale);
   const auto v = gaussian(c.n, c.d + 1, 3);
   const RowMatrix<float> qf = q.cast<float>(), kf = k.cast<float>(), vf = v.cast<float>();

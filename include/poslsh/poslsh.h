@@ -7,6 +7,7 @@
 #include <poslsh/alibi_heads.h>
 #include <poslsh/alibi_kernel.h>
 #include <poslsh/attention_bounds.h>
+#include <poslsh/band_attention.h>
 #include <poslsh/baseline_attention.h>
 #include <poslsh/block_size.h>
 #include <poslsh/block_size_law.h>
