@@ -116,6 +116,7 @@ struct AttentionOptionsCli {
   std::string qkv = "synthetic";
   double qk_scale = 1.0;
   double band_tol = BandAttentionOptions{}.tol;
+  std::string save_outputs;
   SweepOptions sweep;
 };
 
@@ -159,6 +160,14 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
     require_at_least("--width", o->width, 0);
     require_positive_finite("--qk-scale", o->qk_scale);
     const Form form = o->causal ? Form::kCausal : Form::kSymmetric;
+    if (!o->save_outputs.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(o->save_outputs, ec);
+      if (ec || !std::filesystem::is_directory(o->save_outputs))
+        throw UsageError(fmt::format("--save-outputs: cannot create the directory '{}' ({})",
+                                     printable(o->save_outputs, 200),
+                                     ec ? ec.message() : "a file is in the way"));
+    }
 
     std::vector<Problem> problems;
     if (from_files) {
@@ -253,9 +262,22 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
       auto cell_of = [](std::int64_t v) {
         return v == kNotApplicable ? std::string() : std::to_string(v);
       };
+      // --save-outputs DIR: every output of this cell as a float64 .npy, (n, dv),
+      // named by what made it; written to a .partial file and renamed, so an
+      // interrupted run leaves no truncated array under a final name.
+      auto save = [&](const std::string& what, const RowMatrix<double>& out) {
+        if (o->save_outputs.empty()) return;
+        const auto file = std::filesystem::path(o->save_outputs) /
+                          fmt::format("n{}_d{}_head{}_{}.npy", p.n, p.d, cell.head, what);
+        const std::string partial = file.string() + ".partial";
+        write_npy(partial, {out.rows(), out.cols()}, out.data(), NpyDtype::kFloat64);
+        std::filesystem::rename(partial, file);
+      };
+      save("exact", exact);
       auto emit = [&](std::int64_t s, std::int64_t trial, const std::string& est,
                       std::int64_t width, double kpq, std::int64_t largest,
                       const RowMatrix<double>& approx, const AttentionBounds& b, double secs) {
+        save(s == kNotApplicable ? est : fmt::format("{}_s{}_trial{}", est, s, trial), approx);
         rows.push_back({std::to_string(p.n), std::to_string(p.d), format_double(sigma),
                         std::to_string(cell.head), form == Form::kCausal ? "causal" : "symmetric",
                         cell_of(s), cell_of(trial), est, cell_of(width), format_double(kpq),
@@ -369,6 +391,11 @@ Action add_attention_command(CLI::App& parent) {
                   "band estimator: bound, on every row, on the softmax mass of the keys left "
                   "out relative to the mass kept, in [0, 1) (0: every key)")
       ->capture_default_str();
+  cmd->add_option(
+      "--save-outputs", o->save_outputs,
+      "Directory (created if missing) for every output tensor as float64 .npy, "
+      "shape (n, dv) per head: n{n}_d{d}_head{h}_exact.npy, ..._lsh_s{s}_trial{t}.npy, "
+      "..._window_s{s}_trial{t}.npy (..._window.npy with --width), ..._fixed.npy, ..._band.npy");
   add_sweep_options(*cmd, o->sweep);
   return make_action(cmd, o);
 }

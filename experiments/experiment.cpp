@@ -51,7 +51,9 @@ std::string toml_value(const CLI::Option& opt, const std::string& value) {
 
 std::string resolved_config(const CLI::App& command) {
   static const std::set<std::string> runner = {
-      "out", "threads", "resume", "shard", "quiet", "no-timing", "max-memory", "help", "config"};
+      "out",        "threads", "resume", "shard",       "quiet", "no-timing",
+      "max-memory", "help",    "config", "save-outputs"};  // (attention: where outputs go; they do
+                                                           // not change the table)
   // Options another one replaces: recording them would make the config
   // contradict itself when fed back (--alibi-heads replaces --sigma; --qkv DIR
   // gives n and d from its files).

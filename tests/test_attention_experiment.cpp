@@ -6,6 +6,8 @@
 #include <poslsh/npy.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "cli_harness.h"
@@ -188,6 +190,39 @@ TEST_F(AttentionCli, BandEstimatorIsWithinItsCertificateAndRecordsItsTolerance) 
   expect_usage_error(
       "attention --n 64 --sigma 4 --estimator band --band-tol 1 --out " + path("x.csv"),
       "--band-tol");
+}
+
+TEST_F(AttentionCli, SaveOutputsWritesEveryTensorTheTableMeasured) {
+  const std::string out = path("o.csv"), dir = path("outputs");
+  const auto r =
+      cli("attention --n 200 --d 4 --sigma 3 --s 2,8 --trials 2 --seed 4 "
+          "--estimator lsh,fixed,window,band --quiet --save-outputs " +
+          dir + " --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CsvTable t = CsvTable::read(out);
+  const HeadStack<double> exact = read_head_stack_npy(dir + "/n200_d4_head0_exact.npy");
+  ASSERT_EQ(exact.n(), 200);
+  ASSERT_EQ(exact.d(), 4);
+  std::size_t checked = 0;
+  for (std::size_t row = 0; row < t.size(); ++row) {
+    const std::string est = t.text(row, "estimator");
+    const std::string name = t.text(row, "s").empty()
+                                 ? est
+                                 : est + "_s" + t.text(row, "s") + "_trial" + t.text(row, "trial");
+    const HeadStack<double> approx = read_head_stack_npy(dir + "/n200_d4_head0_" + name + ".npy");
+    // The table's max_error is the saved tensors' difference, bit for bit.
+    EXPECT_EQ((approx.data - exact.data).cwiseAbs().maxCoeff(), t.number(row, "max_error")) << name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 1u + 1 + 2 * 2 * 2);  // fixed, band, (lsh + window) x 2 s x 2 trials
+  for (const auto& f : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(f.path().extension(), ".npy") << f.path();  // no .partial left behind
+  // Where outputs go is not part of the run: the recorded config omits it.
+  EXPECT_EQ(testing::slurp(out + ".meta.json").find("save-outputs"), std::string::npos);
+  std::ofstream(path("file")) << "x";
+  expect_usage_error(
+      "attention --n 64 --sigma 4 --save-outputs " + path("file") + " --out " + path("y.csv"),
+      "--save-outputs");
 }
 
 TEST_F(AttentionCli, BenchWritesTimesAndErrors) {
