@@ -208,12 +208,81 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
                                  exact_keys.at(g), fmt::join(list, ", "))});
   }
 
-  // Bonferroni: the whole alpha goes to the rate tests (the only statistical
-  // tests here; checks 1-2 are deterministic), one share per group with lsh
-  // rows. An n/a group keeps its share unspent.
+  // Length groups: lsh max_error per trial and n at fixed (d, sigma, head,
+  // form, s), for the length-extrapolation test (6).
+  std::map<std::string, std::map<double, std::map<double, double>>> lengths;  // -> trial -> n -> e
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    if (t.text(r, "estimator") != "lsh") continue;
+    const std::string key =
+        fmt::format("d={},sigma={}{}{},s={}", t.text(r, "d"), t.text(r, "sigma"),
+                    has_head ? ",head=" + t.text(r, "head") : "",
+                    has_form ? "," + t.text(r, "form") : "", t.text(r, "s"));
+    lengths[key][t.number(r, "trial")][t.number(r, "n")] = t.number(r, "max_error");
+  }
+  std::size_t length_groups = 0;
+  for (const auto& [key, by_trial] : lengths) {
+    std::set<double> ns;
+    for (const auto& [trial, by_n] : by_trial)
+      for (const auto& [n, e] : by_n) ns.insert(n);
+    length_groups += ns.size() >= 2;
+  }
+
+  // Bonferroni: the whole alpha goes to the rate and length tests (the only
+  // statistical tests here; checks 1-2 are deterministic), one share per
+  // group with lsh rows (rate) and per group with lsh rows at two or more n
+  // (length). An n/a group keeps its share unspent.
   std::size_t lsh_groups = 0;
   for (const auto& [name, g] : groups) lsh_groups += !g.lsh.empty();
-  const double rate_level = alpha / static_cast<double>(std::max<std::size_t>(1, lsh_groups));
+  const double rate_level =
+      alpha / static_cast<double>(std::max<std::size_t>(1, lsh_groups + length_groups));
+
+  // 6. Length extrapolation. At fixed s, each row's error is O(1/sqrt(s))
+  // with sub-Gaussian tails and the largest over n rows grows like
+  // sqrt(ln n) (docs/MATH.md §7): the exponent b in max_error ~ (ln n)^b is at
+  // most 1/2. Per trial, b is the least-squares slope of ln max_error vs
+  // ln ln n; FAIL if the whole Student-t interval over trials lies above 1/2.
+  // Polynomial growth n^c gives b ~ c ln n, far above; an interval wider than
+  // +-1 is too wide to test and says so.
+  for (const auto& [key, by_trial] : lengths) {
+    std::vector<double> slopes;
+    std::map<double, std::pair<double, int>> mean;  // n -> (sum, count)
+    for (const auto& [trial, by_n] : by_trial) {
+      std::vector<double> x, y;
+      for (const auto& [n, e] : by_n) {
+        mean[n].first += e;
+        mean[n].second += 1;
+        if (e > 0 && n >= 3) {
+          x.push_back(std::log(std::log(n)));
+          y.push_back(std::log(e));
+        }
+      }
+      if (x.size() >= 2) slopes.push_back(least_squares_slope(x, y));
+    }
+    if (mean.size() < 2) continue;  // one length: nothing to extrapolate
+    std::string pts;
+    for (const auto& [n, acc] : mean)
+      pts += fmt::format("{}{}:{:.3g}", pts.empty() ? "" : " ", n, acc.first / acc.second);
+    const std::string name = fmt::format("length[{}]", key);
+    if (slopes.size() < kMinRateTrials) {
+      out.push_back({name, Verdict::kNotApplicable,
+                     fmt::format("{} trials with lsh rows at two or more n (and no zero error); "
+                                 "needs {}; n:mean_error {}",
+                                 slopes.size(), kMinRateTrials, pts)});
+      continue;
+    }
+    const RateInterval ri = rate_interval(slopes, rate_level);
+    const bool fails = ri.low > 0.5, testable = ri.high - ri.low <= 2.0;
+    out.push_back(
+        {name, fails ? Verdict::kFail : (testable ? Verdict::kPass : Verdict::kInfo),
+         fmt::format("growth of max_error with n at fixed s: mean per-trial exponent b in "
+                     "max_error ~ (ln n)^b = {:.3f}, Student-t interval [{:.3f}, {:.3f}] at "
+                     "confidence 1 - {:.2g} over {} trials; the theory gives b <= 1/2 "
+                     "(sqrt(ln n) growth of the largest of n row errors); FAIL only if the "
+                     "interval lies above 1/2{}; n:mean_error {}",
+                     ri.mean, ri.low, ri.high, rate_level, slopes.size(),
+                     testable ? "" : " (too wide to test: run more trials or a wider n range)",
+                     pts)});
+  }
 
   for (const auto& [name, g] : groups) {
     if (g.lsh.empty()) continue;

@@ -199,6 +199,45 @@ TEST(AttentionChecks, ExplicitWidthWindowDearerThanExactIsWarnedAbout) {
   EXPECT_NE(cost.detail.find("window of fixed width: 81"), std::string::npos) << cost.detail;
 }
 
+// lsh rows at s = 16 for n = 1024 .. 65536 and 6 trials, max_error =
+// 0.1 * growth(n) * (1 + 0.05 * noise); the length test looks at how the
+// error grows with n at fixed s.
+std::string length_table(double (*growth)(double)) {
+  std::string text = kHeader;
+  const double noise[6] = {0.3, -0.8, 0.5, -0.2, 0.9, -0.6};
+  for (int trial = 0; trial < 6; ++trial)
+    for (int n : {1024, 4096, 16384, 65536}) {
+      const double e = 0.1 * growth(n) * (1 + 0.05 * noise[(trial + n / 1024) % 6]);
+      text += fmt::format("{},4,4,0,symmetric,16,{},lsh,,8,9,{},0.1,{},1e6,1e-12,1,0.01\n", n,
+                          trial, format_double(e), format_double(4 * e));
+    }
+  return text;
+}
+
+TEST(AttentionChecks, LengthExtrapolationAcceptsSqrtLogGrowthAndCatchesPolynomialGrowth) {
+  // sqrt(ln n): the theory's worst case passes (b = 1/2 is allowed).
+  auto out = check(length_table([](double n) { return std::sqrt(std::log(n)); }));
+  const auto& sound = find(out, "length[d=4,sigma=4,head=0,symmetric,s=16]");
+  EXPECT_EQ(sound.verdict, Verdict::kPass) << sound.detail;
+  EXPECT_NE(sound.detail.find("1024:"), std::string::npos) << sound.detail;
+  // Flat in n passes too.
+  EXPECT_EQ(find(check(length_table([](double) { return 1.0; })), "length[").verdict,
+            Verdict::kPass);
+  // n^0.2 (a sampler whose blocks, or an error, grow with the context): FAIL.
+  out = check(length_table([](double n) { return std::pow(n / 1024, 0.2); }));
+  const auto& grows = find(out, "length[");
+  EXPECT_EQ(grows.verdict, Verdict::kFail) << grows.detail;
+  // One n: no length line at all; too few trials: n/a.
+  for (const auto& o : check(power_law({-0.5, -0.5, -0.5})))
+    EXPECT_NE(o.check.rfind("length[", 0), 0u);
+  std::string two_trials = kHeader;
+  for (int trial = 0; trial < 2; ++trial)
+    for (int n : {1024, 4096})
+      two_trials +=
+          fmt::format("{},4,4,0,symmetric,16,{},lsh,,8,9,0.1,0.1,1,1e6,1e-12,1,0.01\n", n, trial);
+  EXPECT_EQ(find(check(two_trials), "length[").verdict, Verdict::kNotApplicable);
+}
+
 TEST(AttentionChecks, UnusableTablesThrow) {
   expect_unusable(kHeader + row(1, 0, NAN, 1), "row 2: max_error is 'nan'");
   expect_unusable(kHeader + row(1, 0, 0.1, 1) + row(4, 0, INFINITY, 1), "row 3: max_error");
