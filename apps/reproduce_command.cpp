@@ -50,6 +50,7 @@ const std::vector<std::pair<std::string, std::string>>& figure_scripts() {
       {"convergence", "convergence_constant_vs_n"},
       {"blocksize", "blocksize_law"},
       {"attention", "attention_error_vs_s"},
+      {"attention", "attention_error_vs_n"},
       {"bench.attention", "attention_time_vs_n"},
   };
   return f;
