@@ -35,7 +35,8 @@ using poslsh::RowMatrix;
 [[noreturn]] void value_error(const std::string& message) { throw py::value_error(message); }
 
 void require_at_least(const char* option, std::int64_t value, std::int64_t min) {
-  if (value < min) value_error(fmt::format("{} must be an integer >= {} (got {})", option, min, value));
+  if (value < min)
+    value_error(fmt::format("{} must be an integer >= {} (got {})", option, min, value));
 }
 void require_positive_finite(const char* option, double value) {
   if (!std::isfinite(value) || !(value > 0))
@@ -63,8 +64,8 @@ void require_hash(double pitch, double shift) {
   if (!std::isfinite(pitch) || !(pitch > 0))
     value_error(fmt::format("hash pitch must be a finite number > 0 (got {})", pitch));
   if (!std::isfinite(shift) || !(shift >= 0 && shift <= pitch))
-    value_error(fmt::format("hash shift must lie in [0, pitch] (got shift {}, pitch {})", shift,
-                            pitch));
+    value_error(
+        fmt::format("hash shift must lie in [0, pitch] (got shift {}, pitch {})", shift, pitch));
 }
 
 // ---- numpy helpers ---------------------------------------------------------
@@ -265,7 +266,8 @@ Sigmas sigma_arg(const py::object& obj) {
   auto a = CArray<double>::ensure(obj);
   if (!a) throw py::type_error("sigma must be a number or a sequence of numbers");
   if (a.ndim() > 1)
-    value_error(fmt::format("sigma must be a number or a 1-D sequence, got {} dimensions", a.ndim()));
+    value_error(
+        fmt::format("sigma must be a number or a 1-D sequence, got {} dimensions", a.ndim()));
   Sigmas s{std::vector<double>(a.data(), a.data() + a.size()), a.ndim() == 0};
   // `poslsh attention`'s checks of --sigma.
   if (s.values.empty()) value_error("give --sigma (a list of scales > 0) or --alibi-heads H");
@@ -306,8 +308,8 @@ Problem check_problem(const Operand<T>& q, const Operand<T>& k, const Operand<T>
   } else if (sigmas.scalar) {
     sigmas.values.assign(static_cast<std::size_t>(p.heads), sigmas.values.front());
   } else if (scales != p.heads) {
-    value_error(fmt::format("the inputs have {} heads, so give {} scales, got {}", p.heads,
-                            p.heads, scales));
+    value_error(fmt::format("the inputs have {} heads, so give {} scales, got {}", p.heads, p.heads,
+                            scales));
   }
   p.sigma = std::move(sigmas.values);
   return p;
@@ -340,8 +342,8 @@ py::array attention(const py::object& q_obj, const py::object& k_obj, const py::
   if (threads < 0) value_error(fmt::format("threads must be >= 0 (0: all cores), got {}", threads));
   const auto q_scaled = scaled_q(q, scale);
   const py::ssize_t heads = std::max<py::ssize_t>(p.heads, 1);
-  py::array_t<T> out = p.heads == 0 ? py::array_t<T>({p.n, p.dv})
-                                    : py::array_t<T>({p.heads, p.n, p.dv});
+  py::array_t<T> out =
+      p.heads == 0 ? py::array_t<T>({p.n, p.dv}) : py::array_t<T>({p.heads, p.n, p.dv});
   T* out_data = out.mutable_data();
   {
     py::gil_scoped_release release;
@@ -471,8 +473,8 @@ bound), upper (certified upper end), accuracy (estimated relative accuracy),
 iterations (Lanczos steps), matvecs (operator products), status ('ok' or
 'not_converged'). Requires 1 <= n < 2^32.)doc");
 
-  m.def("max_error", &max_error, py::arg("n"), py::arg("sigma"), py::arg("s"),
-        py::arg("seed") = 0, py::arg("trial") = 0, py::arg("causal") = false,
+  m.def("max_error", &max_error, py::arg("n"), py::arg("sigma"), py::arg("s"), py::arg("seed") = 0,
+        py::arg("trial") = 0, py::arg("causal") = false,
         R"doc(Entrywise errors of M~ (hashes draw_hashes(seed, trial, s, sigma)).
 
 Returns a dict: max_error = max |E[i,j]|, inf_error = max_i sum_j |E[i,j]|
@@ -512,13 +514,13 @@ cores); the result does not depend on it, bit for bit.)doc";
         (std::string(R"doc(Exact ALiBi attention softmax_j(q_i·k_j·scale - |i-j|/sigma) v_j.
 
 Tiled with an online softmax: O(n^2 d) time, O(n d) memory, never an n x n
-matrix.)doc") + kAttentionArrays)
+matrix.)doc") +
+         kAttentionArrays)
             .c_str());
 
-  m.def("lsh_attention", &lsh_attention, py::arg("q"), py::arg("k"), py::arg("v"),
-        py::arg("sigma"), py::arg("s"), py::arg("seed") = 0, py::arg("trial") = 0,
-        py::arg("causal") = false, py::arg("scale") = py::none(),
-        py::arg("independent_heads") = false, py::arg("threads") = 1,
+  m.def("lsh_attention", &lsh_attention, py::arg("q"), py::arg("k"), py::arg("v"), py::arg("sigma"),
+        py::arg("s"), py::arg("seed") = 0, py::arg("trial") = 0, py::arg("causal") = false,
+        py::arg("scale") = py::none(), py::arg("independent_heads") = false, py::arg("threads") = 1,
         (std::string(R"doc(Positional-LSH attention: the estimate of exact_attention from s hashes.
 
 T~ = D~^-1 (A ⊙ M~) V with A[i,j] = exp(q_i·k_j·scale) (no positional bias)
