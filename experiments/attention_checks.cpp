@@ -37,10 +37,6 @@ namespace poslsh {
 
 namespace {
 
-constexpr std::size_t kMinRateTrials = 3;
-
-[[noreturn]] void unusable(const std::string& what) { throw InputError(what); }
-
 double nonnegative(const CsvTable& t, std::size_t r, const std::string& c, bool allow_inf) {
   const double v = t.number(r, c);
   if (std::isnan(v) || v < 0 || (!allow_inf && std::isinf(v)))

@@ -23,13 +23,10 @@ namespace {
 
 constexpr double kMinRateS = 4;
 constexpr std::size_t kMinRateSValues = 4;
-constexpr std::size_t kMinRateTrials = 3;
 // A bound column is the recomputation printed by format_double (shortest
 // round-trip form): it parses back to the identical double. 1e-9 leaves room
 // for other printers (e.g. 12 significant digits) and nothing else.
 constexpr double kBoundRelTolerance = 1e-9;
-
-[[noreturn]] void unusable(const std::string& what) { throw InputError(what); }
 
 // The most violations a binomial(rows, p) exceeds with probability <= alpha.
 std::int64_t allowed_violations(std::int64_t rows, double p, double alpha) {

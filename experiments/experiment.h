@@ -29,6 +29,8 @@
 // every other column must be a deterministic function of (options, seed).
 #pragma once
 
+#include <poslsh/input_error.h>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -105,6 +107,10 @@ const char* verdict_name(Verdict v);
 // failed, info when the interval is too wide for that.
 struct RateInterval;
 Verdict rate_verdict(const RateInterval& interval);
+
+// A checker's verdict on a table it cannot use (a NaN bound, a missing
+// trial, ...): InputError, one line naming the row and column.
+[[noreturn]] inline void unusable(const std::string& what) { throw InputError(what); }
 // "" for a testable interval, else "; info, not a test: ..." saying why.
 std::string untestable_note(const RateInterval& interval);
 

@@ -14,12 +14,15 @@
 // the numbers as info, not PASS.
 #pragma once
 
+#include <cstddef>
 #include <span>
 
 namespace poslsh {
 
 inline constexpr double kRateSlopeLow = -0.6, kRateSlopeHigh = -0.4;
 inline constexpr double kRateMaxHalfWidth = 0.4;
+// Fewest independent trials (slopes) for a rate interval that a check reports.
+inline constexpr std::size_t kMinRateTrials = 3;
 
 struct RateInterval {
   double mean = 0, low = 0, high = 0;
