@@ -115,6 +115,32 @@ TEST_F(Report, ChromiumProbeCatchesABrokenImage) {
   EXPECT_EQ(images_decoded_in_chromium(html, dir_.string()), "1/2");
 }
 
+TEST_F(Report, AttentionFiguresIncludingLengthExtrapolationAreEmbedded) {
+  // The README's figure table lists 4 (error vs s) and 4b (error vs n) for
+  // attention tables: both must be drawn and embedded, and the length check
+  // must reach checks.csv.
+  std::ofstream(path("a.toml")) << "[attention]\nn = [128, 256]\nd = [8]\nsigma = [4]\n"
+                                   "s = [1, 4]\ntrials = 3\nseed = 2\n"
+                                   "estimator = [\"lsh\", \"fixed\", \"window\", \"band\"]\n";
+  const auto r = cli("reproduce --config " + path("a.toml") + " --out " + path("a") + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string md = testing::slurp(path("a/report.md"));
+  for (const std::string script : {"attention_error_vs_s", "attention_error_vs_n"}) {
+    SCOPED_TRACE(script);
+    std::ifstream in(path("a/" + script + ".caption.txt"));
+    std::string caption;
+    std::getline(in, caption);
+    ASSERT_FALSE(caption.empty());
+    EXPECT_NE(md.find("![" + caption + "](" + script + ".png)"), std::string::npos) << md;
+    EXPECT_TRUE(fs::exists(path("a/" + script + ".png")));
+  }
+  const CsvTable checks = CsvTable::read(path("a/checks.csv"));
+  std::size_t length_rows = 0;
+  for (std::size_t i = 0; i < checks.size(); ++i)
+    length_rows += checks.text(i, "check").rfind("length[", 0) == 0;
+  EXPECT_EQ(length_rows, 2u);  // one per s
+}
+
 TEST_F(Report, FiguresCaptionsChecksAndHtml) {
   std::ofstream(path("r.toml")) << "[convergence]\nn = [256, 1024]\nsigma = [4]\n"
                                    "s = [1, 4, 16, 64]\ntrials = 3\nseed = 1\n"
