@@ -40,7 +40,7 @@ RowMatrix<Scalar> exact_alibi_attention(const ConstRowMatrixRef<Scalar>& q,
                                         SoftmaxRowStats* stats = nullptr);
 
 // Multi-head: head h uses sigmas[h] (standard ALiBi: alibi_head_sigmas(H),
-// cli_common.h) and head h of each stack (stacks have 1 or
+// alibi_heads.h) and head h of each stack (stacks have 1 or
 // sigmas.size() heads, equal n and d). Returns a stack of sigmas.size() heads.
 template <typename Scalar>
 HeadStack<Scalar> exact_alibi_attention(const HeadStack<Scalar>& q, const HeadStack<Scalar>& k,
