@@ -35,6 +35,9 @@ BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>
   // Row-independent parts of the bound, in double and in the log domain.
   const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(q.cols()));
   const double k_max = k.template cast<double>().rowwise().norm().maxCoeff();
+  // ln of the logit bound of each row: |q_i| max_j |k_j| / sqrt(d).
+  const Eigen::VectorXd ln_logit_bound =
+      q.template cast<double>().rowwise().norm() * (k_max * inv_sqrt_d);
   const Eigen::RowVectorXd v_max = v.template cast<double>().cwiseAbs().colwise().maxCoeff();
   // ln of c / (1 - e^{-1/sigma}); the tail is that times e^{-(w+1)/sigma}.
   const double ln_tail0 = (causal ? 0.0 : std::log(2.0)) - std::log(-std::expm1(-1.0 / sigma));
@@ -68,15 +71,12 @@ BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>
     auto ln_kept = [&](Eigen::Index r) {
       return static_cast<double>(st.row_max()[r]) + std::log(static_cast<double>(st.row_sum()[r]));
     };
-    auto ln_logit_bound = [&](Eigen::Index i) {
-      return q.row(i).template cast<double>().norm() * k_max * inv_sqrt_d;
-    };
     // Pass 1: the narrow band's mass bounds every wider band's from below.
     pass(narrow);
     std::int64_t w = narrow;
     for (Eigen::Index i = q0; i < q1; ++i) {
       // Smallest w with ln_logit_bound + ln_tail0 - (w+1)/sigma - ln_kept <= ln_tol.
-      const double need = sigma * (ln_logit_bound(i) + ln_tail0 - ln_kept(i - q0) - ln_tol) - 1.0;
+      const double need = sigma * (ln_logit_bound[i] + ln_tail0 - ln_kept(i - q0) - ln_tol) - 1.0;
       if (!(need < static_cast<double>(n))) {  // (also NaN, e.g. an infinite logit bound)
         w = n - 1;
         break;
@@ -89,7 +89,7 @@ BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>
     result.tile_half_width[static_cast<std::size_t>(unit)] = w;
     if (w >= n - 1) return;  // every key kept: exact
     for (Eigen::Index i = q0; i < q1; ++i) {
-      const double r = std::exp(ln_logit_bound(i) + ln_tail0 - static_cast<double>(w + 1) / sigma -
+      const double r = std::exp(ln_logit_bound[i] + ln_tail0 - static_cast<double>(w + 1) / sigma -
                                 ln_kept(i - q0));
       result.skipped_mass[i] = r;
       const double reach =
