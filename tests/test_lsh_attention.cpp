@@ -102,6 +102,50 @@ TEST(LshAttention, KeysPerQueryCountsBlockPairs) {
   EXPECT_DOUBLE_EQ(lsh_keys_per_query(mask), 13.6);
 }
 
+// The kernel under positional-LSH attention: per-row key ranges and integer
+// multiplicities in one logit tile, fed in two key tiles (so the running
+// maximum is rescaled), against the dense ratio with those multiplicities as
+// the bias. A row with an empty range must come out as 0.
+TEST(OnlineSoftmaxWeighted, MatchesDenseAttentionWithMultiplicities) {
+  const Eigen::Index rows = 40, keys = 120, d = 8, ka = 10, split = 60, kb = 110;
+  const auto q = gaussian(rows, d, 31, 1.5), k = gaussian(keys, d, 32, 1.5),
+             v = gaussian(keys, d, 33);
+  RowMatrix<double> mult(rows, keys);
+  mult.setZero();
+  Eigen::MatrixXd bias = Eigen::MatrixXd::Zero(rows, keys);
+  std::vector<Eigen::Index> lo(rows), hi(rows);
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    lo[r] = ka + (r * 7) % 50;
+    hi[r] = r == 5 ? lo[r] : std::min<Eigen::Index>(kb, lo[r] + 5 + (r * 13) % 40);
+    for (Eigen::Index j = lo[r]; j < hi[r]; ++j) bias(r, j) = mult(r, j) = 1 + (r + j) % 3;
+  }
+  OnlineSoftmax<double> st(rows, d, d);
+  st.reset(0);
+  for (const auto [a, b] : {std::pair{ka, split}, std::pair{split, kb}}) {
+    std::vector<Eigen::Index> rl(rows), rh(rows);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      rl[r] = std::max(lo[r], a) - a;
+      rh[r] = std::max(std::max(lo[r], a), std::min(hi[r], b)) - a;
+    }
+    st.accumulate_weighted(q, k, v, 0, rows, a, b, mult.row(0).data() + a, mult.cols(), rl.data(),
+                           rh.data());
+  }
+  RowMatrix<double> got(rows, d);
+  st.write_output(got, rows);
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    if (r == 5) {
+      EXPECT_EQ(got.row(r).cwiseAbs().maxCoeff(), 0.0);
+      continue;
+    }
+    const Eigen::MatrixXd one = bias.row(r);
+    const RowMatrix<double> expect = dense_attention(q.middleRows(r, 1), k, v, one);
+    EXPECT_LT(max_abs_diff(got.middleRows(r, 1), expect), 1e-12) << "row " << r;
+  }
+  EXPECT_THROW(st.accumulate_weighted(q, k, v, 0, rows, 0, kKeyTile + 1, mult.data(), mult.cols(),
+                                      lo.data(), hi.data()),
+               std::invalid_argument);
+}
+
 // Consistency of the ratio estimator, and a negative control. With B = 32
 // independent batches (trials) of s = 512 hashes, the batch errors
 // e_b = T~_b[i,c] - T*[i,c] have mean 0 up to the ratio bias O(1/s), which is

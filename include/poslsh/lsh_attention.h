@@ -7,7 +7,15 @@
 //
 // Causal form: within a block, query i attends to keys j <= i of the same block
 // (the mask M ⊙ T). Cost per hash Σ_blocks b² d, about n · E[delta] · d =
-// 2 sigma n d in expectation.
+// 2 sigma n d in expectation, as the estimator is defined (lsh_keys_per_query).
+//
+// Kernel: the s blocks holding query i all contain i, so their union is one
+// interval of keys, and Σ_h (block-diagonal attention of hash h) is attention
+// over that interval with integer multiplicities (how many hashes put i and j
+// in one block). Per 64-row query tile one logit tile covers the rows'
+// intervals (OnlineSoftmax::accumulate_weighted): a key shared by several
+// hashes is multiplied and exponentiated once, and the matrix products are
+// tile-sized instead of block-sized. Same estimator, different summation order.
 //
 // Averaging per-hash normalised outputs is a different (biased) estimator and
 // is deliberately not offered here.

@@ -63,6 +63,19 @@ class OnlineSoftmax {
                   const ConstRowMatrixRef<Scalar>& v, Eigen::Index q0, Eigen::Index q1,
                   Eigen::Index k0, Eigen::Index k1, const LogitRule& rule);
 
+  // Adds keys [ka, kb) for queries [qa, qb) with integer multiplicities and no
+  // positional bias: weight(i, j) = mult(r, c) exp(q_i·k_j / sqrt(d)) for the
+  // columns c in [lo[r], hi[r]) of row r = i - qa (c = j - ka; mult >= 1
+  // there), 0 elsewhere. mult is row-major with row stride mult_stride. At
+  // most kQueryTile rows and kKeyTile keys; one matrix product forms every
+  // row's logits, however the rows' key ranges differ. (Positional-LSH
+  // attention: the hashes whose block holds i and j, counted once.)
+  void accumulate_weighted(const ConstRowMatrixRef<Scalar>& q, const ConstRowMatrixRef<Scalar>& k,
+                           const ConstRowMatrixRef<Scalar>& v, Eigen::Index qa, Eigen::Index qb,
+                           Eigen::Index ka, Eigen::Index kb, const Scalar* mult,
+                           Eigen::Index mult_stride, const Eigen::Index* lo,
+                           const Eigen::Index* hi);
+
   // Writes o / l of the state's first `count` rows into out rows
   // [row0, row0 + count) (out indexed globally). A row that saw no key
   // (impossible for the rules used here) is written as 0.

@@ -1,10 +1,32 @@
 #include <poslsh/lsh_attention.h>
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 namespace poslsh {
+
+namespace lsh_detail {
+
+// One worker's state and scratch for lsh_attention (a named namespace: the
+// worker lambda of an exported template captures it).
+template <typename Scalar>
+struct LshScratch {
+  explicit LshScratch(Eigen::Index d, Eigen::Index dv, std::int64_t hashes)
+      : st(kLshRowChunk, d, dv),
+        mult(kQueryTile, kKeyTile + 1),
+        cur(static_cast<std::size_t>(hashes)),
+        blocks(static_cast<std::size_t>(kQueryTile * hashes)) {}
+  OnlineSoftmax<Scalar> st;
+  RowMatrix<Scalar> mult;        // multiplicities of one tile, one spare column (difference array)
+  std::vector<std::size_t> cur;  // per hash: block of the row
+  std::vector<std::pair<Eigen::Index, Eigen::Index>> blocks;  // per (row, hash): its keys
+  Eigen::Index row_lo[kQueryTile], row_hi[kQueryTile];        // per row: union of its blocks
+  Eigen::Index rel_lo[kQueryTile], rel_hi[kQueryTile];        // the same, in one key tile
+};
+
+}  // namespace lsh_detail
 
 template <typename Scalar>
 RowMatrix<Scalar> lsh_attention(const ConstRowMatrixRef<Scalar>& q,
@@ -17,31 +39,83 @@ RowMatrix<Scalar> lsh_attention(const ConstRowMatrixRef<Scalar>& q,
     throw std::invalid_argument("lsh_attention: the mask has n = " + std::to_string(mask.rows()) +
                                 " but q, k, v have " + std::to_string(n) + " rows");
   const bool causal = mask.form() == Form::kCausal;
-  const LogitRule rule{0.0, causal, -1};
+  const std::int64_t hashes = mask.num_hashes();
   const std::int64_t units = (n + kLshRowChunk - 1) / kLshRowChunk;
   const int workers =
       static_cast<int>(std::min<std::int64_t>(resolve_threads(options.threads), units));
-  std::vector<OnlineSoftmax<Scalar>> states;
-  for (int w = 0; w < workers; ++w) states.emplace_back(kLshRowChunk, q.cols(), v.cols());
+  std::vector<std::unique_ptr<lsh_detail::LshScratch<Scalar>>> scratch;
+  for (int w = 0; w < workers; ++w)
+    scratch.push_back(std::make_unique<lsh_detail::LshScratch<Scalar>>(q.cols(), v.cols(), hashes));
   RowMatrix<Scalar> out(n, v.cols());
   for_each_unit(units, workers, [&](std::int64_t unit, int worker) {
     const Eigen::Index c0 = unit * kLshRowChunk, c1 = std::min<Eigen::Index>(n, c0 + kLshRowChunk);
-    auto& st = states[static_cast<std::size_t>(worker)];
-    st.reset(c0);
-    // Hashes in order, then blocks in order: each row sees the same sequence
-    // of key tiles whichever chunk layout or thread runs it.
-    for (std::int64_t h = 0; h < mask.num_hashes(); ++h) {
-      const auto starts = mask.blocks(h);
-      // First block whose end exceeds c0.
-      auto it = std::upper_bound(starts.begin(), starts.end(), static_cast<std::int64_t>(c0));
-      for (std::size_t b = static_cast<std::size_t>(it - starts.begin()) - 1;
-           b + 1 < starts.size() && starts[b] < c1; ++b) {
-        const Eigen::Index a = starts[b], e = starts[b + 1];
-        const Eigen::Index r0 = std::max(a, c0), r1 = std::min(e, c1);
-        st.accumulate(q, k, v, r0, r1, a, causal ? r1 : e, rule);
+    auto& sc = *scratch[static_cast<std::size_t>(worker)];
+    sc.st.reset(c0);
+    // Per 64-row query tile, the keys a row sees through its s blocks are one
+    // interval (every block holds the row), and key j counts as many times as
+    // there are hashes whose block holds both: Σ_h of the block-diagonal
+    // attentions is attention over that interval with integer multiplicities.
+    // One logit tile serves the whole query tile, and a key shared by several
+    // hashes is exponentiated once. Each row's operations depend only on n and
+    // the hashes, not on the thread that runs it.
+    for (Eigen::Index qa = c0; qa < c1; qa += kQueryTile) {
+      const Eigen::Index qb = std::min(c1, qa + kQueryTile), rq = qb - qa;
+      for (std::int64_t h = 0; h < hashes; ++h) {
+        const auto starts = mask.blocks(h);
+        const auto it =
+            std::upper_bound(starts.begin(), starts.end(), static_cast<std::int64_t>(qa));
+        sc.cur[static_cast<std::size_t>(h)] = static_cast<std::size_t>(it - starts.begin()) - 1;
+      }
+      Eigen::Index k0 = n, k1 = 0;
+      for (Eigen::Index r = 0; r < rq; ++r) {
+        const Eigen::Index i = qa + r;
+        Eigen::Index lo = i, hi = i + 1;
+        for (std::int64_t h = 0; h < hashes; ++h) {
+          const auto starts = mask.blocks(h);
+          auto& b = sc.cur[static_cast<std::size_t>(h)];
+          while (starts[b + 1] <= i) ++b;
+          const Eigen::Index a = starts[b], e = causal ? i + 1 : starts[b + 1];
+          sc.blocks[static_cast<std::size_t>(r * hashes + h)] = {a, e};
+          lo = std::min(lo, a);
+          hi = std::max(hi, e);
+        }
+        sc.row_lo[r] = lo;
+        sc.row_hi[r] = hi;
+        k0 = std::min(k0, lo);
+        k1 = std::max(k1, hi);
+      }
+      for (Eigen::Index ka = k0; ka < k1; ka += kKeyTile) {
+        const Eigen::Index kb = std::min(k1, ka + kKeyTile), ck = kb - ka;
+        // Rows whose interval meets [ka, kb) (row intervals move right with the row).
+        Eigen::Index ra = rq, rb = 0;
+        for (Eigen::Index r = 0; r < rq; ++r) {
+          const Eigen::Index lo = std::max(sc.row_lo[r], ka), hi = std::min(sc.row_hi[r], kb);
+          sc.rel_lo[r] = lo - ka;
+          sc.rel_hi[r] = std::max(lo, hi) - ka;
+          if (lo < hi) {
+            ra = std::min(ra, r);
+            rb = r + 1;
+          }
+        }
+        if (ra >= rb) continue;
+        for (Eigen::Index r = ra; r < rb; ++r) {
+          Scalar* m = sc.mult.row(r).data();
+          std::fill(m, m + ck + 1, Scalar(0));
+          for (std::int64_t h = 0; h < hashes; ++h) {
+            const auto [a, e] = sc.blocks[static_cast<std::size_t>(r * hashes + h)];
+            const Eigen::Index x = std::max(a, ka), y = std::min(e, kb);
+            if (x >= y) continue;
+            m[x - ka] += Scalar(1);
+            m[y - ka] -= Scalar(1);
+          }
+          Scalar acc = 0;  // small integers: exact
+          for (Eigen::Index c = 0; c < ck; ++c) m[c] = acc += m[c];
+        }
+        sc.st.accumulate_weighted(q, k, v, qa + ra, qa + rb, ka, kb, sc.mult.row(ra).data(),
+                                  sc.mult.cols(), sc.rel_lo + ra, sc.rel_hi + ra);
       }
     }
-    st.write_output(out, c1 - c0);
+    sc.st.write_output(out, c1 - c0);
   });
   return out;
 }

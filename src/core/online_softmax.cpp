@@ -126,6 +126,45 @@ void OnlineSoftmax<Scalar>::accumulate_tile(const ConstRowMatrixRef<Scalar>& q,
 }
 
 template <typename Scalar>
+void OnlineSoftmax<Scalar>::accumulate_weighted(const ConstRowMatrixRef<Scalar>& q,
+                                                const ConstRowMatrixRef<Scalar>& k,
+                                                const ConstRowMatrixRef<Scalar>& v, Eigen::Index qa,
+                                                Eigen::Index qb, Eigen::Index ka, Eigen::Index kb,
+                                                const Scalar* mult, Eigen::Index mult_stride,
+                                                const Eigen::Index* lo, const Eigen::Index* hi) {
+  using Array = Eigen::Array<Scalar, Eigen::Dynamic, 1>;
+  const Eigen::Index rq = qb - qa, ck = kb - ka;
+  if (qa < row0_ || qb > row0_ + rows() || rq > kQueryTile || ck > kKeyTile || rq < 0 || ck < 0)
+    throw std::invalid_argument("OnlineSoftmax::accumulate_weighted: tile outside the state");
+  const Scalar scale = Scalar(1) / std::sqrt(static_cast<Scalar>(q.cols()));
+  auto tile = s_.topLeftCorner(rq, ck);
+  tile.noalias() = q.middleRows(qa, rq) * k.middleRows(ka, ck).transpose();
+  for (Eigen::Index r = 0; r < rq; ++r) {
+    const Eigen::Index sr = qa + r - row0_;
+    const Eigen::Index a = std::max<Eigen::Index>(0, lo[r]), b = std::min(ck, hi[r]);
+    Scalar* row = s_.row(r).data();
+    if (a >= b) {
+      std::fill(row, row + ck, Scalar(0));
+      continue;
+    }
+    Eigen::Map<Array> seg(row + a, b - a);
+    if (track_beta_) beta_ = std::max(beta_, seg.abs().maxCoeff() * scale);
+    seg *= scale;
+    const Scalar m_new = std::max(m_[sr], seg.maxCoeff());
+    const Scalar alpha = std::exp(m_[sr] - m_new);  // 0 when m_old = -inf
+    seg = (seg - m_new);
+    seg = (seg < kExpFloor<Scalar>).select(Scalar(0), seg.exp()) *
+          Eigen::Map<const Array>(mult + r * mult_stride + a, b - a);
+    std::fill(row, row + a, Scalar(0));
+    std::fill(row + b, row + ck, Scalar(0));
+    l_[sr] = l_[sr] * alpha + seg.sum();
+    m_[sr] = m_new;
+    if (alpha != Scalar(1)) o_.row(sr) *= alpha;
+  }
+  o_.middleRows(qa - row0_, rq).noalias() += tile * v.middleRows(ka, ck);
+}
+
+template <typename Scalar>
 void OnlineSoftmax<Scalar>::write_output(Eigen::Ref<RowMatrix<Scalar>> out,
                                          Eigen::Index count) const {
   for (Eigen::Index r = 0; r < count; ++r) {
