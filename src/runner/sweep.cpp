@@ -60,10 +60,14 @@ std::uint64_t fingerprint(const std::string& text) {
 
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) {
-  g_interrupted.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+// The signal that interrupted the sweep (0: none). SIGINT is Ctrl-C; SIGTERM is
+// what schedulers send first (SLURM's scancel, preemption, the end of a time
+// limit, KillWait seconds before SIGKILL): both stop the sweep after the cells
+// in flight, keeping every finished cell for --resume.
+std::atomic<int> g_interrupted{0};
+extern "C" void on_interrupt(int sig) {
+  g_interrupted.store(sig);
+  std::signal(sig, SIG_DFL);  // a second signal ends the process at once
 }
 
 // <out>.partial: a header naming the sweep, then one record per finished cell:
@@ -209,11 +213,12 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
   std::atomic<bool> failed{false};
   std::string failure;
   int failure_code = 1;
-  g_interrupted.store(false);
-  auto* previous_handler = std::signal(SIGINT, on_sigint);
+  g_interrupted.store(0);
+  auto* previous_sigint = std::signal(SIGINT, on_interrupt);
+  auto* previous_sigterm = std::signal(SIGTERM, on_interrupt);
 
   auto worker = [&] {
-    while (!g_interrupted.load() && !failed.load()) {
+    while (g_interrupted.load() == 0 && !failed.load()) {
       const std::size_t i = next.fetch_add(1);
       if (i >= todo.size()) return;
       const std::size_t cell = todo[i];
@@ -255,7 +260,8 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
     pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-  std::signal(SIGINT, previous_handler);
+  std::signal(SIGINT, previous_sigint);
+  std::signal(SIGTERM, previous_sigterm);
   std::fclose(partial);
   progress.finish();
 
@@ -269,12 +275,13 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
                  partial_path.c_str());
     return failure_code;
   }
-  if (g_interrupted.load()) {
+  if (const int sig = g_interrupted.load(); sig != 0) {
     std::fprintf(stderr,
-                 "poslsh %s: interrupted; %zu of %zu cells saved in %s. Rerun the same command "
-                 "with --resume to continue.\n",
-                 sweep.experiment.c_str(), done.size(), end - begin, partial_path.c_str());
-    return 130;
+                 "poslsh %s: interrupted by %s; %zu of %zu cells saved in %s. Rerun the same "
+                 "command with --resume to continue.\n",
+                 sweep.experiment.c_str(), sig == SIGTERM ? "SIGTERM" : "SIGINT", done.size(),
+                 end - begin, partial_path.c_str());
+    return 128 + sig;  // 130 for SIGINT, 143 for SIGTERM, as a shell reports them
   }
 
   std::string table = csv_line(sweep.columns);
