@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "commands.h"
+#include "experiments/experiment.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
@@ -105,8 +107,21 @@ Action add_merge_command(CLI::App& app) {
         json_quote(kVersion), json_quote(git_commit()), json_quote(first.experiment),
         json_quote(first.fingerprint), json_field(first.meta, "seed", first.path), from, rows,
         fingerprint(merged), json_quote(json_field(first.meta, "config", first.path))));
+    // Experiments that write a summary beside their table get it recomputed
+    // from the merged table: the same bytes a single run writes.
+    std::optional<AtomicFile> summary;
+    for (const auto& e : experiments())
+      if (e.name == first.experiment && e.summarize) {
+        summary.emplace(summary_path(o->out), "--out");
+        try {
+          summary->write(e.summarize(CsvTable::parse(merged, o->out)));
+        } catch (const std::invalid_argument& err) {
+          throw InputError(fmt::format("merge: {}", err.what()));
+        }
+      }
     csv.commit();
     meta.commit();
+    if (summary) summary->commit();
     return 0;
   };
 }

@@ -164,7 +164,7 @@ Action add_blocksize_command(CLI::App& parent) {
     // The summary is recomputed from the written table, so it always agrees with it.
     const CsvTable table = CsvTable::read(o->sweep.out);
     AtomicFile summary(summary_path(o->sweep.out), "--out");
-    summary.write(blocksize_summary_csv(blocksize_cell_stats(table)));
+    summary.write(blocksize_summary_csv(blocksize_cell_stats(table)));  // = .summarize
     summary.commit();
     return 0;
   };
@@ -178,6 +178,7 @@ const bool registered_blocksize = register_experiment({
     .checker = {.required_columns = blocksize_columns(),
                 .run = [](const CsvTable& t,
                           double alpha) { return check_blocksize_table(t, alpha); }},
+    .summarize = [](const CsvTable& t) { return blocksize_summary_csv(blocksize_cell_stats(t)); },
 });
 
 }  // namespace

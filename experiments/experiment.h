@@ -80,6 +80,10 @@ struct ExperimentRegistration {
   std::function<Action(CLI::App& parent)> add_command;
   std::function<Action(CLI::App& bench_parent)> add_bench;  // may be empty
   Checker checker;                                          // run may be empty
+  // May be empty. The table's summary, written beside it as summary_path(out)
+  // by the experiment and, from the merged table, by `poslsh merge`, so a
+  // sharded run ends with the files a single run writes.
+  std::function<std::string(const CsvTable&)> summarize = {};
 };
 
 bool register_experiment(ExperimentRegistration experiment);

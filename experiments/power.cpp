@@ -416,7 +416,7 @@ Action add_power_command(CLI::App& parent) {
     const int rc = run_sweep(sweep, o->sweep);
     if (rc != 0) return rc;
     AtomicFile summary(summary_path(o->sweep.out), "--out");
-    summary.write(power_summary_csv(CsvTable::read(o->sweep.out)));
+    summary.write(power_summary_csv(CsvTable::read(o->sweep.out)));  // = .summarize
     summary.commit();
     return 0;
   };
@@ -430,6 +430,7 @@ const bool registered_power = register_experiment({
     .add_bench = {},
     .checker = {.required_columns = power_columns(),
                 .run = [](const CsvTable& t, double alpha) { return check_power_table(t, alpha); }},
+    .summarize = power_summary_csv,
 });
 
 }  // namespace
