@@ -2,6 +2,8 @@
 // experiment the config has a section for, checks each table, draws the
 // figures and writes report.md. Exit 0: all ran and all checks pass; 1: a
 // check (or a plot) failed, the report is still written; 2: unusable input.
+// With --shards N --launcher local|parallel|slurm each experiment runs as N
+// shards (src/runner/launcher.h) merged by `poslsh merge`: the same tables.
 #include <fmt/format.h>
 #include <poslsh/input_error.h>
 
@@ -20,6 +22,7 @@
 #include "runner/child_process.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
+#include "runner/launcher.h"
 #include "runner/report_document.h"
 #include "runner/sweep.h"
 #include "runner/version.h"
@@ -127,6 +130,31 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
+// Runs one experiment (command: poslsh, its name, --config) as plan.shards
+// shards through the plan's launcher, then merges them into `csv`. The shard
+// tables, their sidecars and the launcher's logs stay in <out>/shards/.
+// Returns the highest shard exit code, else merge's.
+int run_shards(const LaunchPlan& plan, std::vector<std::string> command, const std::string& name,
+               const std::string& csv, bool resume, bool no_timing, bool quiet) {
+  std::error_code ec;
+  fs::create_directories(plan.log_dir, ec);
+  const auto shard_csv = [&](const std::string& k) {
+    return (fs::path(plan.log_dir) / fmt::format("{}.{}.csv", name, k)).string();
+  };
+  command.insert(command.end(), {"--threads", std::to_string(plan.threads)});
+  if (resume) command.push_back("--resume");  // a shard without a .partial starts afresh
+  if (no_timing) command.push_back("--no-timing");
+  if (quiet) command.push_back("--quiet");
+  const int rc = launch_shards(plan, command, shard_csv, "poslsh-" + name);
+  std::vector<std::string> merge = {command.front(), "merge", "--out", csv};
+  for (int k = 1; k <= plan.shards; ++k) {
+    merge.push_back(shard_csv(std::to_string(k)));
+    if (!fs::exists(merge.back())) return rc != 0 ? rc : 1;  // a shard that reported success
+  }
+  if (rc != 0) return rc;
+  return run_child(merge);
+}
+
 // What each figure shows, for its heading.
 std::string figure_title(const std::string& script) {
   if (script == "convergence_error_vs_s") return "Errors of the mean of s masks against s";
@@ -144,7 +172,9 @@ Action add_reproduce_command(CLI::App& app) {
   struct Options {
     std::string out;
     int threads = 0;
-    bool resume = false, no_plots = false, quiet = false;
+    int shards = 1;
+    std::string launcher = "local";
+    bool resume = false, no_plots = false, quiet = false, no_timing = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -157,6 +187,15 @@ Action add_reproduce_command(CLI::App& app) {
                 "Continue interrupted experiments from their .partial files");
   cmd->add_flag("--no-plots", o->no_plots, "Skip the figures (no Python needed)");
   cmd->add_flag("--quiet", o->quiet, "No progress output");
+  cmd->add_flag("--no-timing", o->no_timing,
+                "Experiments write their timing columns empty (tables comparable byte for byte)");
+  cmd->add_option("--shards", o->shards,
+                  "Run each experiment as N shards (--shard K/N) and merge them (poslsh merge)")
+      ->capture_default_str();
+  cmd->add_option("--launcher", o->launcher,
+                  "Where shards run: local (child processes), parallel (GNU parallel), slurm "
+                  "(one sbatch job array per experiment; benchmarks as one job)")
+      ->capture_default_str();
   CLI::App* top = &app;
   return [o, top] {
     const auto* config_opt = top->get_option("--config");
@@ -170,6 +209,22 @@ Action add_reproduce_command(CLI::App& app) {
     fs::create_directories(out, ec);
     require_writable("--out", (fs::path(out) / "report.md").string());
     if (o->threads < 0) throw UsageError("--threads must be an integer >= 0");
+    if (o->shards < 1 || o->shards > 10000)
+      throw UsageError(
+          fmt::format("--shards must be an integer in [1, 10000] (got {})", o->shards));
+    LaunchPlan plan;
+    plan.launcher = parse_launcher(o->launcher);
+    require_launcher(plan.launcher);
+    plan.shards = o->shards;
+    plan.quiet = o->quiet;
+    // Shards share this machine unless SLURM places them: split its threads.
+    plan.threads =
+        o->threads > 0 ? o->threads
+        : plan.launcher == Launcher::kSlurm
+            ? 1
+            : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / o->shards);
+    const bool sharded = o->shards > 1 || plan.launcher != Launcher::kLocal;
+    plan.log_dir = fs::absolute(fs::path(out) / "shards").string();
 
     // Sections name what to run: [convergence] runs `poslsh convergence`,
     // [bench.attention] runs `poslsh bench attention`.
@@ -206,19 +261,29 @@ Action add_reproduce_command(CLI::App& app) {
           (fs::path(out) / (is_bench ? name + "_bench.csv" : name + ".csv")).string();
       std::vector<std::string> args = {exe};
       if (is_bench) args.push_back("bench");
-      args.insert(args.end(), {name, "--config", config, "--out", csv});
-      if (o->threads) args.insert(args.end(), {"--threads", std::to_string(o->threads)});
-      if (!is_bench) {
-        if (o->resume && fs::exists(csv + ".partial")) args.push_back("--resume");
-        if (o->quiet) args.push_back("--quiet");
-      }
+      // Absolute paths: a SLURM job may start in another directory.
+      args.insert(args.end(), {name, "--config", sharded ? fs::absolute(config).string() : config});
       if (!o->quiet) std::fprintf(stderr, "== reproduce: %s -> %s\n", section.c_str(), csv.c_str());
       const auto t = std::chrono::steady_clock::now();
-      const int rc = run_child(args);
+      int rc = 0;
+      if (!sharded || is_bench) {
+        args.insert(args.end(), {"--out", sharded ? fs::absolute(csv).string() : csv});
+        if (o->threads || sharded)
+          args.insert(args.end(),
+                      {"--threads", std::to_string(sharded ? plan.threads : o->threads)});
+        if (!is_bench) {
+          if (o->resume && fs::exists(csv + ".partial")) args.push_back("--resume");
+          if (o->quiet) args.push_back("--quiet");
+          if (o->no_timing) args.push_back("--no-timing");
+        }
+        rc = sharded ? launch_one(plan, args, "poslsh-" + name + "-bench") : run_child(args);
+      } else {
+        rc = run_shards(plan, args, name, csv, o->resume, o->no_timing, o->quiet);
+      }
       ran.push_back({section, csv, is_bench, rc,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count()});
       if (rc == 2) return 2;  // unusable input: the child said why
-      if (rc == 130) {
+      if (rc == 130 || rc == 143) {
         std::fprintf(stderr, "reproduce: interrupted; rerun with --resume to continue\n");
         return 130;
       }
@@ -315,6 +380,16 @@ Action add_reproduce_command(CLI::App& app) {
                  fmt::format("poslsh {} (commit `{}`)", kVersion, git_commit()),
                  fmt::format("machine: {} hardware threads", std::thread::hardware_concurrency()),
                  fmt::format("duration: {:.1f} s", seconds),
+                 sharded
+                     ? fmt::format("execution: each experiment as {} shard{} ({}, {} "
+                                   "thread{} each), merged with `poslsh merge`; shard "
+                                   "tables and logs in [shards/](shards/)",
+                                   plan.shards, plan.shards == 1 ? "" : "s",
+                                   plan.launcher == Launcher::kSlurm      ? "a SLURM job array"
+                                   : plan.launcher == Launcher::kParallel ? "run by GNU parallel"
+                                                                          : "local processes",
+                                   plan.threads, plan.threads == 1 ? "" : "s")
+                     : std::string("execution: one process per experiment, on this machine"),
                  o->no_plots ? std::string("plots: not drawn (--no-plots)")
                              : fmt::format("plot scripts: `{}`", plots.string()),
                  fmt::format("verdict: **{}**", failed ? fmt::format("{} checks FAILED", failed)

@@ -68,10 +68,12 @@ TEST_P(Interrupted, ResumeGivesTheUninterruptedBytes) {
   ASSERT_FALSE(fs::exists(out)) << "interrupted before the end, the target must not exist (rc "
                                 << rc << ")";
   ASSERT_TRUE(fs::exists(out + ".partial"));
-  if (sig == SIGINT) {
-    EXPECT_EQ(rc, 130);
-    EXPECT_NE(testing::slurp(path("err.txt")).find("--resume"), std::string::npos)
-        << "SIGINT must say how to resume";
+  if (sig != SIGKILL) {
+    // SIGTERM is what a scheduler sends (scancel, preemption, a time limit).
+    EXPECT_EQ(rc, 128 + sig);
+    const std::string err = testing::slurp(path("err.txt"));
+    EXPECT_NE(err.find("--resume"), std::string::npos) << "a stopped run must say how to resume";
+    EXPECT_NE(err.find(sig == SIGINT ? "by SIGINT" : "by SIGTERM"), std::string::npos) << err;
   } else {
     EXPECT_EQ(rc, 128 + SIGKILL);
   }
@@ -82,9 +84,11 @@ TEST_P(Interrupted, ResumeGivesTheUninterruptedBytes) {
   EXPECT_FALSE(fs::exists(out + ".partial"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Signals, Interrupted, ::testing::Values(SIGINT, SIGKILL),
+INSTANTIATE_TEST_SUITE_P(Signals, Interrupted, ::testing::Values(SIGINT, SIGTERM, SIGKILL),
                          [](const auto& info) {
-                           return info.param == SIGINT ? "SIGINT" : "SIGKILL";
+                           return info.param == SIGINT    ? "SIGINT"
+                                  : info.param == SIGTERM ? "SIGTERM"
+                                                          : "SIGKILL";
                          });
 
 TEST_F(Pipeline, ShardsMergeToTheSingleRunBytes) {
@@ -103,6 +107,11 @@ TEST_F(Pipeline, ShardsMergeToTheSingleRunBytes) {
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
   EXPECT_EQ(testing::slurp(path("merged.csv")), testing::slurp(path("whole.csv")));
   EXPECT_TRUE(fs::exists(path("merged.csv.meta.json")));
+  // The summary a single blocksize run writes beside its table, recomputed by
+  // merge from the merged table (each shard's own summary covers its slice only).
+  ASSERT_TRUE(fs::exists(path("merged.summary.csv")));
+  EXPECT_EQ(testing::slurp(path("merged.summary.csv")), testing::slurp(path("whole.summary.csv")));
+  EXPECT_NE(testing::slurp(path("part1.summary.csv")), testing::slurp(path("whole.summary.csv")));
 
   // A missing shard, or a shard of another sweep, is refused.
   expect_usage_error(
@@ -180,6 +189,76 @@ TEST_F(Pipeline, ReproduceEmbedsThePowerTable) {
   EXPECT_NE(report.find("| power | power | 1 | 0 |"), std::string::npos) << report;
   EXPECT_NE(report.find("| power | false-alarm | 1 | 0 |"), std::string::npos) << report;
   EXPECT_LT(report.find("## Checks"), report.find("## What the checks detect")) << report;
+}
+
+}  // namespace
+}  // namespace poslsh
+
+namespace poslsh {
+namespace {
+
+// `reproduce --shards N --launcher L` runs each experiment as N shards and
+// merges them: every table, summary and check line is the single run's.
+// (SLURM's launcher is exercised on a throwaway cluster by scripts/cluster-test.)
+class ShardedReproduceCli : public Pipeline, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(ShardedReproduceCli, GivesTheSingleRunTablesAndChecks) {
+  const std::string launcher = GetParam();
+  if (launcher == "parallel" && std::system("command -v parallel >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "GNU parallel is not installed (scripts/deps --test installs it)";
+  std::ofstream(path("s.toml"))
+      << "[convergence]\nn = [1024]\nsigma = [4, 16]\ns = [1, 4, 16]\ntrials = 2\nseed = 3\n"
+         "[blocksize]\nn = [1024, 65536]\nsigma = [4, 16]\ns = [1, 8]\ntrials = 100\nseed = 5\n"
+         "[power]\nseeds = 3\ndefects = [\"sound\", \"pitch-x1.05\"]\n"
+         "unbiasedness-n = [2048]\nunbiasedness-sigma = [4]\nunbiasedness-hashes = 32768\n";
+  const std::string common = "reproduce --config " + path("s.toml") + " --no-plots --quiet ";
+  const auto whole = cli(common + "--no-timing --out " + path("whole"));
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const auto sharded =
+      cli(common + "--no-timing --shards 3 --launcher " + launcher + " --out " + path("sharded"));
+  ASSERT_EQ(sharded.exit_code, 0) << sharded.err;
+  int compared = 0;
+  for (const auto& entry : fs::directory_iterator(path("whole"))) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".csv") continue;
+    EXPECT_EQ(testing::slurp(path("sharded/" + name)), testing::slurp(entry.path().string()))
+        << name << " differs between the single run and the sharded one";
+    ++compared;
+  }
+  // convergence, blocksize (+ summary), power (+ summary), checks.csv
+  EXPECT_EQ(compared, 6);
+  EXPECT_TRUE(fs::exists(path("sharded/shards/convergence.3.csv")));
+  EXPECT_FALSE(fs::exists(path("sharded/shards/convergence.4.csv")));
+  EXPECT_NE(testing::slurp(path("sharded/report.md")).find("each experiment as 3 shards"),
+            std::string::npos);
+  // Timing columns are written unless --no-timing: the tables then differ.
+  ASSERT_EQ(cli(common + "--shards 2 --launcher " + launcher + " --out " + path("timed")).exit_code,
+            0);
+  EXPECT_NE(testing::slurp(path("timed/convergence.csv")),
+            testing::slurp(path("whole/convergence.csv")));
+}
+
+INSTANTIATE_TEST_SUITE_P(Launchers, ShardedReproduceCli, ::testing::Values("local", "parallel"),
+                         [](const auto& info) { return info.param; });
+
+TEST_F(Pipeline, ReproduceRefusesBadShardOptions) {
+  std::ofstream(path("ok.toml")) << "[blocksize]\nn = [4096]\nsigma = [2]\ns = [1]\n";
+  const std::string common = "reproduce --config " + path("ok.toml") + " --out " + path("r") + " ";
+  expect_usage_error(common + "--shards 0", "--shards must be an integer in [1, 10000]");
+  expect_usage_error(common + "--shards 4 --launcher pbs",
+                     "--launcher accepts local, parallel, slurm");
+  // A launcher whose program is missing is refused before anything runs.
+  const std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
+  setenv("PATH", path("empty-path").c_str(), 1);
+  const auto slurm = cli(common + "--shards 2 --launcher slurm");
+  const auto parallel = cli(common + "--shards 2 --launcher parallel");
+  setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(slurm.exit_code, 2) << slurm.err;
+  EXPECT_NE(slurm.err.find("--launcher slurm needs sbatch"), std::string::npos) << slurm.err;
+  EXPECT_EQ(parallel.exit_code, 2) << parallel.err;
+  EXPECT_NE(parallel.err.find("--launcher parallel needs GNU parallel"), std::string::npos)
+      << parallel.err;
+  EXPECT_FALSE(fs::exists(path("r/blocksize.csv")));
 }
 
 }  // namespace

@@ -13,6 +13,14 @@ namespace poslsh {
 // With `quiet`, the child's stdout and stderr go to /dev/null.
 int run_child(const std::vector<std::string>& args, bool quiet = false);
 
+// Runs every command of `jobs` at once and waits for all; returns their exit
+// codes in order, each as run_child would.
+std::vector<int> run_children(const std::vector<std::vector<std::string>>& jobs,
+                              bool quiet = false);
+
+// Whether `program` names an executable file, directly (with a '/') or on PATH.
+bool on_path(const std::string& program);
+
 // The running binary's path (/proc/self/exe), or "poslsh" when unknown.
 std::string self_executable();
 
