@@ -127,6 +127,35 @@ TEST_F(Pipeline, ShardsMergeToTheSingleRunBytes) {
   EXPECT_FALSE(fs::exists(path("bad.csv")));
 }
 
+// --resume on a run that already finished has nothing to do: a recipe rerun
+// after one shard was interrupted must not recompute the finished shards.
+TEST_F(Pipeline, ResumeOfAFinishedRunDoesNothing) {
+  const std::string sweep = "blocksize --n 64 4096 --sigma 2 16 --s 1 8 --trials 50 --seed 4 ";
+  const std::string out = path("b.csv");
+  ASSERT_EQ(cli(sweep + "--shard 2/3 --out " + out).exit_code, 0);
+  const std::string table = testing::slurp(out), meta = testing::slurp(out + ".meta.json");
+  const auto again = cli(sweep + "--shard 2/3 --resume --out " + out);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("already complete"), std::string::npos) << again.err;
+  EXPECT_EQ(testing::slurp(out + ".meta.json"), meta) << "nothing may be rewritten";
+  // Anything that makes the file another sweep's, or not the recorded bytes,
+  // means the sweep runs: another shard, other options, an edited table.
+  for (const std::string& args :
+       {sweep + "--shard 3/3", sweep + "--shard 2/3 --no-timing",
+        std::string(
+            "blocksize --n 64 4096 --sigma 2 16 --s 1 8 --trials 51 --seed 4 --shard 2/3")}) {
+    const auto r = cli(args + " --resume --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.find("already complete"), std::string::npos) << args;
+    ASSERT_EQ(cli(sweep + "--shard 2/3 --out " + out).exit_code, 0);
+  }
+  std::ofstream(out, std::ios::app) << "1,2,3\n";
+  const auto edited = cli(sweep + "--shard 2/3 --resume --out " + out);
+  ASSERT_EQ(edited.exit_code, 0) << edited.err;
+  EXPECT_EQ(edited.err.find("already complete"), std::string::npos);
+  EXPECT_EQ(testing::slurp(out), table);
+}
+
 TEST_F(Pipeline, MetaJsonCarriesProvenance) {
   ASSERT_EQ(
       cli("blocksize --n 64 --sigma 2 --s 1 --trials 5 --seed 11 --quiet --out " + path("b.csv"))

@@ -130,6 +130,30 @@ std::string machine_description() {
                      model);
 }
 
+// Whether `out` already holds this sweep's finished table: its sidecar names
+// the same experiment, resolved config, shard, timing mode and version, and
+// records the table's exact bytes. --resume then has nothing to do, so a
+// recipe rerun after an interruption (or a requeued array task that had
+// finished) does not recompute finished shards.
+bool already_complete(const Sweep& sweep, const SweepOptions& opt) {
+  std::ifstream meta_in(opt.out + ".meta.json", std::ios::binary),
+      csv_in(opt.out, std::ios::binary);
+  if (!meta_in || !csv_in) return false;
+  const std::string meta{std::istreambuf_iterator<char>(meta_in), {}};
+  const std::string csv{std::istreambuf_iterator<char>(csv_in), {}};
+  try {
+    const auto field = [&](const char* key) { return json_field(meta, key, opt.out, "--resume"); };
+    return field("experiment") == sweep.experiment && field("shard") == opt.shard &&
+           field("version") == kVersion && field("timing") == (opt.no_timing ? "false" : "true") &&
+           field("config_fingerprint") ==
+               fmt::format("{:016x}",
+                           fingerprint(sweep.experiment + "\n" + sweep.resolved_config)) &&
+           field("csv_fnv1a64") == fmt::format("{:016x}", fingerprint(csv));
+  } catch (const InputError&) {
+    return false;  // a sidecar without these fields: run the sweep
+  }
+}
+
 }  // namespace
 
 double physical_memory_bytes() {
@@ -180,6 +204,14 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
   }
 
   std::map<std::size_t, std::string> done;
+  if (opt.resume && !std::ifstream(partial_path) && already_complete(sweep, opt)) {
+    if (!opt.quiet)
+      std::fprintf(stderr,
+                   "%s: %s is already complete (same sweep, shard and version); "
+                   "nothing to resume\n",
+                   sweep.experiment.c_str(), opt.out.c_str());
+    return 0;
+  }
   if (opt.resume) done = read_partial(partial_path, header);
   // Rewrite the partial file cleanly (drops a record torn by a kill), then append.
   {
