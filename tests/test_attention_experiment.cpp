@@ -241,12 +241,15 @@ TEST_F(AttentionCli, BenchWritesTimesAndErrors) {
       EXPECT_LT(t.number(row, "max_error"), 1e-4);
     }
     EXPECT_EQ(t.text(row, "certificate").empty(), method != "band") << method;
+    EXPECT_EQ(t.text(row, "error_over_certificate").empty(), method != "band") << method;
     if (method == "band") {
       ++band_rows;
       // float32 band-exact: float32 rounding above a certificate of ~2^-24 of the reach.
       EXPECT_LT(t.number(row, "max_error"), 1e-4);
       EXPECT_LT(t.number(row, "certificate"), 1e-5);
       EXPECT_LT(t.number(row, "keys_per_query"), t.number(row, "n"));
+      // In float64 the error is below each sampled row's own certificate.
+      EXPECT_LE(t.number(row, "error_over_certificate"), 1.0);
     }
   }
   EXPECT_EQ(band_rows, 2);

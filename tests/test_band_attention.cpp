@@ -82,11 +82,49 @@ TEST(BandAttention, LargeFarLogitsWidenTheBand) {
   q(10, 0) = k(300, 0) = std::sqrt(400.0 * std::sqrt(double(d)));
   const auto exact = exact_alibi_attention<double>(q, k, v, sigma, Form::kSymmetric);
   const auto band = band_exact_attention<double>(q, k, v, sigma, Form::kSymmetric);
-  EXPECT_GE(band.tile_half_width[0], 290);
+  // Tile 0 (rows 0..63) keeps the keys [0, 64 + w): key 300 must be among them.
+  EXPECT_GT(kQueryTile + band.tile_half_width[0], 300);
   EXPECT_LE((band.output - exact).cwiseAbs().maxCoeff(), band.certificate() + 1e-13);
   // Negative control: the narrow band alone is far off on row 10.
   const auto narrow = sliding_window_attention<double>(q, k, v, sigma, 4, Form::kSymmetric);
   EXPECT_GT((narrow.row(10) - exact.row(10)).cwiseAbs().maxCoeff(), 0.1);
+}
+
+// The bound itself, against the true left-out mass: per row, the softmax mass
+// of the keys outside its tile's kept range [q0 - w, q1 + w) (causal: j <= i)
+// over the mass inside, computed densely, is at most skipped_mass[i] (the
+// bound r_i); and the bound is not loose by more than the Cauchy-Schwarz
+// logit bound allows (some row within e^(2 max logit) of it). Off-by-one
+// distances or a tail summed over the wrong side would break the first.
+TEST(BandAttention, TrueLeftOutMassIsBelowItsBound) {
+  const Eigen::Index n = 700, d = 4;
+  const double sigma = 3;
+  for (Form form : {Form::kSymmetric, Form::kCausal}) {
+    const auto q = gaussian(n, d, 11, 0.7), k = gaussian(n, d, 12, 0.7), v = gaussian(n, 2, 13, 1);
+    BandAttentionOptions opts;
+    opts.tol = 1e-6;
+    const auto band = band_exact_attention<double>(q, k, v, sigma, form, opts);
+    double best_ratio = 0;
+    int rows_with_skips = 0;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const Eigen::Index tile = i / kQueryTile, q0 = tile * kQueryTile,
+                         q1 = std::min<Eigen::Index>(n, q0 + kQueryTile);
+      const std::int64_t w = band.tile_half_width[static_cast<std::size_t>(tile)];
+      double in = 0, out = 0;
+      for (Eigen::Index j = 0; j < (form == Form::kCausal ? i + 1 : n); ++j) {
+        const double mass = std::exp(q.row(i).dot(k.row(j)) / std::sqrt(double(d)) -
+                                     std::abs(double(i - j)) / sigma);
+        (j >= q0 - w && j < q1 + w ? in : out) += mass;
+      }
+      ASSERT_LE(out / in, band.skipped_mass[i] * (1 + 1e-12)) << "row " << i;
+      if (out > 0) {
+        ++rows_with_skips;
+        best_ratio = std::max(best_ratio, (out / in) / band.skipped_mass[i]);
+      }
+    }
+    EXPECT_GT(rows_with_skips, n / 2) << "the band kept (nearly) everything: nothing tested";
+    EXPECT_GT(best_ratio, 1e-6) << "the bound is far looser than its logit bound explains";
+  }
 }
 
 TEST(BandAttention, SameBitsForAnyThreadCountAndTolZeroIsDense) {

@@ -1,9 +1,9 @@
-// Certified band-exact ALiBi attention (docs/MATH.md §7.3): exact attention
-// restricted, per query tile, to the keys within a half-width w of the query,
-// with w chosen so that the keys left out provably carry at most a fraction
-// `tol` of each row's softmax mass. ALiBi's bias -|i-j|/sigma makes far keys
-// negligible, so exact attention is near-linear in n; this makes that a
-// certificate instead of an assumption.
+// Certified band-exact ALiBi attention (docs/MATH.md §7): exact attention
+// restricted, per 64-row query tile [q0, q1), to the keys [q0 - w, q1 + w)
+// (causal: and j <= i), with w chosen so that the keys left out provably carry
+// at most a fraction `tol` of each row's softmax mass. ALiBi's bias
+// -|i-j|/sigma makes far keys negligible, so exact attention is near-linear in
+// n; this makes that a certificate instead of an assumption.
 #pragma once
 
 #include <poslsh/online_softmax.h>
@@ -30,24 +30,27 @@ struct BandAttentionResult {
   // max_c |output_ic - exact_ic| (real arithmetic; rounding comes on top).
   Eigen::VectorXd skipped_mass;
   Eigen::VectorXd row_bound;
-  // Half-width of each query tile (kQueryTile rows; n - 1: every key).
+  // Half-width w of each query tile's key range [q0 - w, q1 + w) (kQueryTile
+  // rows; n - 1: every key).
   std::vector<std::int64_t> tile_half_width;
   // Keys whose logits were computed, per query on average (both passes).
   double keys_per_query = 0.0;
   double certificate() const { return row_bound.size() ? row_bound.maxCoeff() : 0.0; }
 };
 
-// The bound behind the band, per row i: every left-out key j has
-//   logit(i, j) <= |q_i| max_j |k_j| / sqrt(d) - |i - j| / sigma
-// (Cauchy-Schwarz), so the left-out mass is at most
-//   exp(|q_i| K / sqrt(d)) * c * e^{-(w+1)/sigma} / (1 - e^{-1/sigma}),
-// c = 2 symmetric, 1 causal, while the kept mass is computed exactly. A
-// first pass over a narrow band (w = ceil(2 sigma)) gives a lower bound on
-// the kept mass, from which the tile's w follows; the second pass computes
-// the attention over that band, and r_i is evaluated on its kept mass. Large
-// logits (large |q| |k|) widen the band; nothing is assumed about Q, K, V.
-// Results are bit-identical for any thread count. Throws
-// std::invalid_argument on bad shapes, a bad sigma or tol not in [0, 1).
+// The bound behind the band, per row i of tile [q0, q1): every left-out key j
+// has logit(i, j) <= |q_i| max_j |k_j| / sqrt(d) - |i - j| / sigma
+// (Cauchy-Schwarz), and the left-out keys lie at distances >= i - q0 + w + 1
+// (left of the tile's range) and >= q1 + w - i (right of it, symmetric form),
+// so the left-out mass is at most exp(|q_i| K / sqrt(d)) times two finite
+// geometric sums, while the kept mass is computed exactly. A first pass over
+// the keys [q0 - ceil(2 sigma), q1 + ceil(2 sigma)) gives a lower bound on the
+// kept mass, from which the tile's w follows in closed form; a second pass
+// adds the keys on either side of the first pass's (no key is computed
+// twice), and r_i is evaluated on the final kept mass. Large logits (large
+// |q| |k|) widen the band; nothing is assumed about Q, K, V. Results are
+// bit-identical for any thread count. Throws std::invalid_argument on bad
+// shapes, a bad sigma or tol not in [0, 1).
 template <typename Scalar>
 BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>& q,
                                                  const ConstRowMatrixRef<Scalar>& k,
