@@ -254,7 +254,7 @@ Action add_reproduce_command(CLI::App& app) {
       double seconds;
     };
     std::vector<Ran> ran;
-    for (const auto& section : to_run) {
+    const auto run_section = [&](const std::string& section) -> Ran {
       const bool is_bench = section.rfind("bench.", 0) == 0;
       const std::string name = is_bench ? section.substr(6) : section;
       const std::string csv =
@@ -280,10 +280,28 @@ Action add_reproduce_command(CLI::App& app) {
       } else {
         rc = run_shards(plan, args, name, csv, o->resume, o->no_timing, o->quiet);
       }
-      ran.push_back({section, csv, is_bench, rc,
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count()});
-      if (rc == 2) return 2;  // unusable input: the child said why
-      if (rc == 130 || rc == 143) {
+      return {section, csv, is_bench, rc,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count()};
+    };
+    if (plan.launcher == Launcher::kSlurm) {
+      // The experiments are independent: every job array is submitted at once
+      // and the cluster runs them side by side (a benchmark job asks for a
+      // whole node, so nothing else runs beside it).
+      ran.resize(to_run.size());
+      std::vector<std::thread> submitters;
+      for (std::size_t i = 0; i < to_run.size(); ++i)
+        submitters.emplace_back([&, i] { ran[i] = run_section(to_run[i]); });
+      for (auto& t : submitters) t.join();
+    } else {
+      for (const auto& section : to_run) {
+        ran.push_back(run_section(section));
+        const int rc = ran.back().exit_code;
+        if (rc == 2 || rc == 130 || rc == 143) break;
+      }
+    }
+    for (const auto& r : ran) {
+      if (r.exit_code == 2) return 2;  // unusable input: the child said why
+      if (r.exit_code == 130 || r.exit_code == 143) {
         std::fprintf(stderr, "reproduce: interrupted; rerun with --resume to continue\n");
         return 130;
       }

@@ -139,7 +139,7 @@ int launch_one(const LaunchPlan& plan, const std::vector<std::string>& command,
                const std::string& job_name) {
   if (plan.launcher != Launcher::kSlurm) return run_child(command);
   auto args = sbatch_args(plan, job_name, job_name + "-%j.log");
-  args.insert(args.end(), {"--wrap", "exec " + shell_words(command)});
+  args.insert(args.end(), {"--exclusive", "--wrap", "exec " + shell_words(command)});
   return run_child(args, plan.quiet);
 }
 

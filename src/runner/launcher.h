@@ -42,9 +42,10 @@ int launch_shards(const LaunchPlan& plan, const std::vector<std::string>& comman
                   const std::function<std::string(const std::string& k)>& shard_out,
                   const std::string& job_name);
 
-// Runs one command where the plan's shards run: a single SLURM job (so a
-// benchmark never runs on the submitting node), else here with its output
-// passing through. Returns its exit code.
+// Runs one command where the plan's shards run: a single SLURM job on a
+// whole node (--exclusive: a benchmark never runs on the submitting node nor
+// beside other jobs), else here with its output passing through. Returns its
+// exit code.
 int launch_one(const LaunchPlan& plan, const std::vector<std::string>& command,
                const std::string& job_name);
 
