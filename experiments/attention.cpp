@@ -95,7 +95,8 @@ const std::vector<std::string>& attention_columns() {
                                                    "uniform_bound",
                                                    "rounding_allowance",
                                                    "max_abs_logit",
-                                                   "seconds"};
+                                                   "seconds",
+                                                   "reference_bound"};
   return columns;
 }
 
@@ -116,6 +117,8 @@ struct AttentionOptionsCli {
   std::string qkv = "synthetic";
   double qk_scale = 1.0;
   double band_tol = BandAttentionOptions{}.tol;
+  std::string reference = "dense";
+  double reference_tol = 1e-13;
   std::string save_outputs;
   SweepOptions sweep;
 };
@@ -137,7 +140,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
   return [cmd, o]() -> int {
     const bool from_files = o->qkv != "synthetic";
-    if (!o->sigma.empty() && o->alibi_heads != 0)
+    if (cmd->count("--sigma") && o->alibi_heads != 0)
       throw UsageError("--sigma and --alibi-heads are exclusive: give one");
     require_heads_for_independent(o->independent_heads, o->alibi_heads != 0);
     // Recorded only when set: "= false" would change the fingerprint of a shared run.
@@ -157,6 +160,12 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
     if (!(o->band_tol >= 0 && o->band_tol < 1))
       throw UsageError(
           fmt::format("--band-tol must be a number in [0, 1), got {}", format_double(o->band_tol)));
+    if (o->reference != "dense" && o->reference != "band")
+      throw UsageError(
+          fmt::format("--reference accepts dense, band (got '{}')", printable(o->reference)));
+    if (!(o->reference_tol > 0 && o->reference_tol < 1))
+      throw UsageError(fmt::format("--reference-tol must be a number in (0, 1), got {}",
+                                   format_double(o->reference_tol)));
     require_at_least("--width", o->width, 0);
     require_positive_finite("--qk-scale", o->qk_scale);
     const Form form = o->causal ? Form::kCausal : Form::kSymmetric;
@@ -215,7 +224,7 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
         std::max<int>(1, workers / std::max<int>(1, std::min<int>(workers, cells.size())));
 
     Sweep sweep;
-    sweep.experiment = "attention";
+    sweep.experiment = cmd->get_name();  // attention or attention-length
     sweep.columns = attention_columns();
     sweep.timing_columns = {"seconds"};
     sweep.num_cells = cells.size();
@@ -249,9 +258,25 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
       const auto q = p.data.q.head(cell.head), k = p.data.k.head(cell.head),
                  v = p.data.v.head(cell.head);
       const AttentionOptions opts{.threads = inner};
+      // The reference T*: dense exact attention (every key), or certified
+      // band-exact attention at --reference-tol, whose error bound
+      // (reference_bound, its certificate) every check adds to the margin of
+      // a measured error; its row statistics carry their slack into the
+      // approximations' certificates (attention_bounds.h).
       SoftmaxRowStats stats;
-      const RowMatrix<double> exact =
-          exact_alibi_attention<double>(q, k, v, sigma, form, opts, &stats);
+      RowMatrix<double> exact;
+      double reference_bound = 0.0;
+      if (o->reference == "band") {
+        BandAttentionOptions ref_opts;
+        ref_opts.tol = o->reference_tol;
+        ref_opts.attention = opts;
+        auto ref = band_exact_attention<double>(q, k, v, sigma, form, ref_opts);
+        exact = std::move(ref.output);
+        stats = std::move(ref.stats);
+        reference_bound = ref.row_bound.size() ? ref.row_bound.maxCoeff() : 0.0;
+      } else {
+        exact = exact_alibi_attention<double>(q, k, v, sigma, form, opts, &stats);
+      }
       const double exact_norm = exact.norm();
       std::vector<CsvRow> rows;
       // A value that does not apply to an estimator (s and trial of fixed
@@ -285,7 +310,7 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
                         format_double((approx - exact).norm() / exact_norm),
                         format_double(b.certificate), format_double(b.uniform_bound),
                         format_double(b.rounding_allowance), format_double(b.max_abs_logit),
-                        format_double(secs)});
+                        format_double(secs), format_double(reference_bound)});
       };
       const bool want_lsh = std::count(o->estimator.begin(), o->estimator.end(), "lsh") > 0;
       const bool want_fixed = std::count(o->estimator.begin(), o->estimator.end(), "fixed") > 0;
@@ -350,17 +375,22 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
   };
 }
 
-Action add_attention_command(CLI::App& parent) {
-  auto o = std::make_shared<AttentionOptionsCli>();
-  auto* cmd = parent.add_subcommand(
-      "attention", "Error of positional-LSH attention and baselines vs exact ALiBi attention");
+// The options of `poslsh attention`, with `defaults` as their defaults, on a
+// subcommand `name` (attention-length is the same experiment with defaults for
+// a length-extrapolation table, so a config can hold both sections).
+Action add_attention_like_command(CLI::App& parent, const std::string& name,
+                                  const std::string& summary, const AttentionOptionsCli& defaults) {
+  auto o = std::make_shared<AttentionOptionsCli>(defaults);
+  auto* cmd = parent.add_subcommand(name, summary);
   cmd->add_option("--n", o->n, "Context lengths (list, >= 1; synthetic data only)")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--d", o->d, "Head dimensions (list, >= 1; synthetic data only)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--sigma", o->sigma, "ALiBi scales sigma = 1/slope (list, > 0)")->delimiter(',');
+  auto* sigma = cmd->add_option("--sigma", o->sigma, "ALiBi scales sigma = 1/slope (list, > 0)")
+                    ->delimiter(',');
+  if (!defaults.sigma.empty()) sigma->capture_default_str();
   cmd->add_option("--alibi-heads", o->alibi_heads, alibi_heads_help(true));
   cmd->add_flag("--independent-heads", o->independent_heads, kIndependentHeadsHelp);
   cmd->add_option("--s", o->s, "Numbers of hashes (list, >= 1)")
@@ -391,6 +421,16 @@ Action add_attention_command(CLI::App& parent) {
                   "band estimator: bound, on every row, on the softmax mass of the keys left "
                   "out relative to the mass kept, in [0, 1) (0: every key)")
       ->capture_default_str();
+  cmd->add_option("--reference", o->reference,
+                  "The reference T* the errors are measured against: dense (exact attention "
+                  "over every key, O(n^2 d)) or band (certified band-exact at --reference-tol, "
+                  "near-linear; its certificate is the column reference_bound, which the "
+                  "checks add to every margin)")
+      ->capture_default_str();
+  cmd->add_option("--reference-tol", o->reference_tol,
+                  "--reference band: bound on the left-out softmax mass relative to the kept "
+                  "mass, every row, in (0, 1)")
+      ->capture_default_str();
   cmd->add_option(
       "--save-outputs", o->save_outputs,
       "Directory (created if missing) for every output tensor as float64 .npy, "
@@ -399,6 +439,37 @@ Action add_attention_command(CLI::App& parent) {
   add_sweep_options(*cmd, o->sweep);
   return make_action(cmd, o);
 }
+
+Action add_attention_command(CLI::App& parent) {
+  return add_attention_like_command(
+      parent, "attention",
+      "Error of positional-LSH attention and baselines vs exact ALiBi attention", {});
+}
+
+// Length extrapolation (figure 4b): fixed s and sigma, n from 2^13 to 2^17,
+// against the certified band-exact float64 reference (dense exact attention
+// would cost O(n^2 d) per n). Its table is an attention table: the same
+// columns and checks (length[...] tests the growth of max_error with n).
+Action add_attention_length_command(CLI::App& parent) {
+  AttentionOptionsCli defaults;
+  defaults.n = {8192, 16384, 32768, 65536, 131072};
+  defaults.sigma = {16};
+  defaults.s = {8};
+  defaults.trials = 16;
+  defaults.reference = "band";
+  return add_attention_like_command(
+      parent, "attention-length",
+      "Length extrapolation: the attention experiment at fixed s as n grows, against the "
+      "certified band-exact reference (defaults: n = 2^13..2^17, sigma 16, s 8, 16 trials)",
+      defaults);
+}
+
+const bool registered_attention_length = register_experiment({
+    .name = "attention-length",
+    .summary =
+        "Length extrapolation: attention errors at fixed s as n grows (band-exact reference)",
+    .add_command = add_attention_length_command,
+});
 
 const bool registered_attention = register_experiment({
     .name = "attention",

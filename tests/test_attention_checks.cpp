@@ -238,6 +238,45 @@ TEST(AttentionChecks, LengthExtrapolationAcceptsSqrtLogGrowthAndCatchesPolynomia
   EXPECT_EQ(find(check(two_trials), "length[").verdict, Verdict::kNotApplicable);
 }
 
+// A band-exact reference knows T* to within reference_bound: the certificate
+// check widens its margin by it, and a length verdict that the reference's
+// error could change is info, not PASS or FAIL.
+TEST(AttentionChecks, ReferenceBoundWidensTheMarginAndCannotDecideAVerdict) {
+  const std::string header = kHeader.substr(0, kHeader.size() - 1) + ",reference_bound\n";
+  auto with_ref = [](std::string line, double rb) {
+    line.pop_back();
+    return line + "," + format_double(rb) + "\n";
+  };
+  // 0.4 + 1e-6 > certificate 0.4 (+ 1e-12): a violation with an exact
+  // reference, not with a reference known to 2e-6.
+  EXPECT_EQ(find(check(header + with_ref(row(1, 0, 0.4 + 1e-6, 0.4), 0.0)), "certificate").verdict,
+            Verdict::kFail);
+  EXPECT_EQ(find(check(header + with_ref(row(1, 0, 0.4 + 1e-6, 0.4), 2e-6)), "certificate").verdict,
+            Verdict::kPass);
+  // The n^0.2 table fails the length test with a tight reference bound, and
+  // is left open when the bound is a fifth of each error.
+  auto length_with_ref = [&](double fraction) {
+    std::string text = header;
+    const double noise[6] = {0.3, -0.8, 0.5, -0.2, 0.9, -0.6};
+    for (int trial = 0; trial < 6; ++trial)
+      for (int n : {1024, 4096, 16384, 65536}) {
+        const double e =
+            0.1 * std::pow(n / 1024.0, 0.2) * (1 + 0.05 * noise[(trial + n / 1024) % 6]);
+        text +=
+            fmt::format("{},4,4,0,symmetric,16,{},lsh,,8,9,{},0.1,{},1e6,1e-12,1,0.01,{}\n", n,
+                        trial, format_double(e), format_double(4 * e), format_double(fraction * e));
+      }
+    return text;
+  };
+  EXPECT_EQ(find(check(length_with_ref(1e-13)), "length[").verdict, Verdict::kFail);
+  const auto open = find(check(length_with_ref(0.2)), "length[");
+  EXPECT_EQ(open.verdict, Verdict::kInfo) << open.detail;
+  EXPECT_NE(open.detail.find("reference's error bound"), std::string::npos) << open.detail;
+  // An error the reference cannot resolve (bound >= error) leaves no slope.
+  EXPECT_EQ(find(check(length_with_ref(1.5)), "length[").verdict, Verdict::kNotApplicable);
+  expect_unusable(header + with_ref(row(1, 0, 0.1, 0.4), -1), "reference_bound");
+}
+
 TEST(AttentionChecks, UnusableTablesThrow) {
   expect_unusable(kHeader + row(1, 0, NAN, 1), "row 2: max_error is 'nan'");
   expect_unusable(kHeader + row(1, 0, 0.1, 1) + row(4, 0, INFINITY, 1), "row 3: max_error");

@@ -192,6 +192,48 @@ TEST_F(AttentionCli, BandEstimatorIsWithinItsCertificateAndRecordsItsTolerance) 
       "--band-tol");
 }
 
+// The band-exact reference against the dense one on the same run: every
+// error and bound of the table moves by at most the reference's certificate
+// (reference_bound, recorded per row; 0 with the dense reference), the checks
+// pass, and attention-length is the same experiment under its own name.
+TEST_F(AttentionCli, BandReferenceAgreesWithTheDenseOneWithinItsBound) {
+  const std::string common =
+      "--n 300,700 --d 8 --sigma 3 --s 2,8 --trials 3 --seed 4 --estimator lsh,fixed,window "
+      "--no-timing --quiet --out ";
+  ASSERT_EQ(cli("attention " + common + path("dense.csv")).exit_code, 0);
+  const auto r = cli("attention --reference band --reference-tol 1e-12 " + common + path("b.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CsvTable dense = CsvTable::read(path("dense.csv")), band = CsvTable::read(path("b.csv"));
+  ASSERT_EQ(dense.size(), band.size());
+  double largest_bound = 0;
+  for (std::size_t row = 0; row < dense.size(); ++row) {
+    ASSERT_EQ(dense.text(row, "estimator"), band.text(row, "estimator"));
+    EXPECT_EQ(dense.number(row, "reference_bound"), 0.0);
+    const double rb = band.number(row, "reference_bound");
+    largest_bound = std::max(largest_bound, rb);
+    EXPECT_LE(rb, 1e-10);
+    EXPECT_LE(std::abs(band.number(row, "max_error") - dense.number(row, "max_error")), rb + 1e-15)
+        << "row " << row;
+    // The certificate with the band's row sums (and their slack) is still a bound.
+    EXPECT_GE(band.number(row, "certificate") + 1e-12, dense.number(row, "certificate"))
+        << "row " << row;
+  }
+  EXPECT_GT(largest_bound, 0) << "the band reference left nothing out: the test proves nothing";
+  EXPECT_EQ(cli("check " + path("b.csv")).exit_code, 0);
+  // attention-length: the same table as attention with the same options.
+  ASSERT_EQ(cli("attention-length --reference band --reference-tol 1e-12 " + common + path("l.csv"))
+                .exit_code,
+            0);
+  EXPECT_EQ(testing::slurp(path("l.csv")), testing::slurp(path("b.csv")));
+  EXPECT_NE(testing::slurp(path("l.csv") + ".meta.json").find("attention-length"),
+            std::string::npos);
+  const std::string out = " --out " + path("x.csv");
+  expect_usage_error("attention --n 64 --sigma 4 --reference exact" + out, "--reference");
+  expect_usage_error("attention --n 64 --sigma 4 --reference band --reference-tol 0" + out,
+                     "--reference-tol");
+  expect_usage_error("attention-length --n 64 --sigma 4 --alibi-heads 2" + out, "exclusive");
+}
+
 TEST_F(AttentionCli, SaveOutputsWritesEveryTensorTheTableMeasured) {
   const std::string out = path("o.csv"), dir = path("outputs");
   const auto r =

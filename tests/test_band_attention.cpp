@@ -3,6 +3,7 @@
 // band widening where large logits make far keys matter, bit-identical for
 // any thread count, and tol = 0 is the dense path.
 #include <gtest/gtest.h>
+#include <poslsh/attention_bounds.h>
 #include <poslsh/band_attention.h>
 #include <poslsh/baseline_attention.h>
 #include <poslsh/exact_attention.h>
@@ -125,6 +126,50 @@ TEST(BandAttention, TrueLeftOutMassIsBelowItsBound) {
     EXPECT_GT(rows_with_skips, n / 2) << "the band kept (nearly) everything: nothing tested";
     EXPECT_GT(best_ratio, 1e-6) << "the bound is far looser than its logit bound explains";
   }
+}
+
+// A band-exact pass as the reference of another approximation's certificate:
+// its row sums miss up to a fraction skipped_mass of the true ones, and the
+// certificate must stay a bound on the error against dense exact attention.
+// The band's real shortfall is far below its bound, so the negative control
+// plants one: true row sums scaled by 1 - 1e-2 with slack 1e-2 / (1 - 1e-2)
+// (the true sum at the top of the allowed interval). Read as exact sums, they
+// make a wide window's certificate (its tail ~e^-6, below 1e-2) vanish.
+TEST(BandAttention, CoarseBandStatisticsStillCertifyOtherApproximations) {
+  const Eigen::Index n = 600, d = 4;
+  const double sigma = 4;
+  const auto q = gaussian(n, d, 14, 1), k = gaussian(n, d, 15, 1), v = gaussian(n, 2, 16, 1);
+  SoftmaxRowStats dense;
+  const auto exact = exact_alibi_attention<double>(q, k, v, sigma, Form::kSymmetric, {}, &dense);
+  BandAttentionOptions coarse;
+  coarse.tol = 1e-3;
+  const auto band = band_exact_attention<double>(q, k, v, sigma, Form::kSymmetric, coarse);
+  ASSERT_GT(band.stats.row_sum_slack.maxCoeff(), 1e-5);
+  ASSERT_EQ(band.stats.row_sum.size(), n);
+  SoftmaxRowStats planted = dense;
+  const double short_by = 1e-2;
+  planted.row_sum *= 1 - short_by;
+  planted.row_sum_slack = Eigen::VectorXd::Constant(n, short_by / (1 - short_by));
+  SoftmaxRowStats planted_as_exact = planted;
+  planted_as_exact.row_sum_slack.resize(0);
+  for (std::int64_t w : {8, 24}) {
+    const auto window = sliding_window_attention<double>(q, k, v, sigma, w, Form::kSymmetric);
+    auto violations = [&](const SoftmaxRowStats& stats) {
+      const auto b = window_attention_bounds(q, k, v, sigma, w, Form::kSymmetric, stats);
+      int bad = 0;
+      for (Eigen::Index i = 0; i < n; ++i)
+        bad += (window.row(i) - exact.row(i)).cwiseAbs().maxCoeff() >
+               b.row_bound[i] + b.rounding_allowance;
+      return bad;
+    };
+    EXPECT_EQ(violations(band.stats), 0) << "w " << w;
+    EXPECT_EQ(violations(planted), 0) << "w " << w;
+    if (w == 24)
+      EXPECT_GT(violations(planted_as_exact), 0) << "the slack made no difference: no test";
+  }
+  // Its max_abs_logit bounds every pair's |q.k|/sqrt(d), kept or not.
+  const Eigen::MatrixXd logits = (q * k.transpose()) / std::sqrt(double(d));
+  EXPECT_GE(band.stats.max_abs_logit, logits.cwiseAbs().maxCoeff());
 }
 
 TEST(BandAttention, SameBitsForAnyThreadCountAndTolZeroIsDense) {

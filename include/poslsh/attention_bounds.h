@@ -46,7 +46,11 @@ inline constexpr double kRoundingAllowance = 1e-12;
 
 // Bounds for positional-LSH (or fixed-block) attention with mask `mask`
 // (its form applies). `exact` must be the SoftmaxRowStats of
-// exact_alibi_attention<double>(q, k, v, sigma, mask.form()).
+// exact_alibi_attention<double>(q, k, v, sigma, mask.form()), or those of
+// band_exact_attention<double> (BandAttentionResult::stats), whose row sums
+// miss at most a fraction row_sum_slack of the true ones: each row's ratio is
+// then taken at the end of that interval that makes it largest, so the
+// certificate remains a bound.
 AttentionBounds lsh_attention_bounds(const ConstRowMatrixRef<double>& q,
                                      const ConstRowMatrixRef<double>& k,
                                      const ConstRowMatrixRef<double>& v, double sigma,

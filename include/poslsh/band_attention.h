@@ -6,6 +6,7 @@
 // n; this makes that a certificate instead of an assumption.
 #pragma once
 
+#include <poslsh/exact_attention.h>
 #include <poslsh/online_softmax.h>
 #include <poslsh/types.h>
 
@@ -35,6 +36,12 @@ struct BandAttentionResult {
   std::vector<std::int64_t> tile_half_width;
   // Keys whose logits were computed, per query on average (both passes).
   double keys_per_query = 0.0;
+  // Row statistics for the certificates of other approximations measured
+  // against this output (attention_bounds.h): row_max and row_sum of the keys
+  // kept, row_sum_slack = skipped_mass, and max_abs_logit = the largest
+  // |q_i·k_j| / sqrt(d) over the pairs computed, raised to the Cauchy-Schwarz
+  // bound max_i |q_i| max_j |k_j| / sqrt(d) when any key was left out.
+  SoftmaxRowStats stats;
   double certificate() const { return row_bound.size() ? row_bound.maxCoeff() : 0.0; }
 };
 

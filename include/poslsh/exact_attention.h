@@ -23,10 +23,15 @@ namespace poslsh {
 // (attention_bounds.h): row_max[i] = max_j logit(i,j) (bias included),
 // row_sum[i] = Σ_j exp(logit(i,j) - row_max[i]) = e^{-row_max[i]} Σ_j A L*,
 // max_abs_logit = max |q_i·k_j| / sqrt(d) over the pairs the form keeps.
+// From a pass that left keys out (band_exact_attention), row_sum covers the
+// keys kept and row_sum_slack[i] = r_i bounds the rest: the full row sum lies
+// in [row_sum[i], row_sum[i] (1 + r_i)]; max_abs_logit is then an upper
+// bound (Cauchy-Schwarz) rather than the maximum. Empty slack: exact sums.
 struct SoftmaxRowStats {
   Eigen::VectorXd row_max;
   Eigen::VectorXd row_sum;
   double max_abs_logit = 0.0;
+  Eigen::VectorXd row_sum_slack;
 };
 
 // Exact ALiBi attention of one head. q, k: n × d; v: n × dv. Throws

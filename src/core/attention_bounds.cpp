@@ -116,7 +116,8 @@ AttentionBounds bounds_impl(const ConstRowMatrixRef<double>& q, const ConstRowMa
     throw std::invalid_argument(
         "attention bounds: the approximation has n = " + std::to_string(rows.n()) +
         " but q, k, v have " + std::to_string(n) + " rows");
-  if (exact.row_max.size() != n || exact.row_sum.size() != n)
+  if (exact.row_max.size() != n || exact.row_sum.size() != n ||
+      (exact.row_sum_slack.size() != 0 && exact.row_sum_slack.size() != n))
     throw std::invalid_argument("attention bounds: exact row statistics must have n entries");
   AttentionBounds out;
   out.v_max = v.cwiseAbs().maxCoeff();
@@ -163,8 +164,13 @@ AttentionBounds bounds_impl(const ConstRowMatrixRef<double>& q, const ConstRowMa
         const double qk = sc.tile(i - i0, j - kmin) * scale;
         corr += b < l ? -b * std::exp(qk - m) : b * std::exp(qk - m) - 2 * std::exp(qk - dist - m);
       }
+      // ratio = 1 + corr / D with D the full row sum; D is known up to its
+      // slack (row_sum_slack: D in [d, d (1 + r)]), so take the end of that
+      // interval that makes the ratio largest: a bound for every D in it.
       const double d_star = exact.row_sum[i];
-      const double ratio = std::max(0.0, d_star + corr) / d_star;
+      const double slack = exact.row_sum_slack.size() ? exact.row_sum_slack[i] : 0.0;
+      const double d_worst = corr >= 0 ? d_star : d_star * (1 + slack);
+      const double ratio = std::max(0.0, d_worst + corr) / d_worst;
       out.row_bound[i] = 2.0 * out.v_max * ratio;
     }
   });

@@ -27,7 +27,9 @@ BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>
   result.row_bound = Eigen::VectorXd::Zero(n);
   result.tile_half_width.assign(static_cast<std::size_t>(units), n - 1);
   if (options.tol == 0) {  // dense exact: nothing left out
-    result.output = exact_alibi_attention<Scalar>(q, k, v, sigma, form, options.attention);
+    result.output =
+        exact_alibi_attention<Scalar>(q, k, v, sigma, form, options.attention, &result.stats);
+    result.stats.row_sum_slack = result.skipped_mass;
     result.keys_per_query = causal ? (n + 1) / 2.0 : static_cast<double>(n);
     return result;
   }
@@ -73,7 +75,13 @@ BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>
   const int workers =
       static_cast<int>(std::min<std::int64_t>(resolve_threads(options.attention.threads), units));
   std::vector<OnlineSoftmax<Scalar>> states;
-  for (int w = 0; w < workers; ++w) states.emplace_back(kQueryTile, q.cols(), v.cols());
+  for (int w = 0; w < workers; ++w) {
+    states.emplace_back(kQueryTile, q.cols(), v.cols());
+    states.back().track_max_abs_logit(true);
+  }
+  std::vector<double> beta(static_cast<std::size_t>(units), 0.0);
+  result.stats.row_max.resize(n);
+  result.stats.row_sum.resize(n);
   result.output.resize(n, v.cols());
   std::vector<double> keys(static_cast<std::size_t>(units), 0.0);
   for_each_unit(units, workers, [&](std::int64_t unit, int worker) {
@@ -145,6 +153,11 @@ BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>
       add(q1 + narrow, q1 + w);
     }
     st.write_output(result.output, q1 - q0);
+    for (Eigen::Index r = 0; r < q1 - q0; ++r) {
+      result.stats.row_max[q0 + r] = static_cast<double>(st.row_max()[r]);
+      result.stats.row_sum[q0 + r] = static_cast<double>(st.row_sum()[r]);
+    }
+    beta[static_cast<std::size_t>(unit)] = static_cast<double>(st.max_abs_logit());
     const bool all = q0 - w <= 0 && (causal || q1 + w >= n);
     result.tile_half_width[static_cast<std::size_t>(unit)] = all ? n - 1 : w;
     if (all) return;  // every key kept: exact
@@ -161,6 +174,11 @@ BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>
   double total = 0;
   for (double x : keys) total += x;
   result.keys_per_query = total / static_cast<double>(n);
+  result.stats.row_sum_slack = result.skipped_mass;
+  result.stats.max_abs_logit = *std::max_element(beta.begin(), beta.end());
+  if (result.skipped_mass.maxCoeff() > 0 ||
+      *std::min_element(result.tile_half_width.begin(), result.tile_half_width.end()) < n - 1)
+    result.stats.max_abs_logit = std::max(result.stats.max_abs_logit, logit_bound.maxCoeff());
   return result;
 }
 
