@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "runner/child_process.h"
+#include "poslsh/input_error.h"
 #include "runner/cli_common.h"
 
 namespace poslsh {
