@@ -75,6 +75,35 @@ TEST(Operators, MaskMeanDenseIsTheMeanOfBlockMasks) {
   EXPECT_DOUBLE_EQ(c(1, 2), 0.0);
 }
 
+TEST(Operators, MaskMeanFromPartitionsIsTheMaskMeanOfTheirHashes) {
+  // The same hashes given as their block starts: same operator, bit for bit.
+  const auto hashes = draw_hashes(7, 2, 5, 3.0);
+  std::vector<std::vector<std::int64_t>> partitions;
+  for (const auto& h : hashes) partitions.push_back(block_starts(h, 300));
+  for (auto form : {Form::kSymmetric, Form::kCausal}) {
+    const MaskMean from_hashes(300, hashes, form), from_partitions(300, partitions, form);
+    EXPECT_EQ(from_partitions.dense(), from_hashes.dense());
+    EXPECT_EQ(from_partitions.largest_block(), from_hashes.largest_block());
+    EXPECT_EQ(from_partitions.num_blocks(), from_hashes.num_blocks());
+    expect_matches_dense(from_partitions, 3);
+  }
+  // Each partition must be 0 = p[0] < ... < p.back() = n; the error names it.
+  using P = std::vector<std::vector<std::int64_t>>;
+  for (const P& bad : {P{{0, 2, 6}, {1, 6}}, P{{0, 6}, {0, 3, 5}}, P{{0, 6}, {0, 3, 3, 6}},
+                       P{{0, 6}, {6}}, P{{0, 6}, {}}}) {
+    try {
+      MaskMean(6, bad);
+      ADD_FAILURE() << "accepted a bad partition";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_STREQ(e.what(),
+                   "MaskMean: partition 1 is not a list of block starts 0 = p[0] < p[1] < ... "
+                   "< p.back() = n = 6");
+    }
+  }
+  EXPECT_THROW(MaskMean(6, P{}), std::invalid_argument);
+  EXPECT_THROW(MaskMean(0, P{{0}}), std::invalid_argument);
+}
+
 TEST(Operators, RejectBadParameters) {
   EXPECT_THROW(AlibiKernel(0, 1.0), std::invalid_argument);
   EXPECT_THROW(AlibiKernel(4, -1.0), std::invalid_argument);

@@ -42,6 +42,13 @@ class MaskMean {
 
   // Throws std::invalid_argument unless 1 <= n < 2^32 and hashes is non-empty.
   MaskMean(std::int64_t n, std::span<const PositionalHash> hashes, Form form = Form::kSymmetric);
+  // The mean of s given partitions of [0, n) into contiguous blocks, each as
+  // its block starts followed by n (0 = p[0] < p[1] < ... < p.back() = n):
+  // masks from another implementation's hashes, or a deliberately wrong one
+  // (tests). Throws std::invalid_argument naming the partition that is not
+  // such a list, and unless 1 <= n < 2^32 and partitions is non-empty.
+  MaskMean(std::int64_t n, std::span<const std::vector<std::int64_t>> partitions,
+           Form form = Form::kSymmetric);
 
   Eigen::Index rows() const { return n_; }
   Eigen::Index cols() const { return n_; }

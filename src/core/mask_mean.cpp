@@ -9,16 +9,41 @@
 
 namespace poslsh {
 
-MaskMean::MaskMean(std::int64_t n, std::span<const PositionalHash> hashes, Form form)
-    : n_(n), form_(form) {
+namespace {
+
+std::vector<std::vector<std::int64_t>> partitions_of(std::int64_t n,
+                                                     std::span<const PositionalHash> hashes) {
   if (n < 1) throw std::invalid_argument("n must be an integer >= 1, got " + std::to_string(n));
   if (hashes.empty()) throw std::invalid_argument("MaskMean needs at least one hash");
-  offsets_.reserve(hashes.size() + 1);
+  std::vector<std::vector<std::int64_t>> partitions;
+  partitions.reserve(hashes.size());
+  for (const auto& h : hashes) partitions.push_back(block_starts(h, n));
+  return partitions;
+}
+
+}  // namespace
+
+MaskMean::MaskMean(std::int64_t n, std::span<const PositionalHash> hashes, Form form)
+    : MaskMean(n, partitions_of(n, hashes), form) {}
+
+MaskMean::MaskMean(std::int64_t n, std::span<const std::vector<std::int64_t>> partitions, Form form)
+    : n_(n), form_(form) {
+  if (n < 1) throw std::invalid_argument("n must be an integer >= 1, got " + std::to_string(n));
+  if (partitions.empty()) throw std::invalid_argument("MaskMean needs at least one hash");
+  offsets_.reserve(partitions.size() + 1);
   offsets_.push_back(0);
-  for (const auto& h : hashes) {
-    const auto s = block_starts(h, n);
-    for (std::size_t b = 0; b + 1 < s.size(); ++b)
+  for (std::size_t k = 0; k < partitions.size(); ++k) {
+    const auto& s = partitions[k];
+    bool valid = s.size() >= 2 && s.front() == 0 && s.back() == n;
+    for (std::size_t b = 0; valid && b + 1 < s.size(); ++b) {
+      valid = s[b] < s[b + 1];
       largest_block_ = std::max(largest_block_, s[b + 1] - s[b]);
+    }
+    if (!valid)
+      throw std::invalid_argument("MaskMean: partition " + std::to_string(k) +
+                                  " is not a list of block starts 0 = p[0] < p[1] < ... < "
+                                  "p.back() = n = " +
+                                  std::to_string(n));
     starts_.insert(starts_.end(), s.begin(), s.end());
     offsets_.push_back(static_cast<std::int64_t>(starts_.size()));
   }

@@ -1,6 +1,7 @@
 #include "runner/launcher.h"
 
 #include <fmt/format.h>
+#include <poslsh/input_error.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -8,7 +9,6 @@
 #include <sstream>
 
 #include "runner/child_process.h"
-#include "poslsh/input_error.h"
 #include "runner/cli_common.h"
 
 namespace poslsh {
