@@ -46,15 +46,21 @@ std::vector<std::string> sections(const std::string& toml) {
   return out;
 }
 
-// The plot scripts that draw each experiment's figures (plots/<script>.py CSV -o PNG).
-const std::vector<std::pair<std::string, std::string>>& figure_scripts() {
-  static const std::vector<std::pair<std::string, std::string>> f = {
-      {"convergence", "convergence_error_vs_s"},
-      {"convergence", "convergence_constant_vs_n"},
-      {"blocksize", "blocksize_law"},
-      {"attention", "attention_error_vs_s"},
-      {"attention", "attention_error_vs_n"},
-      {"bench.attention", "attention_time_vs_n"},
+// The plot scripts that draw each experiment's figures: plots/<script>.py CSV
+// -o <name>.png. The name is the script's unless two sections draw with one
+// script (attention and attention-length both draw error vs n).
+struct FigureScript {
+  std::string experiment, script, name;
+};
+const std::vector<FigureScript>& figure_scripts() {
+  static const std::vector<FigureScript> f = {
+      {"convergence", "convergence_error_vs_s", "convergence_error_vs_s"},
+      {"convergence", "convergence_constant_vs_n", "convergence_constant_vs_n"},
+      {"blocksize", "blocksize_law", "blocksize_law"},
+      {"attention", "attention_error_vs_s", "attention_error_vs_s"},
+      {"attention", "attention_error_vs_n", "attention_error_vs_n"},
+      {"attention-length", "attention_error_vs_n", "attention_length_vs_n"},
+      {"bench.attention", "attention_time_vs_n", "attention_time_vs_n"},
   };
   return f;
 }
@@ -156,14 +162,17 @@ int run_shards(const LaunchPlan& plan, std::vector<std::string> command, const s
 }
 
 // What each figure shows, for its heading.
-std::string figure_title(const std::string& script) {
-  if (script == "convergence_error_vs_s") return "Errors of the mean of s masks against s";
-  if (script == "convergence_constant_vs_n")
+std::string figure_title(const std::string& name) {
+  if (name == "convergence_error_vs_s") return "Errors of the mean of s masks against s";
+  if (name == "convergence_constant_vs_n")
     return "The constant of the O(1/sqrt(s)) rate against n";
-  if (script == "blocksize_law") return "Largest block size: law and growth";
-  if (script == "attention_error_vs_s") return "Attention output error against s";
-  if (script == "attention_time_vs_n") return "Attention time against n";
-  return script;
+  if (name == "blocksize_law") return "Largest block size: law and growth";
+  if (name == "attention_error_vs_s") return "Attention output error against s";
+  if (name == "attention_error_vs_n") return "Attention output error against n";
+  if (name == "attention_length_vs_n")
+    return "Length extrapolation: attention output error against n at fixed s";
+  if (name == "attention_time_vs_n") return "Attention time against n";
+  return name;
 }
 
 }  // namespace
@@ -364,7 +373,7 @@ Action add_reproduce_command(CLI::App& app) {
     // Figures: each script writes NAME.png, .pdf, .svg and a one-line
     // NAME.caption.txt (what it shows, what the theory predicts).
     struct Figure {
-      std::string script, caption;
+      std::string script, name, caption;
       int exit_code;
     };
     std::vector<Figure> figures;
@@ -372,22 +381,20 @@ Action add_reproduce_command(CLI::App& app) {
     const fs::path plots = o->no_plots ? fs::path() : plot_scripts_dir();
     if (!o->no_plots) {
       for (const auto& figure : figure_scripts()) {
-        // (Not a structured binding: clang before 16 cannot capture one in a lambda.)
-        const std::string &experiment = figure.first, &script = figure.second;
         const auto it = std::find_if(ran.begin(), ran.end(),
-                                     [&](const Ran& r) { return r.section == experiment; });
+                                     [&](const Ran& r) { return r.section == figure.experiment; });
         if (it == ran.end() || it->exit_code != 0) continue;
-        const fs::path py = plots / (script + ".py");
-        const std::string png = (fs::path(out) / (script + ".png")).string();
+        const fs::path py = plots / (figure.script + ".py");
+        const std::string png = (fs::path(out) / (figure.name + ".png")).string();
         int rc = run_child({"/usr/bin/python3", py.string(), it->csv, "-o", png}, o->quiet);
         std::string caption;
         if (rc == 0) {
-          std::ifstream in(fs::path(out) / (script + ".caption.txt"));
+          std::ifstream in(fs::path(out) / (figure.name + ".caption.txt"));
           std::getline(in, caption);
           if (caption.empty() || !fs::exists(png)) rc = -1;  // a script that broke its contract
         }
         if (rc != 0) ++plot_failures;
-        figures.push_back({script, caption, rc});
+        figures.push_back({figure.script, figure.name, caption, rc});
       }
     }
 
@@ -444,10 +451,10 @@ Action add_reproduce_command(CLI::App& app) {
       doc.paragraph(o->no_plots ? "(not drawn: --no-plots)" : "(no experiment with a figure ran)");
     for (std::size_t i = 0; i < figures.size(); ++i) {
       const auto& f = figures[i];
-      doc.heading(3, fmt::format("Figure {}: {}", i + 1, figure_title(f.script)));
+      doc.heading(3, fmt::format("Figure {}: {}", i + 1, figure_title(f.name)));
       if (f.exit_code == 0)
-        doc.figure(f.script + ".png", f.caption,
-                   {{"PDF", f.script + ".pdf"}, {"SVG", f.script + ".svg"}});
+        doc.figure(f.name + ".png", f.caption,
+                   {{"PDF", f.name + ".pdf"}, {"SVG", f.name + ".svg"}});
       else
         doc.paragraph(
             fmt::format("`plots/{}.py` failed (exit code {}): no figure.", f.script, f.exit_code));
