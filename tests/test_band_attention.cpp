@@ -164,8 +164,9 @@ TEST(BandAttention, CoarseBandStatisticsStillCertifyOtherApproximations) {
     };
     EXPECT_EQ(violations(band.stats), 0) << "w " << w;
     EXPECT_EQ(violations(planted), 0) << "w " << w;
-    if (w == 24)
+    if (w == 24) {
       EXPECT_GT(violations(planted_as_exact), 0) << "the slack made no difference: no test";
+    }
   }
   // Its max_abs_logit bounds every pair's |q.k|/sqrt(d), kept or not.
   const Eigen::MatrixXd logits = (q * k.transpose()) / std::sqrt(double(d));

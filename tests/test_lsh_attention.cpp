@@ -121,7 +121,7 @@ TEST(OnlineSoftmaxWeighted, MatchesDenseAttentionWithMultiplicities) {
   }
   OnlineSoftmax<double> st(rows, d, d);
   st.reset(0);
-  for (const auto [a, b] : {std::pair{ka, split}, std::pair{split, kb}}) {
+  for (const auto& [a, b] : {std::pair{ka, split}, std::pair{split, kb}}) {
     std::vector<Eigen::Index> rl(rows), rh(rows);
     for (Eigen::Index r = 0; r < rows; ++r) {
       rl[r] = std::max(lo[r], a) - a;
