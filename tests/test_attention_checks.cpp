@@ -301,6 +301,21 @@ TEST(AttentionChecks, UnusableTablesThrow) {
   expect_unusable(kHeader + row(4, -1, 0.1, 1), "lsh row with trial = ''");
 }
 
+// One lsh row of an attention table, as `poslsh attention` measures it: the
+// LSH output for `mask` against exact attention, with its bounds.
+std::string measured_lsh_row(const QkvData& data, const RowMatrix<double>& exact,
+                             const SoftmaxRowStats& stats, double sigma, const MaskMean& mask,
+                             std::int64_t s, int trial) {
+  const auto approx = lsh_attention<double>(data.q.data, data.k.data, data.v.data, mask);
+  const auto b = lsh_attention_bounds(data.q.data, data.k.data, data.v.data, sigma, mask, stats);
+  return fmt::format("{},{},{},0,symmetric,{},{},lsh,0,1,1,{},{},{},{},{},1,0.01\n", mask.rows(),
+                     data.q.data.cols(), format_double(sigma), s, trial,
+                     format_double((approx - exact).cwiseAbs().maxCoeff()),
+                     format_double((approx - exact).norm() / exact.norm()),
+                     format_double(b.certificate), format_double(b.uniform_bound),
+                     format_double(b.rounding_allowance));
+}
+
 // End to end with the library: lsh rows of one (n, d, sigma) problem from a
 // sampler, 16 trials, s = 4..256, as `poslsh attention` computes them.
 std::string sampler_rows(SamplerDefect defect) {
@@ -315,14 +330,8 @@ std::string sampler_rows(SamplerDefect defect) {
     for (int s : {4, 16, 64, 256}) {
       std::vector<PositionalHash> hashes;
       for (int k = 0; k < s; ++k) hashes.push_back(draw_hash(3, trial, k, sigma, defect));
-      const MaskMean mask(n, hashes, Form::kSymmetric);
-      const auto approx = lsh_attention<double>(data.q.data, data.k.data, data.v.data, mask);
-      const auto b =
-          lsh_attention_bounds(data.q.data, data.k.data, data.v.data, sigma, mask, stats);
-      text += fmt::format("{},{},4,0,symmetric,{},{},lsh,0,1,1,{},0.1,{},{},{},1,0.01\n", n, d, s,
-                          trial, format_double((approx - exact).cwiseAbs().maxCoeff()),
-                          format_double(b.certificate), format_double(b.uniform_bound),
-                          format_double(b.rounding_allowance));
+      text += measured_lsh_row(data, exact, stats, sigma, MaskMean(n, hashes, Form::kSymmetric), s,
+                               trial);
     }
   return text;
 }
@@ -362,15 +371,8 @@ std::string length_rows(bool half_precision) {
         starts.push_back(n);
         partitions.push_back(std::move(starts));
       }
-      const MaskMean mask(n, partitions, Form::kSymmetric);
-      const auto approx = lsh_attention<double>(data.q.data, data.k.data, data.v.data, mask);
-      const auto b =
-          lsh_attention_bounds(data.q.data, data.k.data, data.v.data, sigma, mask, stats);
-      text += fmt::format("{},{},2,0,symmetric,{},{},lsh,0,1,1,{},{},{},{},{},1,0.01\n", n, d, s,
-                          trial, format_double((approx - exact).cwiseAbs().maxCoeff()),
-                          format_double((approx - exact).norm() / exact.norm()),
-                          format_double(b.certificate), format_double(b.uniform_bound),
-                          format_double(b.rounding_allowance));
+      text += measured_lsh_row(data, exact, stats, sigma, MaskMean(n, partitions, Form::kSymmetric),
+                               s, trial);
     }
   }
   return text;
