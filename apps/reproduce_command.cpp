@@ -164,8 +164,7 @@ int run_shards(const LaunchPlan& plan, std::vector<std::string> command, const s
 // What each figure shows, for its heading.
 std::string figure_title(const std::string& name) {
   if (name == "convergence_error_vs_s") return "Errors of the mean of s masks against s";
-  if (name == "convergence_constant_vs_n")
-    return "The constant of the O(1/sqrt(s)) rate against n";
+  if (name == "convergence_constant_vs_n") return "The constant of the O(1/sqrt(s)) rate against n";
   if (name == "blocksize_law") return "Largest block size: law and growth";
   if (name == "attention_error_vs_s") return "Attention output error against s";
   if (name == "attention_error_vs_n") return "Attention output error against n";

@@ -1,4 +1,5 @@
-// libFuzzer target: poslsh_fuzz::fuzz_meta (fuzz/entries.h, through fuzz/entry_points.h). Build and run: scripts/fuzz.
+// libFuzzer target: poslsh_fuzz::fuzz_meta (fuzz/entries.h, reached through
+// fuzz/entry_points.h). Build and run: scripts/fuzz.
 #include <cstddef>
 #include <cstdint>
 
