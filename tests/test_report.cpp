@@ -141,6 +141,39 @@ TEST_F(Report, AttentionFiguresIncludingLengthExtrapolationAreEmbedded) {
   EXPECT_EQ(length_rows, 2u);  // one per s
 }
 
+TEST_F(Report, LengthExtrapolationSectionGetsItsOwnFigure) {
+  // attention and attention-length both draw error vs n with one script: each
+  // gets its own file, title and caption, and the length check is reported
+  // for the attention-length table.
+  std::ofstream(path("l.toml")) << "[attention]\nn = [128, 256]\nd = [8]\nsigma = [4]\n"
+                                   "s = [1, 4]\ntrials = 3\nseed = 2\n"
+                                   "[attention-length]\nn = [256, 512, 1024]\nd = [8]\n"
+                                   "sigma = [4]\ns = [4]\ntrials = 3\nseed = 2\n";
+  const auto r = cli("reproduce --config " + path("l.toml") + " --out " + path("l") + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string md = testing::slurp(path("l/report.md"));
+  std::string captions[2];
+  int i = 0;
+  for (const std::string name : {"attention_error_vs_n", "attention_length_vs_n"}) {
+    SCOPED_TRACE(name);
+    std::ifstream in(path("l/" + name + ".caption.txt"));
+    std::getline(in, captions[i]);
+    ASSERT_FALSE(captions[i].empty());
+    EXPECT_NE(md.find("![" + captions[i] + "](" + name + ".png)"), std::string::npos) << md;
+    EXPECT_TRUE(fs::exists(path("l/" + name + ".png")));
+    ++i;
+  }
+  EXPECT_NE(md.find("Length extrapolation: attention output error against n at fixed s"),
+            std::string::npos)
+      << md;
+  const CsvTable checks = CsvTable::read(path("l/checks.csv"));
+  bool length_line = false;
+  for (std::size_t k = 0; k < checks.size(); ++k)
+    length_line |= checks.text(k, "table") == "attention-length" &&
+                   checks.text(k, "check").rfind("length[", 0) == 0;
+  EXPECT_TRUE(length_line);
+}
+
 TEST_F(Report, FiguresCaptionsChecksAndHtml) {
   std::ofstream(path("r.toml")) << "[convergence]\nn = [256, 1024]\nsigma = [4]\n"
                                    "s = [1, 4, 16, 64]\ntrials = 3\nseed = 1\n"
