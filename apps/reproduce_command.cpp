@@ -47,20 +47,21 @@ std::vector<std::string> sections(const std::string& toml) {
 }
 
 // The plot scripts that draw each experiment's figures: plots/<script>.py CSV
-// -o <name>.png. The name is the script's unless two sections draw with one
-// script (attention and attention-length both draw error vs n).
+// -o <file>.png, file = name, or the script's name when name is empty (two
+// sections draw with one script: attention and attention-length, error vs n).
 struct FigureScript {
   std::string experiment, script, name;
+  const std::string& file() const { return name.empty() ? script : name; }
 };
 const std::vector<FigureScript>& figure_scripts() {
   static const std::vector<FigureScript> f = {
-      {"convergence", "convergence_error_vs_s", "convergence_error_vs_s"},
-      {"convergence", "convergence_constant_vs_n", "convergence_constant_vs_n"},
-      {"blocksize", "blocksize_law", "blocksize_law"},
-      {"attention", "attention_error_vs_s", "attention_error_vs_s"},
-      {"attention", "attention_error_vs_n", "attention_error_vs_n"},
+      {"convergence", "convergence_error_vs_s", ""},
+      {"convergence", "convergence_constant_vs_n", ""},
+      {"blocksize", "blocksize_law", ""},
+      {"attention", "attention_error_vs_s", ""},
+      {"attention", "attention_error_vs_n", ""},
       {"attention-length", "attention_error_vs_n", "attention_length_vs_n"},
-      {"bench.attention", "attention_time_vs_n", "attention_time_vs_n"},
+      {"bench.attention", "attention_time_vs_n", ""},
   };
   return f;
 }
@@ -384,16 +385,16 @@ Action add_reproduce_command(CLI::App& app) {
                                      [&](const Ran& r) { return r.section == figure.experiment; });
         if (it == ran.end() || it->exit_code != 0) continue;
         const fs::path py = plots / (figure.script + ".py");
-        const std::string png = (fs::path(out) / (figure.name + ".png")).string();
+        const std::string png = (fs::path(out) / (figure.file() + ".png")).string();
         int rc = run_child({"/usr/bin/python3", py.string(), it->csv, "-o", png}, o->quiet);
         std::string caption;
         if (rc == 0) {
-          std::ifstream in(fs::path(out) / (figure.name + ".caption.txt"));
+          std::ifstream in(fs::path(out) / (figure.file() + ".caption.txt"));
           std::getline(in, caption);
           if (caption.empty() || !fs::exists(png)) rc = -1;  // a script that broke its contract
         }
         if (rc != 0) ++plot_failures;
-        figures.push_back({figure.script, figure.name, caption, rc});
+        figures.push_back({figure.script, figure.file(), caption, rc});
       }
     }
 

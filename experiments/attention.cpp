@@ -273,7 +273,7 @@ Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
         auto ref = band_exact_attention<double>(q, k, v, sigma, form, ref_opts);
         exact = std::move(ref.output);
         stats = std::move(ref.stats);
-        reference_bound = ref.row_bound.size() ? ref.row_bound.maxCoeff() : 0.0;
+        reference_bound = ref.certificate();
       } else {
         exact = exact_alibi_attention<double>(q, k, v, sigma, form, opts, &stats);
       }
