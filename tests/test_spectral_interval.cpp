@@ -221,6 +221,51 @@ TEST(SpectralInterval, LaneProductsEqualSingleProductsBitForBit) {
   }
 }
 
+// Threads split the starts into groups advanced concurrently, each through
+// its own product scratch. A start's arithmetic must not depend on its group:
+// the same bits for every split, at small n through the engine directly (the
+// solver itself keeps one group below 2^16) and at 2^16 through spectral_error.
+TEST(SpectralInterval, StartsSplitOverThreadsGiveTheSameBits) {
+  const auto same = [](const SpectralErrorResult& a, const SpectralErrorResult& b) {
+    return a.lower == b.lower && a.upper == b.upper && a.accuracy == b.accuracy &&
+           a.iterations == b.iterations && a.status == b.status;
+  };
+  const auto hashes = draw_hashes(21, 0, 4, 3.0);
+  for (Form form : {Form::kSymmetric, Form::kCausal}) {
+    const ErrorOperator e(600, hashes, 3.0, form);
+    const NormalOperator normal(e);
+    for (int starts : {2, 3, 5}) {
+      SpectralErrorOptions o{.seed = 21, .starts = starts};
+      std::vector<ProductScratch> scratch(static_cast<std::size_t>(starts));
+      std::vector<LanesProduct> products;
+      for (auto& sc : scratch)
+        products.emplace_back([&, s = &sc](const double* x, double* y, int lanes) {
+          if (form == Form::kSymmetric)
+            e.perform_op_lanes(x, y, lanes, *s);
+          else
+            normal.perform_op_lanes(x, y, lanes, *s);
+        });
+      const bool both = form == Form::kSymmetric;
+      const SpectralErrorResult one = lanczos_extreme_eigenvalue(
+          600, std::span<const LanesProduct>(products.data(), 1), both, o);
+      for (std::size_t groups = 2; groups <= products.size(); ++groups) {
+        const SpectralErrorResult split = lanczos_extreme_eigenvalue(
+            600, std::span<const LanesProduct>(products.data(), groups), both, o);
+        EXPECT_TRUE(same(one, split)) << "starts " << starts << " groups " << groups << ": "
+                                      << one.lower << " vs " << split.lower;
+      }
+    }
+  }
+  const auto big = draw_hashes(5, 0, 16, 8.0);
+  for (Form form : {Form::kSymmetric, Form::kCausal}) {
+    const ErrorOperator e(std::int64_t{1} << 16, big, 8.0, form);
+    const SpectralErrorResult a = spectral_error(e, {.seed = 5, .threads = 1});
+    const SpectralErrorResult b = spectral_error(e, {.seed = 5, .threads = 2});
+    EXPECT_TRUE(same(a, b)) << a.lower << " vs " << b.lower;
+    EXPECT_EQ(a.status, SolveStatus::kOk);
+  }
+}
+
 TEST(SpectralInterval, RejectsBadCertificateOptions) {
   const auto hashes = draw_hashes(4, 0, 3, 2.0);
   const ErrorOperator e(10, hashes, 2.0);
@@ -230,6 +275,9 @@ TEST(SpectralInterval, RejectsBadCertificateOptions) {
   EXPECT_THROW(spectral_error(e, {.upper_q = 1.0}), std::invalid_argument);
   EXPECT_THROW(spectral_error(e, {.upper_width = 0.0}), std::invalid_argument);
   EXPECT_THROW(spectral_error(e, {.upper_q = std::nan("")}), std::invalid_argument);
+  EXPECT_THROW(spectral_error(e, {.threads = 0}), std::invalid_argument);
+  EXPECT_THROW(lanczos_extreme_eigenvalue(10, std::span<const LanesProduct>(), true, {}),
+               std::invalid_argument);
 }
 
 }  // namespace

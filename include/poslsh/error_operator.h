@@ -28,6 +28,14 @@ namespace poslsh {
 void mask_mean_transpose_op(const MaskMean& mask, const double* x_in, double* y_out);
 void alibi_kernel_transpose_op(const AlibiKernel& kernel, const double* x_in, double* y_out);
 
+// The buffers of one product (prefix sums, difference array, scatter state,
+// the normal operator's intermediate vector). The operators' own products use
+// an internal one; products given their own scratch may run concurrently on
+// one operator (one scratch per thread).
+struct ProductScratch {
+  std::vector<double> prefix, diff, state, normal;
+};
+
 class ErrorOperator {
  public:
   using Scalar = double;
@@ -56,6 +64,11 @@ class ErrorOperator {
   // single-vector product bit for bit.
   void perform_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes) const;
   void perform_transpose_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes) const;
+  // The same with the caller's scratch: thread-safe, one scratch per thread.
+  void perform_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes,
+                        ProductScratch& scratch) const;
+  void perform_transpose_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes,
+                                  ProductScratch& scratch) const;
   // Dense E, for small-n oracles only.
   Eigen::MatrixXd dense() const;
 
@@ -63,6 +76,7 @@ class ErrorOperator {
   MaskMean mask_;
   AlibiKernel kernel_;
   mutable std::vector<double> prefix_, diff_;
+  mutable ProductScratch scratch_;  // the lanes products' own
 };
 
 // x -> E^T (E x): symmetric positive semidefinite, whatever the form of E. Its
@@ -79,6 +93,9 @@ class NormalOperator {
   void perform_op(const Scalar* x_in, Scalar* y_out) const;
   // The same on interleaved lanes (see ErrorOperator::perform_op_lanes).
   void perform_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes) const;
+  // The same with the caller's scratch: thread-safe, one scratch per thread.
+  void perform_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes,
+                        ProductScratch& scratch) const;
 
  private:
   const ErrorOperator& error_;

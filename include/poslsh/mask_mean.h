@@ -80,6 +80,10 @@ class MaskMean {
   // read once for all lanes, and each lane gets exactly the sums the
   // single-vector scatter computes (same operations, same order).
   void scatter_lanes(BlockValue value, const double* P, double* D, int lanes) const;
+  // The same with the caller's scratch instead of the object's: concurrent
+  // calls on one object are safe when each passes its own `state`.
+  void scatter_lanes(BlockValue value, const double* P, double* D, int lanes,
+                     std::vector<double>& state) const;
 
  private:
   std::int64_t n_;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -37,6 +38,11 @@ struct SpectralErrorOptions {
   // The solve goes on, after the estimate met rel_tol, until the certified
   // relative width upper / lower - 1 is at most this (+inf: do not wait).
   double upper_width = 1e-2;
+  // Threads for the products and the vector work (>= 1): the starts are split
+  // among them, so at most `starts` threads help, and only from n = 2^16 on.
+  // Every start's arithmetic is the same whatever the split: results are
+  // bit-identical for any thread count.
+  int threads = 1;
 };
 
 struct SpectralErrorResult {
@@ -79,6 +85,14 @@ struct LanczosHistory {
   std::vector<double> top, bottom;  // extreme Ritz values there (bottom: both_ends only)
 };
 SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduct& apply,
+                                               bool both_ends, const SpectralErrorOptions& options,
+                                               LanczosHistory* history = nullptr);
+// The same with one product per thread (each safe to call concurrently with
+// the others, e.g. through its own ProductScratch): the starts are split into
+// min(products.size(), starts) groups, each advanced on a thread of its own.
+// options.threads is not read here. Same results as with one product.
+SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n,
+                                               std::span<const LanesProduct> products,
                                                bool both_ends, const SpectralErrorOptions& options,
                                                LanczosHistory* history = nullptr);
 

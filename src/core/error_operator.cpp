@@ -137,8 +137,9 @@ void prefix_sums_lanes(const double* x, std::int64_t n, std::vector<double>& P) 
 
 template <int kLanes>
 void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct which,
-                         const double* x, double* y, std::vector<double>& prefix,
-                         std::vector<double>& diff) {
+                         const double* x, double* y, ProductScratch& scratch) {
+  std::vector<double>& prefix = scratch.prefix;
+  std::vector<double>& diff = scratch.diff;
   const std::int64_t n = mask.rows();
   prefix_sums_lanes<kLanes>(x, n, prefix);
   diff.assign(static_cast<std::size_t>((n + 1) * kLanes), 0.0);
@@ -148,7 +149,7 @@ void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct 
   double acc[kLanes] = {}, f[kLanes] = {}, g[kLanes] = {};
   const bool symmetric = form == Form::kSymmetric;
   if (symmetric) {
-    mask.scatter_lanes(BlockValue::kSum, P, D, kLanes);
+    mask.scatter_lanes(BlockValue::kSum, P, D, kLanes, scratch.state);
     for (std::int64_t i = 0; i < n; ++i)
       for (int l = 0; l < kLanes; ++l) {
         const std::int64_t e = i * kLanes + l;
@@ -157,7 +158,7 @@ void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct 
         y[e] = acc[l] * inv_s - f[l] + x[e];
       }
   } else if (which == LaneProduct::kForward) {
-    mask.scatter_lanes(BlockValue::kPrefixAtStart, P, D, kLanes);
+    mask.scatter_lanes(BlockValue::kPrefixAtStart, P, D, kLanes, scratch.state);
     for (std::int64_t i = 0; i < n; ++i)
       for (int l = 0; l < kLanes; ++l) {
         const std::int64_t e = i * kLanes + l;
@@ -167,7 +168,7 @@ void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct 
       }
     return;
   } else {
-    mask.scatter_lanes(BlockValue::kPrefixAtEnd, P, D, kLanes);
+    mask.scatter_lanes(BlockValue::kPrefixAtEnd, P, D, kLanes, scratch.state);
     for (std::int64_t i = 0; i < n; ++i)
       for (int l = 0; l < kLanes; ++l) {
         const std::int64_t e = i * kLanes + l;
@@ -185,22 +186,31 @@ void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct 
 }
 
 void error_product_dispatch(const MaskMean& mask, double r, Form form, LaneProduct which,
-                            const double* x, double* y, int lanes, std::vector<double>& prefix,
-                            std::vector<double>& diff) {
+                            const double* x, double* y, int lanes, ProductScratch& scratch) {
   dispatch_lanes(lanes, "error_operator",
-                 [&](auto L) { error_product_lanes<L>(mask, r, form, which, x, y, prefix, diff); });
+                 [&](auto L) { error_product_lanes<L>(mask, r, form, which, x, y, scratch); });
 }
 
 }  // namespace
 
 void ErrorOperator::perform_op_lanes(const Scalar* x, Scalar* y, int lanes) const {
-  error_product_dispatch(mask_, kernel_.ratio(), form(), LaneProduct::kForward, x, y, lanes,
-                         prefix_, diff_);
+  perform_op_lanes(x, y, lanes, scratch_);
 }
 
 void ErrorOperator::perform_transpose_op_lanes(const Scalar* x, Scalar* y, int lanes) const {
+  perform_transpose_op_lanes(x, y, lanes, scratch_);
+}
+
+void ErrorOperator::perform_op_lanes(const Scalar* x, Scalar* y, int lanes,
+                                     ProductScratch& scratch) const {
+  error_product_dispatch(mask_, kernel_.ratio(), form(), LaneProduct::kForward, x, y, lanes,
+                         scratch);
+}
+
+void ErrorOperator::perform_transpose_op_lanes(const Scalar* x, Scalar* y, int lanes,
+                                               ProductScratch& scratch) const {
   error_product_dispatch(mask_, kernel_.ratio(), form(), LaneProduct::kTranspose, x, y, lanes,
-                         prefix_, diff_);
+                         scratch);
 }
 
 Eigen::MatrixXd ErrorOperator::dense() const { return mask_.dense() - kernel_.dense(); }
@@ -215,6 +225,13 @@ void NormalOperator::perform_op_lanes(const Scalar* x, Scalar* y, int lanes) con
   scratch_.resize(static_cast<std::size_t>(rows() * lanes));
   error_.perform_op_lanes(x, scratch_.data(), lanes);
   error_.perform_transpose_op_lanes(scratch_.data(), y, lanes);
+}
+
+void NormalOperator::perform_op_lanes(const Scalar* x, Scalar* y, int lanes,
+                                      ProductScratch& scratch) const {
+  scratch.normal.resize(static_cast<std::size_t>(rows() * lanes));
+  error_.perform_op_lanes(x, scratch.normal.data(), lanes, scratch);
+  error_.perform_transpose_op_lanes(scratch.normal.data(), y, lanes, scratch);
 }
 
 }  // namespace poslsh

@@ -163,15 +163,20 @@ void scatter_blocks_lanes(const TiledBlocks& tiled, std::int64_t s, const double
 }  // namespace
 
 void MaskMean::scatter_lanes(BlockValue value, const double* P, double* D, int lanes) const {
+  scatter_lanes(value, P, D, lanes, lane_state_);
+}
+
+void MaskMean::scatter_lanes(BlockValue value, const double* P, double* D, int lanes,
+                             std::vector<double>& state) const {
   const std::int64_t s = num_hashes();
   dispatch_lanes(lanes, "scatter_lanes", [&](auto L) {
     switch (value) {
       case BlockValue::kSum:
-        return scatter_blocks_lanes<BlockValue::kSum, L>(tiled_, s, P, D, lane_state_);
+        return scatter_blocks_lanes<BlockValue::kSum, L>(tiled_, s, P, D, state);
       case BlockValue::kPrefixAtStart:
-        return scatter_blocks_lanes<BlockValue::kPrefixAtStart, L>(tiled_, s, P, D, lane_state_);
+        return scatter_blocks_lanes<BlockValue::kPrefixAtStart, L>(tiled_, s, P, D, state);
       case BlockValue::kPrefixAtEnd:
-        return scatter_blocks_lanes<BlockValue::kPrefixAtEnd, L>(tiled_, s, P, D, lane_state_);
+        return scatter_blocks_lanes<BlockValue::kPrefixAtEnd, L>(tiled_, s, P, D, state);
     }
   });
 }

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <stdexcept>
+#include <thread>
 
 #include "lanes.h"
 
@@ -175,7 +177,56 @@ void scale_lanes(int lanes, std::int64_t n, const double* factor, double* w) {
 
 }  // namespace
 
+namespace {
+
+// Lanes [first, first + count), stored interleaved in their own buffers and
+// advanced by one thread through its own product.
+struct LaneGroup {
+  int first = 0, count = 0;
+  std::vector<double> v, v_prev, w;
+  const LanesProduct* apply = nullptr;
+};
+
+// Runs f(g) for every group, group 0 on the calling thread and the others on
+// threads of their own; rethrows the first exception after all have joined.
+template <class F>
+void for_each_group(std::size_t groups, F&& f) {
+  if (groups == 1) {
+    f(std::size_t{0});
+    return;
+  }
+  std::vector<std::exception_ptr> errors(groups);
+  std::vector<std::thread> pool;
+  pool.reserve(groups - 1);
+  for (std::size_t g = 1; g < groups; ++g)
+    pool.emplace_back([&, g] {
+      try {
+        f(g);
+      } catch (...) {
+        errors[g] = std::current_exception();
+      }
+    });
+  try {
+    f(std::size_t{0});
+  } catch (...) {
+    errors[0] = std::current_exception();
+  }
+  for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace
+
 SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduct& apply,
+                                               bool both_ends, const SpectralErrorOptions& options,
+                                               LanczosHistory* history) {
+  return lanczos_extreme_eigenvalue(n, std::span<const LanesProduct>(&apply, 1), both_ends, options,
+                                    history);
+}
+
+SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n,
+                                               std::span<const LanesProduct> products,
                                                bool both_ends, const SpectralErrorOptions& options,
                                                LanczosHistory* history) {
   if (n < 1) throw std::invalid_argument("spectral_error: n must be an integer >= 1");
@@ -189,25 +240,41 @@ SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduc
     throw std::invalid_argument("spectral_error: upper_q must be in (0, 1)");
   if (!(options.upper_width > 0))
     throw std::invalid_argument("spectral_error: upper_width must be > 0 (inf: do not wait)");
+  if (products.empty()) throw std::invalid_argument("spectral_error: no product given");
 
   const int L = options.starts;
-  const auto N = static_cast<std::size_t>(n * L);
   SpectralErrorResult result;
-  // Interleaved lanes: entry i of lane l at [i * L + l]. Lane l starts from
-  // Stream(seed, trial, l, kLanczosStart), so lane 0 is the single-start
-  // solver's start and adding lanes never changes the earlier ones.
-  std::vector<double> v(N), v_prev(N, 0.0), w(N);
-  for (int l = 0; l < L; ++l) {
-    Stream rng(options.seed, options.trial, static_cast<std::uint64_t>(l),
-               StreamPurpose::kLanczosStart);
-    double norm2 = 0.0;
-    for (std::int64_t i = 0; i < n; ++i) {
-      const double x = rng.normal();
-      v[i * L + l] = x;
-      norm2 += x * x;
+  // The lanes are split into groups, one per product (at most one lane each):
+  // group g holds lanes [g L / G, (g + 1) L / G), interleaved (entry i of its
+  // lane j at [i * count + j]). Every lane's arithmetic is the same whatever
+  // its group (the lanes products and the passes below compute each lane
+  // exactly as alone), so results do not depend on the split.
+  const auto G = std::min<std::size_t>(products.size(), static_cast<std::size_t>(L));
+  std::vector<LaneGroup> groups(G);
+  for (std::size_t g = 0; g < G; ++g) {
+    LaneGroup& grp = groups[g];
+    grp.first = static_cast<int>(g * L / G);
+    grp.count = static_cast<int>((g + 1) * L / G) - grp.first;
+    const auto N = static_cast<std::size_t>(n * grp.count);
+    grp.v.resize(N);
+    grp.v_prev.assign(N, 0.0);
+    grp.w.resize(N);
+    grp.apply = &products[g];
+    // Lane l starts from Stream(seed, trial, l, kLanczosStart), so lane 0 is
+    // the single-start solver's start and adding lanes never changes the
+    // earlier ones.
+    for (int j = 0; j < grp.count; ++j) {
+      Stream rng(options.seed, options.trial, static_cast<std::uint64_t>(grp.first + j),
+                 StreamPurpose::kLanczosStart);
+      double norm2 = 0.0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double x = rng.normal();
+        grp.v[i * grp.count + j] = x;
+        norm2 += x * x;
+      }
+      const double inv = 1.0 / std::sqrt(norm2);
+      for (std::int64_t i = 0; i < n; ++i) grp.v[i * grp.count + j] *= inv;
     }
-    const double inv = 1.0 / std::sqrt(norm2);
-    for (std::int64_t i = 0; i < n; ++i) v[i * L + l] *= inv;
   }
 
   std::vector<Lane> lanes(static_cast<std::size_t>(L));
@@ -216,13 +283,24 @@ SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduc
   const std::int64_t max_steps = options.max_iterations;
   bool exhausted = false;  // some lane found an invariant subspace: its Ritz values are exact
   for (std::int64_t k = 1; k <= max_steps; ++k) {
-    apply(v.data(), w.data(), L);
-    ++result.iterations;
-    // Paige's ordering of the three-term recurrence (the stable one), in two
-    // fused passes: w -= beta v_prev with alpha = v.w, then w -= alpha v with
-    // ||w||^2. Global orthogonality is not maintained (see the header).
     for (int l = 0; l < L; ++l) beta[l] = lanes[l].beta;
-    recurrence_passes(L, n, beta.data(), v.data(), v_prev.data(), w.data(), a.data(), b2.data());
+    for_each_group(G, [&](std::size_t g) {
+      LaneGroup& grp = groups[g];
+      if (k > 1) {
+        // Next Lanczos vectors: v_prev <- v, v <- w / beta (buffers rotate).
+        scale_lanes(grp.count, n, inv_b.data() + grp.first, grp.w.data());
+        std::swap(grp.v_prev, grp.v);
+        std::swap(grp.v, grp.w);
+      }
+      (*grp.apply)(grp.v.data(), grp.w.data(), grp.count);
+      // Paige's ordering of the three-term recurrence (the stable one), in
+      // two fused passes: w -= beta v_prev with alpha = v.w, then w -= alpha
+      // v with ||w||^2. Global orthogonality is not maintained (see the
+      // header).
+      recurrence_passes(grp.count, n, beta.data() + grp.first, grp.v.data(), grp.v_prev.data(),
+                        grp.w.data(), a.data() + grp.first, b2.data() + grp.first);
+    });
+    ++result.iterations;
     for (int l = 0; l < L; ++l) {
       Lane& x = lanes[l];
       x.alpha.push_back(a[l]);
@@ -293,15 +371,11 @@ SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduc
       if (exhausted || (estimate_ok && width_ok)) break;
     }
     if (k == max_steps) break;
-    // Next Lanczos vectors: v_prev <- v, v <- w / beta (buffers rotate).
     for (int l = 0; l < L; ++l) {
       lanes[l].beta2.push_back(b2[l]);
       lanes[l].beta = beta[l];
       inv_b[l] = 1.0 / beta[l];
     }
-    scale_lanes(L, n, inv_b.data(), w.data());
-    std::swap(v_prev, v);
-    std::swap(v, w);
   }
   if (history) {
     history->step = top.step;
@@ -315,14 +389,37 @@ SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduc
   return result;
 }
 
+namespace {
+
+// Below this n a product takes well under a millisecond and a thread's start
+// would rival it: one group. The split does not change results.
+constexpr std::int64_t kMinThreadedN = std::int64_t{1} << 16;
+
+// One product per thread (at most one per start), each with its own scratch.
+template <class Op>
+std::vector<LanesProduct> products_per_thread(const Op& op, std::int64_t n,
+                                              const SpectralErrorOptions& options,
+                                              std::vector<ProductScratch>& scratch) {
+  if (options.threads < 1)
+    throw std::invalid_argument("spectral_error: threads must be an integer >= 1");
+  const int threads = n >= kMinThreadedN ? std::clamp(options.threads, 1, options.starts) : 1;
+  scratch.resize(static_cast<std::size_t>(threads));
+  std::vector<LanesProduct> products;
+  for (auto& s : scratch)
+    products.emplace_back(
+        [&op, &s](const double* x, double* y, int lanes) { op.perform_op_lanes(x, y, lanes, s); });
+  return products;
+}
+
+}  // namespace
+
 SpectralErrorResult spectral_error(const ErrorOperator& error,
                                    const SpectralErrorOptions& options) {
   const std::int64_t n = error.rows();
-  if (error.form() == Form::kSymmetric) {
-    return lanczos_extreme_eigenvalue(
-        n, [&](const double* x, double* y, int lanes) { error.perform_op_lanes(x, y, lanes); },
-        true, options);
-  }
+  std::vector<ProductScratch> scratch;
+  if (error.form() == Form::kSymmetric)
+    return lanczos_extreme_eigenvalue(n, products_per_thread(error, n, options, scratch), true,
+                                      options);
   // Causal: ||E_c||^2 is the top eigenvalue of the PSD normal operator. The
   // tolerance on the eigenvalue is twice the one on the norm (sqrt halves it).
   NormalOperator normal(error);
@@ -331,8 +428,7 @@ SpectralErrorResult spectral_error(const ErrorOperator& error,
   // Width on the norm w  <=>  width on its square (1 + w)^2 - 1.
   eig_options.upper_width = (1 + options.upper_width) * (1 + options.upper_width) - 1;
   SpectralErrorResult r = lanczos_extreme_eigenvalue(
-      n, [&](const double* x, double* y, int lanes) { normal.perform_op_lanes(x, y, lanes); },
-      false, eig_options);
+      n, products_per_thread(normal, n, options, scratch), false, eig_options);
   r.matvecs = 2 * r.matvecs;
   r.lower = std::sqrt(r.lower);
   r.upper = std::sqrt(r.upper);
