@@ -38,6 +38,27 @@ TEST(MaxError, ExactAgainstDenseOverGrid) {
   EXPECT_EQ(checked, 6 * 4 * 4 * 2);
 }
 
+// The offsets are split into two chunks that one or two threads run; the
+// chunks' row sums are added in a fixed order, so the bits are the same.
+TEST(MaxError, TwoThreadsGiveTheSameBits) {
+  for (Form form : {Form::kSymmetric, Form::kCausal}) {
+    for (std::int64_t n : {2, 300, 5000}) {
+      const auto hashes = draw_hashes(77, 0, 9, 6.0);
+      const ErrorOperator e(n, hashes, 6.0, form);
+      const EntrywiseError a = entrywise_error(e, 1), b = entrywise_error(e, 2);
+      EXPECT_EQ(a.max_error, b.max_error) << n;
+      EXPECT_EQ(a.inf_error, b.inf_error) << n;
+      if (n <= 300) {
+        const Dense want = dense_errors(e);
+        EXPECT_NEAR(b.max_error, want.max_error, 1e-12);
+        EXPECT_NEAR(b.inf_error, want.inf_error, 1e-12);
+      }
+    }
+  }
+  const ErrorOperator e(10, draw_hashes(1, 0, 2, 2.0), 2.0);
+  EXPECT_THROW(entrywise_error(e, 0), std::invalid_argument);
+}
+
 TEST(MaxError, LargestN) {
   for (Form form : {Form::kSymmetric, Form::kCausal}) {
     const auto hashes = draw_hashes(7, 0, 48, 16.0);

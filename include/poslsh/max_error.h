@@ -13,7 +13,8 @@
 // closed form. Total O(B n + n s) time, O(n + #blocks) memory; M~ and L* are
 // never formed. The entries are computed with the same expressions as the dense
 // oracle (count / s - exp(-t / sigma)), so the results agree to rounding of the
-// row sums. Single-threaded: the cost is far below the spectral norm's.
+// row sums. The offsets are split into two chunks of equal work that one or
+// two threads run; the results do not depend on the thread count.
 #pragma once
 
 #include <poslsh/error_operator.h>
@@ -30,10 +31,10 @@ struct EntrywiseError {
 };
 
 // Form (symmetric or causal) is the mask's. Throws std::invalid_argument unless
-// sigma is finite and > 0.
-EntrywiseError entrywise_error(const MaskMean& mask, double sigma);
-inline EntrywiseError entrywise_error(const ErrorOperator& error) {
-  return entrywise_error(error.mask(), error.sigma());
+// sigma is finite and > 0 and threads >= 1 (more than 2 are not used).
+EntrywiseError entrywise_error(const MaskMean& mask, double sigma, int threads = 1);
+inline EntrywiseError entrywise_error(const ErrorOperator& error, int threads = 1) {
+  return entrywise_error(error.mask(), error.sigma(), threads);
 }
 
 }  // namespace poslsh

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace poslsh {
@@ -18,9 +20,10 @@ double geometric_sum(std::int64_t t0, std::int64_t m, double sigma) {
 
 }  // namespace
 
-EntrywiseError entrywise_error(const MaskMean& mask, double sigma) {
+EntrywiseError entrywise_error(const MaskMean& mask, double sigma, int threads) {
   if (!std::isfinite(sigma) || !(sigma > 0))
     throw std::invalid_argument("sigma must be a finite number > 0");
+  if (threads < 1) throw std::invalid_argument("entrywise_error: threads must be an integer >= 1");
   const std::int64_t n = mask.rows();
   const std::int64_t s = mask.num_hashes();
   const std::int64_t big = mask.largest_block();
@@ -56,32 +59,72 @@ EntrywiseError entrywise_error(const MaskMean& mask, double sigma) {
     }
   }
 
-  std::vector<double> row(n, 0.0);
-  std::vector<std::int64_t> diff(n + 1);
+  // The offsets t < t_shared (blocks may be shared) are split into two chunks
+  // of about equal work (n - t + blocks longer than t each), always the same
+  // two for the same mask: each chunk adds its entries to its own row sums,
+  // and the chunks' sums are added in a fixed order, so the results are the
+  // same whether the chunks run on one thread or two.
+  const std::int64_t t_shared = std::min(big, n);
+  const auto work = [&](std::int64_t t) {
+    return static_cast<double>(n - t) + static_cast<double>(first[t + 1] + count_by_len[t + 1]);
+  };
+  double total = 0.0;
+  for (std::int64_t t = 1; t < t_shared; ++t) total += work(t);
+  std::int64_t t_mid = 1;
+  for (double half = 0.0; t_mid < t_shared && half + work(t_mid) <= 0.5 * total; ++t_mid)
+    half += work(t_mid);
+  struct Chunk {
+    std::int64_t t_begin, t_end;
+    std::vector<double> row;
+    double max_error = 0.0;
+  };
+  Chunk chunks[2] = {{1, t_mid, {}, 0.0}, {t_mid, t_shared, {}, 0.0}};
   const double ds = static_cast<double>(s);
-  double max_error = 0.0;
-  const std::int64_t t_shared = std::min(big, n);  // offsets t < t_shared may share a block
-  for (std::int64_t t = 1; t < t_shared; ++t) {
-    const std::int64_t active = first[t + 1] + count_by_len[t + 1];  // blocks of length > t
-    std::fill(diff.begin(), diff.begin() + (n - t) + 1, 0);
-    for (std::int64_t q = 0; q < active; ++q) {
-      ++diff[start[q]];
-      --diff[start[q] + length[q] - t];
+  const auto run_chunk = [&](Chunk& chunk) {
+    chunk.row.assign(static_cast<std::size_t>(n), 0.0);
+    std::vector<std::int64_t> diff(static_cast<std::size_t>(n + 1));
+    for (std::int64_t t = chunk.t_begin; t < chunk.t_end; ++t) {
+      const std::int64_t active = first[t + 1] + count_by_len[t + 1];  // blocks of length > t
+      std::fill(diff.begin(), diff.begin() + (n - t) + 1, 0);
+      for (std::int64_t q = 0; q < active; ++q) {
+        ++diff[start[q]];
+        --diff[start[q] + length[q] - t];
+      }
+      const double rt = std::exp(-static_cast<double>(t) / sigma);
+      std::int64_t c = 0, cmin = s, cmax = 0;
+      double* row = chunk.row.data();
+      for (std::int64_t i = 0; i < n - t; ++i) {
+        c += diff[i];
+        cmin = std::min(cmin, c);
+        cmax = std::max(cmax, c);
+        // Entry (i+t, i) of the lower triangle; (i, i+t) too when symmetric.
+        const double e = std::abs(static_cast<double>(c) / ds - rt);
+        row[i + t] += e;
+        if (!causal) row[i] += e;
+      }
+      chunk.max_error = std::max({chunk.max_error, std::abs(static_cast<double>(cmax) / ds - rt),
+                                  std::abs(static_cast<double>(cmin) / ds - rt)});
     }
-    const double rt = std::exp(-static_cast<double>(t) / sigma);
-    std::int64_t c = 0, cmin = s, cmax = 0;
-    for (std::int64_t i = 0; i < n - t; ++i) {
-      c += diff[i];
-      cmin = std::min(cmin, c);
-      cmax = std::max(cmax, c);
-      // Entry (i+t, i) of the lower triangle; (i, i+t) too when symmetric.
-      const double e = std::abs(static_cast<double>(c) / ds - rt);
-      row[i + t] += e;
-      if (!causal) row[i] += e;
-    }
-    max_error = std::max({max_error, std::abs(static_cast<double>(cmax) / ds - rt),
-                          std::abs(static_cast<double>(cmin) / ds - rt)});
+  };
+  if (threads >= 2 && t_mid < t_shared) {
+    std::exception_ptr error;
+    std::thread second([&] {
+      try {
+        run_chunk(chunks[1]);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    });
+    run_chunk(chunks[0]);
+    second.join();
+    if (error) std::rethrow_exception(error);
+  } else {
+    run_chunk(chunks[0]);
+    run_chunk(chunks[1]);
   }
+  std::vector<double>& row = chunks[0].row;
+  for (std::int64_t i = 0; i < n; ++i) row[i] += chunks[1].row[i];
+  double max_error = std::max(chunks[0].max_error, chunks[1].max_error);
   // Offsets t >= t0 = max(B, 1): entries -exp(-t/sigma), largest at t = t0.
   const std::int64_t t0 = std::max<std::int64_t>(big, 1);
   if (t0 < n) max_error = std::max(max_error, std::exp(-static_cast<double>(t0) / sigma));
