@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <thread>
 
 #include "runner/cli_common.h"
 
@@ -54,8 +55,9 @@ CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
   options.starts = settings.lanczos_starts;
   options.upper_q = settings.upper_q;
   options.upper_width = settings.upper_width;
+  options.threads = settings.threads;
   const SpectralErrorResult spectral = spectral_error(error, options);
-  const EntrywiseError entrywise = entrywise_error(error);
+  const EntrywiseError entrywise = entrywise_error(error, settings.threads);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const bool ok = spectral.status == SolveStatus::kOk;
@@ -90,8 +92,9 @@ double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
   const double mask = 8 * blocks + 4 * (blocks + 2 * ss * tiles) + 8 * ss * tiles;
   const double m = settings.lanczos_starts;
   // v, v_prev, w; prefix sums and difference array; the normal operator's
-  // scratch (causal); per-position arrays of the entrywise errors.
-  const double vectors = 8 * nn * (3 * m + 2 * m + (settings.form == Form::kCausal ? m : 0) + 4);
+  // scratch (causal); per-position arrays of the entrywise errors (start,
+  // length, and each of the two chunks' row sums and difference array).
+  const double vectors = 8 * nn * (3 * m + 2 * m + (settings.form == Form::kCausal ? m : 0) + 6);
   return 1.25 * (mask + vectors) + 16.0 * 1024 * 1024;
 }
 
@@ -216,6 +219,12 @@ Action add_convergence_command(CLI::App& app) {
     settings.upper_q = o->upper_q;
     settings.upper_width = o->upper_width;
     settings.seed = o->seed;
+    // Threads the cells leave idle go inside the rows (fewer cells than
+    // threads, e.g. one row at n = 2^24); rows do not depend on it.
+    const int threads = o->sweep.threads > 0
+                            ? o->sweep.threads
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    settings.threads = std::max<int>(1, threads / static_cast<int>(cells->size()));
 
     Sweep sweep;
     sweep.experiment = "convergence";
@@ -267,6 +276,17 @@ Action add_convergence_bench(CLI::App& bench) {
       ->delimiter(',');
   cmd->add_flag("--no-spectra", o->no_spectra,
                 "Skip the tight-tolerance Spectra run that checks the accuracy at n-row");
+  cmd->add_option("--scipy-seeds", o->scipy_seeds,
+                  "Also run scripts/bench_scipy_eigsh.py (scipy eigsh) for these seeds (list) at "
+                  "--scipy-n against a whole row on one thread")
+      ->delimiter(',');
+  cmd->add_option("--scipy-n", o->n_scipy, "n of the scipy baseline")->capture_default_str();
+  cmd->add_option("--python", o->python, "Python interpreter with numpy and scipy")
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads,
+                  "Threads inside a row (0: all hardware threads); the large-n solve is also "
+                  "timed on one thread beside it")
+      ->capture_default_str();
   return [o] {
     require_at_least("--n-large", o->n_large, 3);
     require_at_least("--n-row", o->n_row, 3);
@@ -274,6 +294,10 @@ Action add_convergence_bench(CLI::App& bench) {
     require_positive_finite("--sigma", o->sigma);
     require_at_least("--s", o->s, 1);
     require_at_least("--trials", o->trials, 1);
+    require_at_least("--threads", o->threads, 0);
+    require_at_least("--scipy-n", o->n_scipy, 3);
+    if (o->threads == 0)
+      o->threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     return run_convergence_bench(*o);
   };
 }

@@ -32,6 +32,9 @@ struct ConvergenceSettings {
   double upper_q = SpectralErrorOptions{}.upper_q;     // failure probability of spectral_upper
   // relative width spectral_upper / spectral_lower - 1 waited for
   double upper_width = SpectralErrorOptions{}.upper_width;
+  // Threads inside one row (the solver's starts, the entrywise errors' two
+  // chunks); the row is the same for any value.
+  int threads = 1;
 };
 
 // The CSV schema. `seconds` (wall time of the row) is the only timing column.
@@ -103,6 +106,11 @@ struct ConvergenceBenchOptions {
   // Whole convergence rows at n_large (trial 0) for each of these seeds, with
   // their median and worst time (empty: skipped).
   std::vector<std::uint64_t> row_seeds;
+  int threads = 0;  // inside a row; 0: all hardware threads
+  // The scipy eigsh baseline at n_scipy for these seeds (empty: skipped).
+  std::vector<std::uint64_t> scipy_seeds;
+  std::int64_t n_scipy = 65536;
+  std::string python = "python3";  // the interpreter that runs the scipy script
 };
 int run_convergence_bench(const ConvergenceBenchOptions& options);
 

@@ -4,15 +4,18 @@
 #include <poslsh/max_error.h>
 #include <poslsh/spectral_error.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <Eigen/Dense>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <vector>
 
 #include "experiments/bench_timing.h"
 #include "experiments/convergence.h"
+#include "runner/child_process.h"
 
 namespace poslsh {
 
@@ -28,8 +31,8 @@ const std::string& cell(const CsvRow& row, const std::string& name) {
 void time_rows_over_seeds(const ConvergenceBenchOptions& o) {
   fmt::print(
       "# whole rows at n={} sigma={} s={} over {} seeds (trial 0): spectral (tolerance "
-      "1e-6, certified width <= 1e-2 at q = 1e-6), max-norm and row-sum errors\n",
-      o.n_large, o.sigma, o.s, o.row_seeds.size());
+      "1e-6, certified width <= 1e-2 at q = 1e-6), max-norm and row-sum errors; {} thread(s)\n",
+      o.n_large, o.sigma, o.s, o.row_seeds.size(), o.threads);
   fmt::print("{:>6} {:>10} {:>8} {:>10} {:>12} {:>14} {:>12} {:>9}\n", "seed", "seconds", "steps",
              "matvecs", "accuracy", "spectral", "width", "status");
   std::vector<double> secs;
@@ -37,6 +40,7 @@ void time_rows_over_seeds(const ConvergenceBenchOptions& o) {
     const auto hashes = draw_hashes(seed, 0, o.s, o.sigma);
     ConvergenceSettings settings;
     settings.seed = seed;
+    settings.threads = o.threads;
     const double t0 = now_seconds();
     const CsvRow row = convergence_row(o.n_large, o.sigma, 0, hashes, settings);
     const double sec = now_seconds() - t0;
@@ -56,10 +60,58 @@ void time_rows_over_seeds(const ConvergenceBenchOptions& o) {
              peak_rss_mib());
 }
 
+#ifndef POSLSH_SOURCE_DIR
+#define POSLSH_SOURCE_DIR ""
+#endif
+
+// scipy's eigsh (ARPACK) on a numpy operator of the same cost, against a whole
+// poslsh row on one thread, per seed at n_scipy: scripts/bench_scipy_eigsh.py,
+// run as a child on the same hashes (it exports them with `poslsh sample`).
+// Skipped with a line saying why when the script or scipy is missing.
+void scipy_rows(const ConvergenceBenchOptions& o) {
+  namespace fs = std::filesystem;
+  const fs::path script = fs::path(POSLSH_SOURCE_DIR) / "scripts" / "bench_scipy_eigsh.py";
+  fmt::print(
+      "# scipy eigsh baseline (ARPACK, tol 1e-8, numpy operator) vs a whole poslsh row on 1 "
+      "thread, n={} sigma={} s={}: {} {}\n",
+      o.n_scipy, o.sigma, o.s, o.python, script.string());
+  if (!fs::exists(script)) {
+    fmt::print("  skipped: the script is not there (it ships with the source tree)\n");
+    return;
+  }
+  fmt::print("{:>6} {:>12} {:>9} {:>12} {:>8} {:>16} {:>16} {:>10}\n", "seed", "eigsh_s", "matvecs",
+             "poslsh_s", "ratio", "eigsh_value", "poslsh_value", "rel_diff");
+  for (std::uint64_t seed : o.scipy_seeds) {
+    const fs::path csv =
+        fs::temp_directory_path() / fmt::format("poslsh-bench-scipy-{}-{}.csv", ::getpid(), seed);
+    const int code = run_child(
+        {o.python, script.string(), "--n", std::to_string(o.n_scipy), "--sigma",
+         format_double(o.sigma), "--s", std::to_string(o.s), "--seed", std::to_string(seed),
+         "--trials", "1", "--poslsh", self_executable(), "--csv", csv.string()},
+        true);
+    if (code != 0 || !fs::exists(csv)) {
+      fmt::print(
+          "{:>6}  failed (exit {}): needs {} with numpy and scipy (--python); run the script by "
+          "hand to see why\n",
+          seed, code, o.python);
+      continue;
+    }
+    const CsvTable t = CsvTable::read(csv.string());
+    fs::remove(csv);
+    const auto at = [&](const char* c) { return std::stod(t.row(0)[t.column(c)]); };
+    const double a = at("eigsh_value"), b = at("poslsh_value");
+    fmt::print("{:>6} {:>12.3f} {:>9.0f} {:>12.3f} {:>7.1f}x {:>16.10g} {:>16.10g} {:>10.2e}\n",
+               seed, at("eigsh_seconds"), at("eigsh_matvecs"), at("poslsh_row_seconds"),
+               at("ratio"), a, b, std::abs(a - b) / a);
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 int run_convergence_bench(const ConvergenceBenchOptions& o) {
   if (!o.row_seeds.empty()) time_rows_over_seeds(o);
+  if (!o.scipy_seeds.empty()) scipy_rows(o);
   fmt::print("# poslsh bench convergence: sigma={} s={} seed={} trials={}\n", o.sigma, o.s, o.seed,
              o.trials);
   fmt::print("{:<34} {:>8} {:>6} {:>10} {:>10} {:>9} {:>12} {:>14}\n", "what", "n", "trial",
@@ -77,23 +129,48 @@ int run_convergence_bench(const ConvergenceBenchOptions& o) {
       double t0 = now_seconds();
       const ErrorOperator e(o.n_large, hashes, o.sigma);
       const double build = now_seconds() - t0;
-      t0 = now_seconds();
-      const SpectralErrorResult r = spectral_error(e, {.seed = o.seed, .trial = trial});
-      const double sec = now_seconds() - t0;
       line("operator build", o.n_large, trial, build, 0, 0, 0);
-      line(fmt::format("spectral error ({})", to_string(r.status)), o.n_large, trial, sec,
-           r.matvecs, r.accuracy, r.lower);
-      fmt::print("  certified upper end {:.10g} (relative width {:.2e}, q = 1e-6)\n", r.upper,
-                 r.upper / r.lower - 1);
-      t0 = now_seconds();
-      const EntrywiseError m = entrywise_error(e);
-      line("max + row-sum error", o.n_large, trial, now_seconds() - t0, 0, 0, m.max_error);
+      // The solve on one thread and on o.threads, side by side: the ratio is
+      // the threaded product's speed-up, and the two results must be the
+      // same bits (the starts' arithmetic does not depend on the split).
+      SpectralErrorResult r[2];
+      double sec[2];
+      for (int pass = 0; pass < 2; ++pass) {
+        t0 = now_seconds();
+        r[pass] = spectral_error(
+            e, {.seed = o.seed, .trial = trial, .threads = pass == 0 ? 1 : o.threads});
+        sec[pass] = now_seconds() - t0;
+        line(fmt::format("spectral error ({}, {} thread{})", to_string(r[pass].status),
+                         pass == 0 ? 1 : o.threads, pass == 0 || o.threads == 1 ? "" : "s"),
+             o.n_large, trial, sec[pass], r[pass].matvecs, r[pass].accuracy, r[pass].lower);
+      }
+      const bool same = r[0].lower == r[1].lower && r[0].upper == r[1].upper &&
+                        r[0].accuracy == r[1].accuracy && r[0].iterations == r[1].iterations;
+      fmt::print("  certified upper end {:.10g} (relative width {:.2e}, q = 1e-6)\n", r[1].upper,
+                 r[1].upper / r[1].lower - 1);
+      fmt::print("  {} threads / 1 thread: {:.2f}x faster; results bit-identical: {}\n", o.threads,
+                 sec[0] / sec[1], same ? "yes" : "NO");
+      double m_sec[2];
+      EntrywiseError m[2];
+      for (int pass = 0; pass < 2; ++pass) {
+        t0 = now_seconds();
+        m[pass] = entrywise_error(e, pass == 0 ? 1 : o.threads);
+        m_sec[pass] = now_seconds() - t0;
+        line(fmt::format("max + row-sum error ({} thread{})", pass == 0 ? 1 : o.threads,
+                         pass == 0 || o.threads == 1 ? "" : "s"),
+             o.n_large, trial, m_sec[pass], 0, 0, m[pass].max_error);
+      }
+      fmt::print(
+          "  {} threads / 1 thread: {:.2f}x faster; results bit-identical: {}\n", o.threads,
+          m_sec[0] / m_sec[1],
+          m[0].max_error == m[1].max_error && m[0].inf_error == m[1].inf_error ? "yes" : "NO");
     }
     // A whole convergence row at n_row, and the Spectra reference on it.
     {
       const auto hashes = draw_hashes(o.seed, trial, o.s, o.sigma);
       ConvergenceSettings settings;
       settings.seed = o.seed;
+      settings.threads = o.threads;
       double t0 = now_seconds();
       const CsvRow row = convergence_row(o.n_row, o.sigma, trial, hashes, settings);
       const double row_sec = now_seconds() - t0;

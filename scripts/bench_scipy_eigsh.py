@@ -61,10 +61,13 @@ def main():
     ap.add_argument("--trials", type=int, default=2)
     ap.add_argument("--tol", type=float, default=1e-8)
     ap.add_argument("--poslsh", default=os.path.join(os.path.dirname(__file__), "..", "build", "bin", "poslsh"))
+    ap.add_argument("--csv", help="also write the rows to this CSV file (what `poslsh bench "
+                    "convergence --scipy-seeds` reads)")
     a = ap.parse_args()
     print(f"scipy {scipy.__version__}, numpy {np.__version__}, BLAS: {blas_name()}")
     print(f"{'trial':>5} {'eigsh_s':>9} {'matvecs':>8} {'poslsh_row_s':>13} {'ratio':>7} {'eigsh_value':>14} {'poslsh_value':>14}")
     tmp = tempfile.mkdtemp()
+    rows = []
     for trial in range(a.trials):
         blocks = os.path.join(tmp, "blocks.csv")
         subprocess.run([a.poslsh, "sample", "--n", str(a.n), "--sigma", str(a.sigma), "--s", str(a.s),
@@ -84,6 +87,14 @@ def main():
         t_row = float(row["seconds"])
         print(f"{trial:>5} {t_scipy:>9.2f} {count[0]:>8} {t_row:>13.3f} {t_scipy / t_row:>7.1f} "
               f"{abs(vals[0]):>14.10g} {float(row['spectral_error']):>14.10g}")
+        rows.append([trial, f"{t_scipy:.6f}", count[0], f"{t_row:.6f}", f"{t_scipy / t_row:.3f}",
+                     f"{abs(vals[0]):.17g}", row["spectral_error"]])
+    if a.csv:
+        with open(a.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["trial", "eigsh_seconds", "eigsh_matvecs", "poslsh_row_seconds", "ratio",
+                        "eigsh_value", "poslsh_value"])
+            w.writerows(rows)
     return 0
 
 

@@ -59,6 +59,21 @@ TEST_F(ConvergenceCli, RowsUseTheHashesThatSampleExports) {
   for (std::size_t c = 0; c + 1 < cols.size(); ++c) EXPECT_EQ(t.row(2)[c], row[c]) << cols[c];
 }
 
+// One cell and two threads: the threads go inside the row (the solver's two
+// starts, the entrywise errors' two chunks), and the table is byte-identical
+// to a one-thread run's.
+TEST_F(ConvergenceCli, OneLargeCellUsesThreadsInsideTheRowWithTheSameBytes) {
+  const std::string args =
+      "convergence --n 65536 --sigma 8 --s 16 --trials 1 --seed 4 --causal "
+      "--no-timing --quiet --out ";
+  ASSERT_EQ(cli(args + path("t1.csv") + " --threads 1").exit_code, 0);
+  ASSERT_EQ(cli(args + path("t2.csv") + " --threads 2").exit_code, 0);
+  EXPECT_EQ(testing::slurp(path("t1.csv")), testing::slurp(path("t2.csv")));
+  const CsvTable t = CsvTable::read(path("t2.csv"));
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t.row(0)[t.column("status")], "ok");
+}
+
 TEST_F(ConvergenceCli, AlibiHeadsCausalAndNotConverged) {
   ASSERT_EQ(cli("convergence --n 64 --alibi-heads 2 --s 4 --trials 1 --causal --max-lanczos 2 "
                 "--spectral-tol 1e-12 --quiet --out " +
