@@ -87,7 +87,7 @@ double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
                                 const ConvergenceSettings& settings) {
   const double nn = static_cast<double>(n), ss = static_cast<double>(s);
   const double blocks = ss * (std::min(nn, nn / (2 * sigma) + 2) + 1);
-  const double tiles = nn / 8192 + 1;
+  const double tiles = nn / 1024 + 1;  // MaskMean's scatter tiles
   // Block starts: int64 per hash, uint32 tile-major copy, segment offsets.
   const double mask = 8 * blocks + 4 * (blocks + 2 * ss * tiles) + 8 * ss * tiles;
   const double m = settings.lanczos_starts;
