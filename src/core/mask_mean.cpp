@@ -92,9 +92,12 @@ namespace {
 // starts, one sequential stream (the per-hash arrays would be s concurrent
 // streams, more than the hardware prefetchers follow). Each block is visited
 // once, in an order fixed by (n, blocks): the result is deterministic.
+// P and D never overlap: __restrict lets the compiler load P ahead of the
+// stores to D (the loads were serialised behind them; measured 15-20% of a
+// whole convergence row at n = 65536, same bits).
 template <BlockValue kValue>
-void scatter_blocks(const TiledBlocks& tiled, std::int64_t s, const double* P, double* D,
-                    std::vector<ScatterState>& state) {
+void scatter_blocks(const TiledBlocks& tiled, std::int64_t s, const double* __restrict P,
+                    double* __restrict D, std::vector<ScatterState>& state) {
   state.assign(static_cast<std::size_t>(s), ScatterState{});
   const std::uint32_t* seg = tiled.starts.data();
   const std::int64_t* off = tiled.offsets.data();
@@ -125,10 +128,11 @@ void scatter_blocks(const TiledBlocks& tiled, std::int64_t s, const double* P, d
 }
 
 // scatter_blocks on kLanes interleaved vectors. state holds, per hash, the
-// previous value of each lane then the prefix sum at the next start of each.
+// previous value of each lane then the prefix sum at the next start of each
+// (P and D never overlap, as there).
 template <BlockValue kValue, int kLanes>
-void scatter_blocks_lanes(const TiledBlocks& tiled, std::int64_t s, const double* P, double* D,
-                          std::vector<double>& state) {
+void scatter_blocks_lanes(const TiledBlocks& tiled, std::int64_t s, const double* __restrict P,
+                          double* __restrict D, std::vector<double>& state) {
   state.assign(static_cast<std::size_t>(s * 2 * kLanes), 0.0);
   const std::uint32_t* seg = tiled.starts.data();
   const std::int64_t* off = tiled.offsets.data();
@@ -143,8 +147,8 @@ void scatter_blocks_lanes(const TiledBlocks& tiled, std::int64_t s, const double
       p_lo[l] = h[kLanes + l];
     }
     for (std::int64_t j = first; j < last; ++j) {
-      const double* p_hi = P + static_cast<std::int64_t>(seg[j + 1]) * kLanes;
-      double* d = D + static_cast<std::int64_t>(seg[j]) * kLanes;
+      const double* __restrict p_hi = P + static_cast<std::int64_t>(seg[j + 1]) * kLanes;
+      double* __restrict d = D + static_cast<std::int64_t>(seg[j]) * kLanes;
       for (int l = 0; l < kLanes; ++l) {
         double v;
         if constexpr (kValue == BlockValue::kSum)
