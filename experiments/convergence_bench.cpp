@@ -90,6 +90,8 @@ void scipy_rows(const ConvergenceBenchOptions& o) {
          "--trials", "1", "--poslsh", self_executable(), "--csv", csv.string()},
         true);
     if (code != 0 || !fs::exists(csv)) {
+      std::error_code ignored;
+      fs::remove(csv, ignored);  // whatever a failed script left
       fmt::print(
           "{:>6}  failed (exit {}): needs {} with numpy and scipy (--python); run the script by "
           "hand to see why\n",

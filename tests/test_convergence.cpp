@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -72,6 +73,41 @@ TEST_F(ConvergenceCli, OneLargeCellUsesThreadsInsideTheRowWithTheSameBytes) {
   const CsvTable t = CsvTable::read(path("t2.csv"));
   ASSERT_EQ(t.size(), 1u);
   EXPECT_EQ(t.row(0)[t.column("status")], "ok");
+}
+
+// `bench convergence --scipy-seeds` runs scripts/bench_scipy_eigsh.py through
+// --python and prints the rows of the CSV it writes (--csv). A stand-in
+// interpreter writes a known row: the bench must pass the seed and size
+// through and print that row's numbers and ratio; an interpreter that cannot
+// run gives a line saying so, not a crash or a made-up row.
+TEST_F(ConvergenceCli, BenchPrintsTheScipyBaselineRowsTheScriptWrites) {
+  const std::string stub = path("fake-python");
+  {
+    std::ofstream f(stub);
+    f << "#!/bin/sh\n"
+         "case \"$1\" in *bench_scipy_eigsh.py) ;; *) exit 9 ;; esac\n"
+         "seed=; n=; out=\n"
+         "while [ $# -gt 0 ]; do case \"$1\" in --csv) out=$2 ;; --seed) seed=$2 ;; "
+         "--n) n=$2 ;; esac; shift; done\n"
+         "[ \"$seed\" = 5 ] && [ \"$n\" = 4096 ] || exit 8\n"
+         "printf 'trial,eigsh_seconds,eigsh_matvecs,poslsh_row_seconds,ratio,eigsh_value,"
+         "poslsh_value\\n0,50.0,9000,2.0,25.000,4.5,4.5000000001\\n' > \"$out\"\n";
+  }
+  std::filesystem::permissions(stub, std::filesystem::perms::owner_all);
+  const std::string small =
+      "bench convergence --n-large 2048 --n-row 512 --n-dense 64 --no-spectra --s 4 --sigma 4 ";
+  auto r = cli(small + "--scipy-seeds 5 --scipy-n 4096 --python " + stub);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("25.0x"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("9000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2.22e-11"), std::string::npos) << r.out;       // |4.5 - 4.5000000001| / 4.5
+  r = cli(small + "--scipy-seeds 6 --scipy-n 4096 --python " + stub);  // the stub refuses seed 6
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("failed (exit 8)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("25.0x"), std::string::npos) << r.out;
+  r = cli(small + "--scipy-seeds 5 --python " + path("no-such-python"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("failed (exit 127)"), std::string::npos) << r.out;
 }
 
 TEST_F(ConvergenceCli, AlibiHeadsCausalAndNotConverged) {
