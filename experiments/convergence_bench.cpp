@@ -16,6 +16,7 @@
 #include "experiments/bench_timing.h"
 #include "experiments/convergence.h"
 #include "runner/child_process.h"
+#include "runner/cli_common.h"
 
 namespace poslsh {
 
