@@ -244,8 +244,8 @@ SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n,
 
   const int L = options.starts;
   SpectralErrorResult result;
-  // The lanes are split into groups, one per product (at most one lane each):
-  // group g holds lanes [g L / G, (g + 1) L / G), interleaved (entry i of its
+  // The lanes are split into G = min(products, lanes) groups, one per
+  // product (so no group is empty): group g holds lanes [g L / G, (g + 1) L / G), interleaved (entry i of its
   // lane j at [i * count + j]). Every lane's arithmetic is the same whatever
   // its group (the lanes products and the passes below compute each lane
   // exactly as alone), so results do not depend on the split.
