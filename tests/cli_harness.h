@@ -52,6 +52,15 @@ class CliTest : public ::testing::Test {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
   }
 
+  // Runs `args` (a sweep ending in "--out ") into one.csv with --threads 1 and
+  // two.csv with --threads 2, and expects the same bytes: a table never
+  // depends on the thread count.
+  void expect_same_table_for_1_and_2_threads(const std::string& args) const {
+    ASSERT_EQ(cli(args + path("one.csv") + " --threads 1").exit_code, 0);
+    ASSERT_EQ(cli(args + path("two.csv") + " --threads 2").exit_code, 0);
+    EXPECT_EQ(slurp(path("one.csv")), slurp(path("two.csv")));
+  }
+
   // Runs `args` (a multi-head sweep, without --out) as shared.csv, then with
   // --independent-heads as one.csv (--threads 1), two.csv and again.csv
   // (--threads 2): the independent runs must be the same bytes for any thread

@@ -76,9 +76,7 @@ TEST_F(BlocksizeCli, ThreadCountDoesNotChangeTheTable) {
   const std::string args =
       "blocksize --n 100,5000 --alibi-heads 4 --s 3 --s-log 1 --trials 30 "
       "--quiet --no-timing --out ";
-  ASSERT_EQ(cli(args + path("one.csv") + " --threads 1").exit_code, 0);
-  ASSERT_EQ(cli(args + path("two.csv") + " --threads 2").exit_code, 0);
-  EXPECT_EQ(testing::slurp(path("one.csv")), testing::slurp(path("two.csv")));
+  expect_same_table_for_1_and_2_threads(args);
   const CsvTable t = CsvTable::read(path("one.csv"));
   ASSERT_EQ(t.size(), 2u * 4u * 2u * 30u);
   EXPECT_EQ(t.number(0, "sigma"), alibi_head_sigmas(4)[0]);
