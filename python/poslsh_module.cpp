@@ -20,6 +20,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace py = pybind11;
@@ -152,9 +153,16 @@ py::array_t<double> mask_mean_matvec(const py::object& pitch, const py::object& 
   return y;
 }
 
+// `poslsh convergence --threads`: >= 0, 0 for every hardware thread.
+int resolve_threads(int threads) {
+  if (threads < 0) value_error(fmt::format("--threads must be an integer >= 0 (got {})", threads));
+  return threads > 0 ? threads
+                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 py::dict spectral_error(std::int64_t n, double sigma, std::int64_t s, std::uint64_t seed,
                         std::uint64_t trial, bool causal, double tol, std::int64_t max_iterations,
-                        int starts, double upper_q, double upper_width) {
+                        int starts, double upper_q, double upper_width, int threads) {
   // In the order `poslsh convergence` checks its options.
   require_convergence_n(n);
   require_at_least("--s", s, 1);
@@ -168,6 +176,7 @@ py::dict spectral_error(std::int64_t n, double sigma, std::int64_t s, std::uint6
     value_error(fmt::format("--upper-width must be > 0 (inf: do not wait), got {}",
                             format_double(upper_width)));
   require_positive_finite("--sigma", sigma);
+  const int used_threads = resolve_threads(threads);
   poslsh::SpectralErrorResult r;
   {
     py::gil_scoped_release release;
@@ -183,6 +192,7 @@ py::dict spectral_error(std::int64_t n, double sigma, std::int64_t s, std::uint6
     options.starts = starts;
     options.upper_q = upper_q;
     options.upper_width = upper_width;
+    options.threads = used_threads;
     r = poslsh::spectral_error(error, options);
   }
   py::dict d;
@@ -197,16 +207,17 @@ py::dict spectral_error(std::int64_t n, double sigma, std::int64_t s, std::uint6
 }
 
 py::dict max_error(std::int64_t n, double sigma, std::int64_t s, std::uint64_t seed,
-                   std::uint64_t trial, bool causal) {
+                   std::uint64_t trial, bool causal, int threads) {
   require_convergence_n(n);
   require_at_least("--s", s, 1);
   require_positive_finite("--sigma", sigma);
+  const int used_threads = resolve_threads(threads);
   poslsh::EntrywiseError e;
   {
     py::gil_scoped_release release;
     const poslsh::MaskMean mask(n, poslsh::draw_hashes(seed, trial, s, sigma),
                                 causal ? Form::kCausal : Form::kSymmetric);
-    e = poslsh::entrywise_error(mask, sigma);
+    e = poslsh::entrywise_error(mask, sigma, used_threads);
   }
   py::dict d;
   d["max_error"] = e.max_error;
@@ -457,7 +468,7 @@ Requires 1 <= n < 2^32.)doc");
         py::arg("seed") = 0, py::arg("trial") = 0, py::arg("causal") = false,
         py::arg("tol") = defaults.rel_tol, py::arg("max_iterations") = defaults.max_iterations,
         py::arg("starts") = defaults.starts, py::arg("upper_q") = defaults.upper_q,
-        py::arg("upper_width") = defaults.upper_width,
+        py::arg("upper_width") = defaults.upper_width, py::arg("threads") = 1,
         R"doc(Spectral-norm error ||M~ - L*||_2 (causal: ||T ⊙ (M~ - L*)||_2).
 
 M~ is the mean of the masks of draw_hashes(seed, trial, s, sigma), L* the ALiBi
@@ -466,7 +477,9 @@ trial), relative accuracy `tol`, at most `max_iterations` steps, certified
 upper end with probability >= 1 - upper_q, waited for until upper/lower - 1 <=
 upper_width: the options and defaults of `poslsh convergence` (--spectral-tol,
 --max-lanczos, --lanczos-starts, --upper-q, --upper-width), so the result
-equals its row for (n, sigma, s, seed, trial) bit for bit.
+equals its row for (n, sigma, s, seed, trial) bit for bit. threads (0: all
+hardware threads) runs the starts on threads of their own from n = 2^16; the
+result is the same bits for any value.
 
 Returns a dict: value (the norm; NaN unless status == 'ok'), lower (a lower
 bound), upper (certified upper end), accuracy (estimated relative accuracy),
@@ -474,14 +487,15 @@ iterations (Lanczos steps), matvecs (operator products), status ('ok' or
 'not_converged'). Requires 1 <= n < 2^32.)doc");
 
   m.def("max_error", &max_error, py::arg("n"), py::arg("sigma"), py::arg("s"), py::arg("seed") = 0,
-        py::arg("trial") = 0, py::arg("causal") = false,
+        py::arg("trial") = 0, py::arg("causal") = false, py::arg("threads") = 1,
         R"doc(Entrywise errors of M~ (hashes draw_hashes(seed, trial, s, sigma)).
 
 Returns a dict: max_error = max |E[i,j]|, inf_error = max_i sum_j |E[i,j]|
 (E = M~ - L*, causal: T ⊙ (M~ - L*)), largest_block = the largest block over
 the s hashes: the max_error, inf_error and b_max columns of `poslsh
 convergence` for (n, sigma, s, seed, trial). Exact, O(b_max n + n s), no n x n
-matrix. Requires 1 <= n < 2^32.)doc");
+matrix; threads (0: all hardware threads; two are used) gives the same bits
+for any value. Requires 1 <= n < 2^32.)doc");
 
   m.def("b_max", &b_max, py::arg("n"), py::arg("sigma"), py::arg("s"), py::arg("seed") = 0,
         py::arg("trial") = 0,

@@ -141,6 +141,19 @@ def test_spectral_error_options_reach_the_solver(cli, tmp_path):
     assert capped["iterations"] == 3 and 0 < capped["lower"] <= r["lower"]
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_threads_give_the_same_bits(causal):
+    # From n = 2^16 the starts run on threads of their own, and the entrywise
+    # errors' two chunks on two threads: the results must not change.
+    n, sigma, s = 2**16, 8, 16
+    one = poslsh.spectral_error(n, sigma, s, seed=5, causal=causal, threads=1)
+    assert one["status"] == "ok"
+    assert poslsh.spectral_error(n, sigma, s, seed=5, causal=causal, threads=2) == one
+    assert poslsh.spectral_error(n, sigma, s, seed=5, causal=causal, threads=0) == one
+    e = poslsh.max_error(n, sigma, s, seed=5, causal=causal, threads=1)
+    assert poslsh.max_error(n, sigma, s, seed=5, causal=causal, threads=2) == e
+
+
 def test_b_max_equals_cli_blocksize(cli, tmp_path):
     n = 100000
     rows = cli_rows(cli, tmp_path, "blocksize", "--n", n, "--sigma", 4, "--s", 8, "--trials", 3, "--seed", 3)
@@ -397,6 +410,8 @@ SAME_AS_CLI = [
     (lambda: poslsh.spectral_error(64, 8, 4, starts=0), ["convergence", "--n", 64, "--lanczos-starts", 0]),
     (lambda: poslsh.spectral_error(64, 8, 4, upper_q=1.0), ["convergence", "--n", 64, "--upper-q", 1]),
     (lambda: poslsh.spectral_error(64, 8, 4, upper_width=0.0), ["convergence", "--n", 64, "--upper-width", 0]),
+    (lambda: poslsh.spectral_error(64, 8, 4, threads=-1), ["convergence", "--n", 64, "--threads", -1]),
+    (lambda: poslsh.max_error(64, 8, 4, threads=-1), ["convergence", "--n", 64, "--threads", -1]),
     (lambda: poslsh.max_error(0, 8, 4), ["convergence", "--n", 0, "--sigma", 8, "--s", 4]),
     (lambda: poslsh.max_error(64, 0, 4), ["convergence", "--n", 64, "--sigma", 0, "--s", 4]),
     (lambda: poslsh.max_error(64, 8, 0, causal=True), ["convergence", "--n", 64, "--s", 0, "--causal"]),
