@@ -224,7 +224,9 @@ Action add_convergence_command(CLI::App& app) {
     const int threads = o->sweep.threads > 0
                             ? o->sweep.threads
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    settings.threads = std::max<int>(1, threads / static_cast<int>(cells->size()));
+    settings.threads = cells->size() >= static_cast<std::size_t>(threads)
+                           ? 1
+                           : threads / static_cast<int>(cells->size());
 
     Sweep sweep;
     sweep.experiment = "convergence";
