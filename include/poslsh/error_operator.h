@@ -75,8 +75,7 @@ class ErrorOperator {
  private:
   MaskMean mask_;
   AlibiKernel kernel_;
-  mutable std::vector<double> prefix_, diff_;
-  mutable ProductScratch scratch_;  // the lanes products' own
+  mutable ProductScratch scratch_;  // the products' own
 };
 
 // x -> E^T (E x): symmetric positive semidefinite, whatever the form of E. Its

@@ -61,10 +61,10 @@ ErrorOperator::ErrorOperator(std::int64_t n, std::span<const PositionalHash> has
 // recursion, and (symmetric, or transposed causal) one backward pass.
 void ErrorOperator::perform_op(const Scalar* x, Scalar* y) const {
   const std::int64_t n = rows();
-  prefix_sums(x, n, prefix_);
-  diff_.assign(n + 1, 0.0);
-  double* P = prefix_.data();
-  double* D = diff_.data();
+  prefix_sums(x, n, scratch_.prefix);
+  scratch_.diff.assign(n + 1, 0.0);
+  double* P = scratch_.prefix.data();
+  double* D = scratch_.diff.data();
   const double inv_s = 1.0 / static_cast<double>(num_hashes());
   const double r = kernel_.ratio();
   double acc = 0.0, f = 0.0;
@@ -98,10 +98,10 @@ void ErrorOperator::perform_transpose_op(const Scalar* x, Scalar* y) const {
     return;
   }
   const std::int64_t n = rows();
-  prefix_sums(x, n, prefix_);
-  diff_.assign(n + 1, 0.0);
-  double* P = prefix_.data();
-  double* D = diff_.data();
+  prefix_sums(x, n, scratch_.prefix);
+  scratch_.diff.assign(n + 1, 0.0);
+  double* P = scratch_.prefix.data();
+  double* D = scratch_.diff.data();
   // (M~_c^T x)_i = (1/s) Σ_k P[end_k(i)] - P[i]; (L*_c^T x)_i = g_i (backward).
   mask_.scatter(BlockValue::kPrefixAtEnd, P, D);
   const double inv_s = 1.0 / static_cast<double>(num_hashes());

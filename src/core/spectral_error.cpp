@@ -175,10 +175,6 @@ void scale_lanes(int lanes, std::int64_t n, const double* factor, double* w) {
   dispatch_lanes(lanes, "spectral_error", [&](auto L) { scale_lanes_t<L>(n, factor, w); });
 }
 
-}  // namespace
-
-namespace {
-
 // Lanes [first, first + count), stored interleaved in their own buffers and
 // advanced by one thread through its own product.
 struct LaneGroup {
@@ -245,10 +241,10 @@ SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n,
   const int L = options.starts;
   SpectralErrorResult result;
   // The lanes are split into G = min(products, lanes) groups, one per
-  // product (so no group is empty): group g holds lanes [g L / G, (g + 1) L / G), interleaved (entry i of its
-  // lane j at [i * count + j]). Every lane's arithmetic is the same whatever
-  // its group (the lanes products and the passes below compute each lane
-  // exactly as alone), so results do not depend on the split.
+  // product (so no group is empty): group g holds lanes [g L / G, (g + 1) L / G), interleaved
+  // (entry i of its lane j at [i * count + j]). Every lane's arithmetic is the same whatever its
+  // group (the lanes products and the passes below compute each lane exactly as alone), so results
+  // do not depend on the split.
   const auto G = std::min<std::size_t>(products.size(), static_cast<std::size_t>(L));
   std::vector<LaneGroup> groups(G);
   for (std::size_t g = 0; g < G; ++g) {
