@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <vector>
 
@@ -113,6 +114,7 @@ void scipy_rows(const ConvergenceBenchOptions& o) {
 }  // namespace
 
 int run_convergence_bench(const ConvergenceBenchOptions& o) {
+  bool differs = false;  // a threaded result that is not the one-thread result's bits
   if (!o.row_seeds.empty()) time_rows_over_seeds(o);
   if (!o.scipy_seeds.empty()) scipy_rows(o);
   fmt::print("# poslsh bench convergence: sigma={} s={} seed={} trials={}\n", o.sigma, o.s, o.seed,
@@ -133,40 +135,42 @@ int run_convergence_bench(const ConvergenceBenchOptions& o) {
       const ErrorOperator e(o.n_large, hashes, o.sigma);
       const double build = now_seconds() - t0;
       line("operator build", o.n_large, trial, build, 0, 0, 0);
-      // The solve on one thread and on o.threads, side by side: the ratio is
-      // the threaded product's speed-up, and the two results must be the
-      // same bits (the starts' arithmetic does not depend on the split).
+      // The solve and the entrywise errors on one thread and on o.threads,
+      // side by side: the ratio is the threads' speed-up, and the results
+      // must be the same bits (a difference is a defect: exit 1).
+      const int threads[2] = {1, o.threads};
+      const auto label = [](const char* what, int t) {
+        return fmt::format("{} ({} thread{})", what, t, t == 1 ? "" : "s");
+      };
+      const auto compare = [&](double sec1, double secn, bool same) {
+        fmt::print("  {} threads / 1 thread: {:.2f}x faster; results bit-identical: {}\n",
+                   o.threads, sec1 / secn, same ? "yes" : "NO");
+        if (!same) differs = true;
+      };
       SpectralErrorResult r[2];
       double sec[2];
       for (int pass = 0; pass < 2; ++pass) {
         t0 = now_seconds();
-        r[pass] = spectral_error(
-            e, {.seed = o.seed, .trial = trial, .threads = pass == 0 ? 1 : o.threads});
+        r[pass] = spectral_error(e, {.seed = o.seed, .trial = trial, .threads = threads[pass]});
         sec[pass] = now_seconds() - t0;
-        line(fmt::format("spectral error ({}, {} thread{})", to_string(r[pass].status),
-                         pass == 0 ? 1 : o.threads, pass == 0 || o.threads == 1 ? "" : "s"),
+        line(label(fmt::format("spectral error, {}", to_string(r[pass].status)).c_str(),
+                   threads[pass]),
              o.n_large, trial, sec[pass], r[pass].matvecs, r[pass].accuracy, r[pass].lower);
       }
-      const bool same = r[0].lower == r[1].lower && r[0].upper == r[1].upper &&
-                        r[0].accuracy == r[1].accuracy && r[0].iterations == r[1].iterations;
       fmt::print("  certified upper end {:.10g} (relative width {:.2e}, q = 1e-6)\n", r[1].upper,
                  r[1].upper / r[1].lower - 1);
-      fmt::print("  {} threads / 1 thread: {:.2f}x faster; results bit-identical: {}\n", o.threads,
-                 sec[0] / sec[1], same ? "yes" : "NO");
-      double m_sec[2];
+      compare(sec[0], sec[1],
+              r[0].lower == r[1].lower && r[0].upper == r[1].upper &&
+                  r[0].accuracy == r[1].accuracy && r[0].iterations == r[1].iterations);
       EntrywiseError m[2];
       for (int pass = 0; pass < 2; ++pass) {
         t0 = now_seconds();
-        m[pass] = entrywise_error(e, pass == 0 ? 1 : o.threads);
-        m_sec[pass] = now_seconds() - t0;
-        line(fmt::format("max + row-sum error ({} thread{})", pass == 0 ? 1 : o.threads,
-                         pass == 0 || o.threads == 1 ? "" : "s"),
-             o.n_large, trial, m_sec[pass], 0, 0, m[pass].max_error);
+        m[pass] = entrywise_error(e, threads[pass]);
+        sec[pass] = now_seconds() - t0;
+        line(label("max + row-sum error", threads[pass]), o.n_large, trial, sec[pass], 0, 0,
+             m[pass].max_error);
       }
-      fmt::print(
-          "  {} threads / 1 thread: {:.2f}x faster; results bit-identical: {}\n", o.threads,
-          m_sec[0] / m_sec[1],
-          m[0].max_error == m[1].max_error && m[0].inf_error == m[1].inf_error ? "yes" : "NO");
+      compare(sec[0], sec[1], m[0].max_error == m[1].max_error && m[0].inf_error == m[1].inf_error);
     }
     // A whole convergence row at n_row, and the Spectra reference on it.
     {
@@ -213,6 +217,12 @@ int run_convergence_bench(const ConvergenceBenchOptions& o) {
       fmt::print("  dense / matrix-free time ratio: {:.1f}; relative difference {:.3e}\n",
                  dense_sec / lanczos_sec, std::abs(dense_value - r.lower) / dense_value);
     }
+  }
+  if (differs) {
+    std::fprintf(stderr,
+                 "poslsh bench convergence: error: a threaded result differs from the one-thread "
+                 "result (see the NO lines); please report it with `poslsh --version`\n");
+    return 1;
   }
   return 0;
 }

@@ -106,6 +106,13 @@ TEST_F(ConvergenceCli, BenchPrintsTheScipyBaselineRowsTheScriptWrites) {
   r = cli(small + "--scipy-seeds 5 --python " + path("no-such-python"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("failed (exit 127)"), std::string::npos) << r.out;
+  // The stand-in writes the columns the bench reads; the real script must
+  // write them too (it needs scipy, which the tests do not: read its text).
+  const std::string script =
+      testing::slurp(std::string(POSLSH_SOURCE_DIR) + "/scripts/bench_scipy_eigsh.py");
+  for (const char* column : {"\"eigsh_seconds\"", "\"eigsh_matvecs\"", "\"poslsh_row_seconds\"",
+                             "\"ratio\"", "\"eigsh_value\"", "\"poslsh_value\""})
+    EXPECT_NE(script.find(column), std::string::npos) << column;
 }
 
 TEST_F(ConvergenceCli, AlibiHeadsCausalAndNotConverged) {
