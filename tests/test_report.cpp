@@ -33,6 +33,26 @@ class Report : public testing::CliTest {
     EXPECT_TRUE(fs::exists(path(dir + "/" + name + ".png"))) << name;
     return caption;
   }
+
+  // Writes `config` to DIR.toml and runs `reproduce` on it into DIR, quietly.
+  testing::CliResult reproduce(const std::string& dir, const std::string& config,
+                               const std::string& options = "") const {
+    std::ofstream(path(dir + ".toml")) << config;
+    return cli("reproduce --config " + path(dir + ".toml") + " --out " + path(dir) + " " + options +
+               " --quiet");
+  }
+
+  // Rows of DIR/checks.csv whose check starts with `prefix`, from `table`
+  // only when one is named.
+  std::size_t count_checks(const std::string& dir, const std::string& prefix,
+                           const std::string& table = "") const {
+    const CsvTable checks = CsvTable::read(path(dir + "/checks.csv"));
+    std::size_t rows = 0;
+    for (std::size_t k = 0; k < checks.size(); ++k)
+      rows += checks.text(k, "check").rfind(prefix, 0) == 0 &&
+              (table.empty() || checks.text(k, "table") == table);
+    return rows;
+  }
 };
 
 // Decodes RFC 4648 base64; an empty result on a malformed input.
@@ -134,30 +154,26 @@ TEST_F(Report, AttentionFiguresIncludingLengthExtrapolationAreEmbedded) {
   // The README's figure table lists 4 (error vs s) and 4b (error vs n) for
   // attention tables: both must be drawn and embedded, and the length check
   // must reach checks.csv.
-  std::ofstream(path("a.toml")) << "[attention]\nn = [128, 256]\nd = [8]\nsigma = [4]\n"
-                                   "s = [1, 4]\ntrials = 3\nseed = 2\n"
-                                   "estimator = [\"lsh\", \"fixed\", \"window\", \"band\"]\n";
-  const auto r = cli("reproduce --config " + path("a.toml") + " --out " + path("a") + " --quiet");
+  const auto r = reproduce("a",
+                           "[attention]\nn = [128, 256]\nd = [8]\nsigma = [4]\n"
+                           "s = [1, 4]\ntrials = 3\nseed = 2\n"
+                           "estimator = [\"lsh\", \"fixed\", \"window\", \"band\"]\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string md = testing::slurp(path("a/report.md"));
   for (const std::string script : {"attention_error_vs_s", "attention_error_vs_n"})
     expect_figure_embedded("a", script, md);
-  const CsvTable checks = CsvTable::read(path("a/checks.csv"));
-  std::size_t length_rows = 0;
-  for (std::size_t i = 0; i < checks.size(); ++i)
-    length_rows += checks.text(i, "check").rfind("length[", 0) == 0;
-  EXPECT_EQ(length_rows, 2u);  // one per s
+  EXPECT_EQ(count_checks("a", "length["), 2u);  // one per s
 }
 
 TEST_F(Report, LengthExtrapolationSectionGetsItsOwnFigure) {
   // attention and attention-length both draw error vs n with one script: each
   // gets its own file, title and caption, and the length check is reported
   // for the attention-length table.
-  std::ofstream(path("l.toml")) << "[attention]\nn = [128, 256]\nd = [8]\nsigma = [4]\n"
-                                   "s = [1, 4]\ntrials = 3\nseed = 2\n"
-                                   "[attention-length]\nn = [256, 512, 1024]\nd = [8]\n"
-                                   "sigma = [4]\ns = [4]\ntrials = 3\nseed = 2\n";
-  const auto r = cli("reproduce --config " + path("l.toml") + " --out " + path("l") + " --quiet");
+  const auto r = reproduce("l",
+                           "[attention]\nn = [128, 256]\nd = [8]\nsigma = [4]\n"
+                           "s = [1, 4]\ntrials = 3\nseed = 2\n"
+                           "[attention-length]\nn = [256, 512, 1024]\nd = [8]\n"
+                           "sigma = [4]\ns = [4]\ntrials = 3\nseed = 2\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string md = testing::slurp(path("l/report.md"));
   for (const std::string name : {"attention_error_vs_n", "attention_length_vs_n"})
@@ -165,20 +181,15 @@ TEST_F(Report, LengthExtrapolationSectionGetsItsOwnFigure) {
   EXPECT_NE(md.find("Length extrapolation: attention output error against n at fixed s"),
             std::string::npos)
       << md;
-  const CsvTable checks = CsvTable::read(path("l/checks.csv"));
-  bool length_line = false;
-  for (std::size_t k = 0; k < checks.size(); ++k)
-    length_line |= checks.text(k, "table") == "attention-length" &&
-                   checks.text(k, "check").rfind("length[", 0) == 0;
-  EXPECT_TRUE(length_line);
+  EXPECT_GE(count_checks("l", "length[", "attention-length"), 1u);
 }
 
 TEST_F(Report, FiguresCaptionsChecksAndHtml) {
-  std::ofstream(path("r.toml")) << "[convergence]\nn = [256, 1024]\nsigma = [4]\n"
-                                   "s = [1, 4, 16, 64]\ntrials = 3\nseed = 1\n"
-                                   "[blocksize]\nn = [4096]\nsigma = [2]\ns = [1, 8]\n"
-                                   "trials = 200\nseed = 3\n";
-  const auto r = cli("reproduce --config " + path("r.toml") + " --out " + path("r") + " --quiet");
+  const auto r = reproduce("r",
+                           "[convergence]\nn = [256, 1024]\nsigma = [4]\n"
+                           "s = [1, 4, 16, 64]\ntrials = 3\nseed = 1\n"
+                           "[blocksize]\nn = [4096]\nsigma = [2]\ns = [1, 8]\n"
+                           "trials = 200\nseed = 3\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out + r.err, "");  // --quiet: the plot scripts' chatter too
   const std::string md = testing::slurp(path("r/report.md"));
@@ -238,11 +249,11 @@ TEST_F(Report, AFailedCheckIsQuotedInFull) {
   // A defect too weak for so few hashes: its detection rate is far below the
   // 0.99 the power check demands, so the power check FAILs (a real failure,
   // not an edited table).
-  std::ofstream(path("f.toml")) << "[power]\nseeds = 2\ndefects = [\"pitch-x1.02\"]\n"
-                                   "unbiasedness-n = [256]\nunbiasedness-sigma = [4]\n"
-                                   "unbiasedness-hashes = 4096\n";
-  const auto r =
-      cli("reproduce --config " + path("f.toml") + " --out " + path("f") + " --no-plots --quiet");
+  const auto r = reproduce("f",
+                           "[power]\nseeds = 2\ndefects = [\"pitch-x1.02\"]\n"
+                           "unbiasedness-n = [256]\nunbiasedness-sigma = [4]\n"
+                           "unbiasedness-hashes = 4096\n",
+                           "--no-plots");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const std::string md = testing::slurp(path("f/report.md"));
   EXPECT_NE(md.find("checks FAILED**"), std::string::npos) << md;
