@@ -91,11 +91,15 @@ double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
   // Block starts: int64 per hash, uint32 tile-major copy, segment offsets.
   const double mask = 8 * blocks + 4 * (blocks + 2 * ss * tiles) + 8 * ss * tiles;
   const double m = settings.lanczos_starts;
-  // v, v_prev, w; prefix sums and difference array; the normal operator's
-  // scratch (causal); per-position arrays of the entrywise errors (start,
-  // length, and each of the two chunks' row sums and difference array).
-  const double vectors = 8 * nn * (3 * m + 2 * m + (settings.form == Form::kCausal ? m : 0) + 6);
-  return 1.25 * (mask + vectors) + 16.0 * 1024 * 1024;
+  // Per product (at most one per start): the tiled pass's prefix-sum ring,
+  // a power of 2 above a tile plus the largest block, and its tile of D.
+  const double largest = std::min(nn, static_cast<double>(b_max_bound(n, sigma, s, settings.p)));
+  const double product = 8 * m * (2 * (1024 + largest + 1) + 1024);
+  // v, v_prev, w; the normal operator's scratch (causal); per-position arrays
+  // of the entrywise errors (start, length, and each of the two chunks' row
+  // sums and difference array).
+  const double vectors = 8 * nn * (3 * m + (settings.form == Form::kCausal ? m : 0) + 6);
+  return 1.25 * (mask + product + vectors) + 16.0 * 1024 * 1024;
 }
 
 namespace {

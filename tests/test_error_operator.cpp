@@ -1,6 +1,7 @@
 // The matrix-free error operators against their dense matrices.
 #include <gtest/gtest.h>
 #include <poslsh/error_operator.h>
+#include <poslsh/mask_mean.h>
 #include <poslsh/rng.h>
 
 #include <Eigen/Dense>
@@ -21,6 +22,29 @@ Eigen::VectorXd random_vector(std::int64_t n, std::uint64_t seed) {
 // whose rounding is relative to the partial sums, not to the (small) entries of E.
 double rel_diff(const Eigen::VectorXd& a, const Eigen::VectorXd& b, const Eigen::VectorXd& x) {
   return (a - b).cwiseAbs().maxCoeff() / x.cwiseAbs().sum();
+}
+
+// M~ x (or M~_c^T x) by its definition, block by block: no prefix sums, no
+// tiles, no difference array. The oracle of the tiled products at n too large
+// for a dense matrix.
+Eigen::VectorXd naive_mask_product(const MaskMean& m, const Eigen::VectorXd& x, bool transpose) {
+  Eigen::VectorXd y = Eigen::VectorXd::Zero(x.size());
+  for (std::int64_t k = 0; k < m.num_hashes(); ++k) {
+    const auto st = m.blocks(k);
+    for (std::size_t b = 0; b + 1 < st.size(); ++b) {
+      const std::int64_t lo = st[b], hi = st[b + 1];
+      if (m.form() == Form::kSymmetric) {
+        y.segment(lo, hi - lo).array() += x.segment(lo, hi - lo).sum();
+      } else if (!transpose) {
+        double run = 0.0;  // y_i gets x_lo + ... + x_i
+        for (std::int64_t i = lo; i < hi; ++i) y[i] += (run += x[i]);
+      } else {
+        double run = 0.0;  // y_i gets x_i + ... + x_{hi-1}
+        for (std::int64_t i = hi - 1; i >= lo; --i) y[i] += (run += x[i]);
+      }
+    }
+  }
+  return y / static_cast<double>(m.num_hashes());
 }
 
 struct Case {
@@ -84,11 +108,12 @@ TEST(ErrorOperator, TransposeHelpersMatchDense) {
   }
 }
 
-TEST(ErrorOperator, ManyTilesMatchUnfusedProducts) {
-  // The fused products visit the blocks tile by tile (8192 positions); the
-  // dense grid above fits in one tile. Here blocks cross tile boundaries, and
-  // at sigma = 3000 some hashes start no block in a tile at all (pitch > tile).
-  // Oracle: the separate MaskMean / AlibiKernel products and transpose helpers.
+TEST(ErrorOperator, ManyTilesMatchNaiveProducts) {
+  // The products visit the blocks tile by tile (1024 positions); the dense
+  // grid above fits in one tile. Here blocks cross tile boundaries, and at
+  // sigma = 3000 some hashes start no block in a tile at all (pitch > tile)
+  // and the prefix-sum ring spans several tiles. Oracle: the mask part block
+  // by block, the kernel part through AlibiKernel's own recursions.
   const std::int64_t n = 50001;
   for (double sigma : {3.0, 3000.0}) {
     for (Form form : {Form::kSymmetric, Form::kCausal}) {
@@ -97,15 +122,41 @@ TEST(ErrorOperator, ManyTilesMatchUnfusedProducts) {
       const Eigen::VectorXd x = random_vector(n, 7);
       Eigen::VectorXd y(n), yt(n), ym(n), yk(n);
       e.perform_op(x.data(), y.data());
-      e.mask().perform_op(x.data(), ym.data());
       e.kernel().perform_op(x.data(), yk.data());
-      EXPECT_LE(rel_diff(y, ym - yk, x), 1e-13) << sigma;
+      EXPECT_LE(rel_diff(y, naive_mask_product(e.mask(), x, false) - yk, x), 1e-13) << sigma;
+      e.mask().perform_op(x.data(), ym.data());
+      EXPECT_LE(rel_diff(ym, naive_mask_product(e.mask(), x, false), x), 1e-13) << sigma;
       e.perform_transpose_op(x.data(), yt.data());
-      mask_mean_transpose_op(e.mask(), x.data(), ym.data());
       alibi_kernel_transpose_op(e.kernel(), x.data(), yk.data());
-      EXPECT_LE(rel_diff(yt, ym - yk, x), 1e-13) << sigma;
+      EXPECT_LE(rel_diff(yt, naive_mask_product(e.mask(), x, true) - yk, x), 1e-13) << sigma;
+      // The library's untiled transpose helper agrees too.
+      mask_mean_transpose_op(e.mask(), x.data(), ym.data());
+      EXPECT_LE(rel_diff(ym, naive_mask_product(e.mask(), x, true), x), 1e-13) << sigma;
       // A wrong operator must fail the same check (negative control).
-      EXPECT_GT(rel_diff(y, ym + yk, x), 1e-6);
+      EXPECT_GT(rel_diff(y, naive_mask_product(e.mask(), x, false) + yk, x), 1e-6);
+    }
+  }
+}
+
+TEST(ErrorOperator, TiledMaskProductHandlesEveryPartitionShape) {
+  // Hand-made partitions of n = 5000 (not a multiple of the 1024-position
+  // tile): a block spanning four tiles (the prefix-sum ring must hold it),
+  // blocks ending exactly on tile boundaries, blocks of one position, and a
+  // single block. Each hash alone and all together, both forms.
+  const std::int64_t n = 5000;
+  std::vector<std::int64_t> ones(n + 1);
+  for (std::int64_t i = 0; i <= n; ++i) ones[i] = i;
+  const std::vector<std::vector<std::int64_t>> shapes = {
+      {0, 3, 4100, 4101, n}, {0, 1024, 2048, 3072, 4096, n}, ones, {0, n}, {0, 1023, 1025, n}};
+  const Eigen::VectorXd x = random_vector(n, 11);
+  for (Form form : {Form::kSymmetric, Form::kCausal}) {
+    for (std::size_t k = 0; k <= shapes.size(); ++k) {
+      const auto parts =
+          k < shapes.size() ? std::vector<std::vector<std::int64_t>>{shapes[k]} : shapes;
+      const MaskMean m(n, parts, form);
+      Eigen::VectorXd y(n);
+      m.perform_op(x.data(), y.data());
+      EXPECT_LE(rel_diff(y, naive_mask_product(m, x, false), x), 1e-13) << k;
     }
   }
 }

@@ -195,7 +195,8 @@ TEST(SpectralInterval, MoreStartsTightenTheCertificate) {
 TEST(SpectralInterval, LaneProductsEqualSingleProductsBitForBit) {
   const auto hashes = draw_hashes(9, 0, 7, 3.0);
   for (Form form : {Form::kSymmetric, Form::kCausal}) {
-    const ErrorOperator e(1000, hashes, 3.0, form);
+    // 2500 positions: three tiles of the tiled products, the last one partial.
+    const ErrorOperator e(2500, hashes, 3.0, form);
     const NormalOperator normal(e);
     for (int lanes = 1; lanes <= 8; ++lanes) {
       const std::int64_t n = e.rows();
@@ -216,7 +217,7 @@ TEST(SpectralInterval, LaneProductsEqualSingleProductsBitForBit) {
         for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], yn[i * lanes + l]) << lanes;
       }
     }
-    std::vector<double> x(9000), y(9000);
+    std::vector<double> x(22500), y(22500);
     EXPECT_THROW(e.perform_op_lanes(x.data(), y.data(), 9), std::invalid_argument);
   }
 }

@@ -2,8 +2,9 @@
 //   symmetric  E   = M~ - L*
 //   causal     E_c = T ⊙ (M~ - L*),  T lower triangular (j <= i)
 // E x and E^T x cost O(n + number of blocks), like the products they are made
-// of; ErrorOperator fuses them (one prefix sum, one cache-tiled pass over the
-// blocks, one or two recursions) instead of calling MaskMean and AlibiKernel.
+// of; ErrorOperator fuses them (one cache-tiled pass that computes the prefix
+// sums, scatters the blocks and runs the forward recursion, then one backward
+// recursion) instead of calling MaskMean and AlibiKernel.
 // The causal spectral norm is the square root of the largest eigenvalue of the
 // normal operator x -> E_c^T (E_c x), which is symmetric positive semidefinite.
 #pragma once
@@ -28,12 +29,13 @@ namespace poslsh {
 void mask_mean_transpose_op(const MaskMean& mask, const double* x_in, double* y_out);
 void alibi_kernel_transpose_op(const AlibiKernel& kernel, const double* x_in, double* y_out);
 
-// The buffers of one product (prefix sums, difference array, scatter state,
-// the normal operator's intermediate vector). The operators' own products use
-// an internal one; products given their own scratch may run concurrently on
-// one operator (one scratch per thread).
+// The buffers of one product (the tiled pass's, and the normal operator's
+// intermediate vector). The operators' own products use an internal one;
+// products given their own scratch may run concurrently on one operator (one
+// scratch per thread).
 struct ProductScratch {
-  std::vector<double> prefix, diff, state, normal;
+  TileBuffers tiles;
+  std::vector<double> normal;
 };
 
 class ErrorOperator {

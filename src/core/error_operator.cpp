@@ -6,6 +6,7 @@
 #include <string>
 
 #include "lanes.h"
+#include "tiled_product.h"
 
 namespace poslsh {
 
@@ -56,125 +57,63 @@ ErrorOperator::ErrorOperator(std::int64_t n, std::span<const PositionalHash> has
                              Form form)
     : mask_(n, hashes, form), kernel_(n, sigma, form) {}
 
-// The products are fused: one prefix-sum pass, the tiled block scatter, then
-// one forward pass that finishes M~ x and subtracts the forward ALiBi
-// recursion, and (symmetric, or transposed causal) one backward pass.
-void ErrorOperator::perform_op(const Scalar* x, Scalar* y) const {
-  const std::int64_t n = rows();
-  prefix_sums(x, n, scratch_.prefix);
-  scratch_.diff.assign(n + 1, 0.0);
-  double* P = scratch_.prefix.data();
-  double* D = scratch_.diff.data();
-  const double inv_s = 1.0 / static_cast<double>(num_hashes());
-  const double r = kernel_.ratio();
-  double acc = 0.0, f = 0.0;
-  if (form() == Form::kSymmetric) {
-    mask_.scatter(BlockValue::kSum, P, D);
-    // y = M~ x - (f + g - x), f forward and g backward recursions.
-    for (std::int64_t i = 0; i < n; ++i) {
-      acc += D[i];
-      f = x[i] + r * f;
-      y[i] = acc * inv_s - f + x[i];
-    }
-    double g = 0.0;
-    for (std::int64_t i = n - 1; i >= 0; --i) {
-      g = x[i] + r * g;
-      y[i] -= g;
-    }
-  } else {
-    // Causal: (M~_c x)_i = P[i+1] - (1/s) Σ_k P[start_k(i)].
-    mask_.scatter(BlockValue::kPrefixAtStart, P, D);
-    for (std::int64_t i = 0; i < n; ++i) {
-      acc += D[i];
-      f = x[i] + r * f;
-      y[i] = (P[i + 1] - acc * inv_s) - f;
-    }
-  }
-}
-
-void ErrorOperator::perform_transpose_op(const Scalar* x, Scalar* y) const {
-  if (form() == Form::kSymmetric) {
-    perform_op(x, y);
-    return;
-  }
-  const std::int64_t n = rows();
-  prefix_sums(x, n, scratch_.prefix);
-  scratch_.diff.assign(n + 1, 0.0);
-  double* P = scratch_.prefix.data();
-  double* D = scratch_.diff.data();
-  // (M~_c^T x)_i = (1/s) Σ_k P[end_k(i)] - P[i]; (L*_c^T x)_i = g_i (backward).
-  mask_.scatter(BlockValue::kPrefixAtEnd, P, D);
-  const double inv_s = 1.0 / static_cast<double>(num_hashes());
-  double acc = 0.0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    acc += D[i];
-    y[i] = acc * inv_s - P[i];
-  }
-  const double r = kernel_.ratio();
-  double g = 0.0;
-  for (std::int64_t i = n - 1; i >= 0; --i) {
-    g = x[i] + r * g;
-    y[i] -= g;
-  }
-}
-
 namespace {
 
-// Lane-parallel versions of perform_op / perform_transpose_op: the same
-// arithmetic per lane, in the same order (so each lane matches the
-// single-vector product exactly), with kLanes independent recursions
-// interleaved, which the compiler turns into SIMD.
+// The products of E on kLanes interleaved vectors (kLanes = 1: one vector),
+// fused: the tiled pass over the blocks (src/core/tiled_product.h) finishes
+// each tile of M~ x at once and subtracts the forward ALiBi recursion there;
+// then (symmetric, or transposed causal) one backward pass. The lanes run
+// lane-parallel, each with the same arithmetic in the same order as alone.
 enum class LaneProduct { kForward, kTranspose };
 
 template <int kLanes>
-void prefix_sums_lanes(const double* x, std::int64_t n, std::vector<double>& P) {
-  P.resize(static_cast<std::size_t>((n + 1) * kLanes));
-  for (int l = 0; l < kLanes; ++l) P[l] = 0.0;
-  for (std::int64_t i = 0; i < n; ++i)
-    for (int l = 0; l < kLanes; ++l)
-      P[(i + 1) * kLanes + l] = P[i * kLanes + l] + x[i * kLanes + l];
-}
-
-template <int kLanes>
 void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct which,
-                         const double* x, double* y, ProductScratch& scratch) {
-  std::vector<double>& prefix = scratch.prefix;
-  std::vector<double>& diff = scratch.diff;
+                         const double* __restrict x, double* __restrict y,
+                         ProductScratch& scratch) {
   const std::int64_t n = mask.rows();
-  prefix_sums_lanes<kLanes>(x, n, prefix);
-  diff.assign(static_cast<std::size_t>((n + 1) * kLanes), 0.0);
-  const double* P = prefix.data();
-  double* D = diff.data();
   const double inv_s = 1.0 / static_cast<double>(mask.num_hashes());
   double acc[kLanes] = {}, f[kLanes] = {}, g[kLanes] = {};
-  const bool symmetric = form == Form::kSymmetric;
-  if (symmetric) {
-    mask.scatter_lanes(BlockValue::kSum, P, D, kLanes, scratch.state);
-    for (std::int64_t i = 0; i < n; ++i)
-      for (int l = 0; l < kLanes; ++l) {
-        const std::int64_t e = i * kLanes + l;
-        acc[l] += D[e];
-        f[l] = x[e] + r * f[l];
-        y[e] = acc[l] * inv_s - f[l] + x[e];
-      }
+  if (form == Form::kSymmetric) {
+    // y = M~ x - (f + g - x), f forward and g backward recursions.
+    detail::for_each_scattered_tile<BlockValue::kSum, kLanes>(
+        mask, x, scratch.tiles,
+        [&](std::int64_t lo, std::int64_t hi, const double*, std::int64_t, const double* D) {
+          for (std::int64_t i = lo; i < hi; ++i)
+            for (int l = 0; l < kLanes; ++l) {
+              const std::int64_t e = i * kLanes + l;
+              acc[l] += D[(i - lo) * kLanes + l];
+              f[l] = x[e] + r * f[l];
+              y[e] = acc[l] * inv_s - f[l] + x[e];
+            }
+        });
   } else if (which == LaneProduct::kForward) {
-    mask.scatter_lanes(BlockValue::kPrefixAtStart, P, D, kLanes, scratch.state);
-    for (std::int64_t i = 0; i < n; ++i)
-      for (int l = 0; l < kLanes; ++l) {
-        const std::int64_t e = i * kLanes + l;
-        acc[l] += D[e];
-        f[l] = x[e] + r * f[l];
-        y[e] = (P[e + kLanes] - acc[l] * inv_s) - f[l];
-      }
+    // Causal: (M~_c x)_i = P[i+1] - (1/s) Σ_k P[start_k(i)].
+    detail::for_each_scattered_tile<BlockValue::kPrefixAtStart, kLanes>(
+        mask, x, scratch.tiles,
+        [&](std::int64_t lo, std::int64_t hi, const double* P, std::int64_t p_mask,
+            const double* D) {
+          for (std::int64_t i = lo; i < hi; ++i)
+            for (int l = 0; l < kLanes; ++l) {
+              const std::int64_t e = i * kLanes + l;
+              acc[l] += D[(i - lo) * kLanes + l];
+              f[l] = x[e] + r * f[l];
+              y[e] = (P[((i + 1) & p_mask) * kLanes + l] - acc[l] * inv_s) - f[l];
+            }
+        });
     return;
   } else {
-    mask.scatter_lanes(BlockValue::kPrefixAtEnd, P, D, kLanes, scratch.state);
-    for (std::int64_t i = 0; i < n; ++i)
-      for (int l = 0; l < kLanes; ++l) {
-        const std::int64_t e = i * kLanes + l;
-        acc[l] += D[e];
-        y[e] = acc[l] * inv_s - P[e];
-      }
+    // (M~_c^T x)_i = (1/s) Σ_k P[end_k(i)] - P[i]; (L*_c^T x)_i = g_i (backward).
+    detail::for_each_scattered_tile<BlockValue::kPrefixAtEnd, kLanes>(
+        mask, x, scratch.tiles,
+        [&](std::int64_t lo, std::int64_t hi, const double* P, std::int64_t p_mask,
+            const double* D) {
+          for (std::int64_t i = lo; i < hi; ++i)
+            for (int l = 0; l < kLanes; ++l) {
+              const std::int64_t e = i * kLanes + l;
+              acc[l] += D[(i - lo) * kLanes + l];
+              y[e] = acc[l] * inv_s - P[(i & p_mask) * kLanes + l];
+            }
+        });
   }
   // Backward recursion (symmetric L*, or the transposed causal L*_c).
   for (std::int64_t i = n - 1; i >= 0; --i)
@@ -192,6 +131,14 @@ void error_product_dispatch(const MaskMean& mask, double r, Form form, LaneProdu
 }
 
 }  // namespace
+
+void ErrorOperator::perform_op(const Scalar* x, Scalar* y) const {
+  error_product_lanes<1>(mask_, kernel_.ratio(), form(), LaneProduct::kForward, x, y, scratch_);
+}
+
+void ErrorOperator::perform_transpose_op(const Scalar* x, Scalar* y) const {
+  error_product_lanes<1>(mask_, kernel_.ratio(), form(), LaneProduct::kTranspose, x, y, scratch_);
+}
 
 void ErrorOperator::perform_op_lanes(const Scalar* x, Scalar* y, int lanes) const {
   perform_op_lanes(x, y, lanes, scratch_);

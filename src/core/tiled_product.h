@@ -1,0 +1,116 @@
+// The O(n + #blocks) products of M~ (and of E = M~ - L*, which adds two
+// recursions), done tile by tile along the positions so that every buffer a
+// tile touches stays in cache: the prefix sums P of x live in a small ring
+// buffer that runs just ahead of the tile, and the tile's part of the
+// difference array D is a tile-sized buffer, cleared, filled by the block
+// scatter and consumed by the caller's pass over the tile before the next one.
+// Per vector, a product then streams x in and y out once; the whole-array
+// version (P and D of n entries each, written, then read back by the scatter
+// and the final pass) moved several times more memory and was bound by it at
+// n = 2^20 (see docs/ARCHITECTURE.md). The arithmetic, and so every bit of the
+// result, is the whole-array version's: the same prefix sums, each D entry
+// updated by the same blocks in the same order (hash by hash, within its tile).
+//
+// Vectors may be `kLanes` interleaved lanes (entry i of lane l at
+// [i * kLanes + l]); each lane is computed exactly as alone.
+#pragma once
+
+#include <poslsh/mask_mean.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace poslsh::detail {
+
+// D[lo] += v, D[hi] -= v for the blocks of every hash that start in `tile`
+// (v given by kValue from the prefix sums). Consecutive blocks of a hash share
+// a boundary (hi of block b is lo of block b+1), so the two updates there are
+// made as one, D[lo] += v_b - v_{b-1}, with v_{b-1} and P at the boundary
+// carried per hash in `state` (s x [kLanes previous values, kLanes prefix
+// sums], zero before tile 0): one D update and one P load per block. The
+// blocks are read from the tile-major copy of the block starts, one sequential
+// stream. Prefix sum p is read at P[(p & p_mask) * kLanes + l] (a ring buffer)
+// and D entry i at D[(i - d_origin) * kLanes + l] (a tile buffer). P and D
+// never overlap: __restrict lets the compiler load P ahead of the stores to D.
+template <BlockValue kValue, int kLanes>
+inline void scatter_tile(const TiledBlocks& tiled, std::int64_t s, std::int64_t tile,
+                         const double* __restrict P, std::int64_t p_mask, double* __restrict D,
+                         std::int64_t d_origin, double* __restrict state) {
+  const std::uint32_t* seg = tiled.starts.data();
+  const std::int64_t* off = tiled.offsets.data() + tile * s;
+  for (std::int64_t k = 0; k < s; ++k) {
+    // Segment (tile, k): hash k's block starts inside the tile, then the end
+    // of the last of those blocks (empty when no block of k starts here).
+    const std::int64_t first = off[k], last = off[k + 1] - 1;
+    if (last <= first) continue;
+    double* h = state + k * 2 * kLanes;
+    double prev[kLanes], p_lo[kLanes];
+    for (int l = 0; l < kLanes; ++l) {
+      prev[l] = h[l];
+      p_lo[l] = h[kLanes + l];
+    }
+    for (std::int64_t j = first; j < last; ++j) {
+      const double* __restrict p_hi = P + (static_cast<std::int64_t>(seg[j + 1]) & p_mask) * kLanes;
+      double* __restrict d = D + (static_cast<std::int64_t>(seg[j]) - d_origin) * kLanes;
+      for (int l = 0; l < kLanes; ++l) {
+        double v;
+        if constexpr (kValue == BlockValue::kSum)
+          v = p_hi[l] - p_lo[l];
+        else if constexpr (kValue == BlockValue::kPrefixAtStart)
+          v = p_lo[l];
+        else
+          v = p_hi[l];
+        d[l] += v - prev[l];
+        prev[l] = v;
+        p_lo[l] = p_hi[l];
+      }
+    }
+    for (int l = 0; l < kLanes; ++l) {
+      h[l] = prev[l];
+      h[kLanes + l] = p_lo[l];
+    }
+  }
+}
+
+// For every tile [lo, hi) in order: extends the prefix sums of x (P[0] = 0,
+// P[i+1] = P[i] + x[i]) to every entry the tile reads, scatters the tile's
+// blocks into a cleared D buffer, then calls
+//   finish(lo, hi, P, p_mask, D)
+// where prefix sum p of lane l is P[(p & p_mask) * kLanes + l], valid for
+// lo <= p <= hi, and D[(i - lo) * kLanes + l] is the difference-array entry
+// of position i, for lo <= i < hi.
+template <BlockValue kValue, int kLanes, class Finish>
+void for_each_scattered_tile(const MaskMean& mask, const double* __restrict x, TileBuffers& buf,
+                             Finish&& finish) {
+  const TiledBlocks& tb = mask.tiled();
+  const std::int64_t n = mask.rows(), s = mask.num_hashes();
+  const std::int64_t p_mask = tb.ring_size - 1;
+  buf.ring.resize(static_cast<std::size_t>(tb.ring_size * kLanes));
+  buf.tile.resize(static_cast<std::size_t>(TiledBlocks::kTileSize * kLanes));
+  buf.state.assign(static_cast<std::size_t>(s * 2 * kLanes), 0.0);
+  double* __restrict P = buf.ring.data();
+  double* __restrict D = buf.tile.data();
+  double run[kLanes];
+  for (int l = 0; l < kLanes; ++l) P[l] = run[l] = 0.0;
+  std::int64_t ready = 0;  // P[0..ready] computed
+  const auto num_tiles = static_cast<std::int64_t>(tb.reach.size());
+  for (std::int64_t t = 0; t < num_tiles; ++t) {
+    const std::int64_t lo = t * TiledBlocks::kTileSize;
+    const std::int64_t hi = std::min(lo + TiledBlocks::kTileSize, n);
+    // Writing P[p] overwrites P[p - ring_size], which lies before lo: the
+    // ring holds every entry the tile reads (TiledBlocks::ring_size).
+    for (; ready < tb.reach[t]; ++ready) {
+      double* __restrict dst = P + ((ready + 1) & p_mask) * kLanes;
+      for (int l = 0; l < kLanes; ++l) {
+        run[l] += x[ready * kLanes + l];
+        dst[l] = run[l];
+      }
+    }
+    std::fill(D, D + (hi - lo) * kLanes, 0.0);
+    scatter_tile<kValue, kLanes>(tb, s, t, P, p_mask, D, lo, buf.state.data());
+    finish(lo, hi, static_cast<const double*>(P), p_mask, static_cast<const double*>(D));
+  }
+}
+
+}  // namespace poslsh::detail
