@@ -255,6 +255,21 @@ TEST(SpectralInterval, StartsSplitOverThreadsGiveTheSameBits) {
         EXPECT_TRUE(same(one, split)) << "starts " << starts << " groups " << groups << ": "
                                       << one.lower << " vs " << split.lower;
       }
+      // spectral_error fuses the recurrence's first pass into the operator's
+      // last loop (lanczos_op_lanes); the engine above runs it after plain
+      // products. Same bits (causal: the engine on E^T E with the options
+      // spectral_error derives, then the square root).
+      SpectralErrorOptions eig = o;
+      if (!both) {
+        eig.rel_tol = 2 * o.rel_tol;
+        eig.upper_width = (1 + o.upper_width) * (1 + o.upper_width) - 1;
+      }
+      const SpectralErrorResult plain = lanczos_extreme_eigenvalue(
+          600, std::span<const LanesProduct>(products.data(), 1), both, eig);
+      const SpectralErrorResult fused = spectral_error(e, o);
+      EXPECT_EQ(fused.iterations, plain.iterations) << "starts " << starts;
+      EXPECT_EQ(fused.lower, both ? plain.lower : std::sqrt(plain.lower)) << "starts " << starts;
+      EXPECT_EQ(fused.upper, both ? plain.upper : std::sqrt(plain.upper)) << "starts " << starts;
     }
   }
   const auto big = draw_hashes(5, 0, 16, 8.0);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "lanczos_pass.h"
 #include "lanes.h"
 #include "tiled_product.h"
 
@@ -66,10 +67,21 @@ namespace {
 // lane-parallel, each with the same arithmetic in the same order as alone.
 enum class LaneProduct { kForward, kTranspose };
 
+// The first pass of a Lanczos step on the product (lanczos_pass.h), fused
+// into the product's last pass: w = A x - beta v_prev, alpha = v . w, with v
+// the Lanczos vector (x itself, or the normal operator's input). Null beta:
+// a plain product.
+struct LanczosPass {
+  const double* v = nullptr;
+  const double* beta = nullptr;
+  const double* v_prev = nullptr;
+  double* alpha = nullptr;
+};
+
 template <int kLanes>
 void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct which,
-                         const double* __restrict x, double* __restrict y,
-                         ProductScratch& scratch) {
+                         const double* __restrict x, double* __restrict y, ProductScratch& scratch,
+                         const LanczosPass& pass = {}) {
   const std::int64_t n = mask.rows();
   const double inv_s = 1.0 / static_cast<double>(mask.num_hashes());
   double acc[kLanes] = {}, f[kLanes] = {}, g[kLanes] = {};
@@ -100,6 +112,8 @@ void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct 
               y[e] = (P[((i + 1) & p_mask) * kLanes + l] - acc[l] * inv_s) - f[l];
             }
         });
+    if (pass.beta)
+      detail::lanczos_first_pass<kLanes>(n, pass.beta, pass.v, pass.v_prev, y, pass.alpha);
     return;
   } else {
     // (M~_c^T x)_i = (1/s) Σ_k P[end_k(i)] - P[i]; (L*_c^T x)_i = g_i (backward).
@@ -115,19 +129,36 @@ void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct 
             }
         });
   }
-  // Backward recursion (symmetric L*, or the transposed causal L*_c).
+  // Backward recursion (symmetric L*, or the transposed causal L*_c), with
+  // the Lanczos pass fused in when asked for: one pass over y instead of two.
+  if (!pass.beta) {
+    for (std::int64_t i = n - 1; i >= 0; --i)
+      for (int l = 0; l < kLanes; ++l) {
+        const std::int64_t e = i * kLanes + l;
+        g[l] = x[e] + r * g[l];
+        y[e] -= g[l];
+      }
+    return;
+  }
+  double bt[kLanes], a[kLanes] = {};
+  for (int l = 0; l < kLanes; ++l) bt[l] = pass.beta[l];
+  const double* __restrict v = pass.v;
+  const double* __restrict vp = pass.v_prev;
   for (std::int64_t i = n - 1; i >= 0; --i)
     for (int l = 0; l < kLanes; ++l) {
       const std::int64_t e = i * kLanes + l;
       g[l] = x[e] + r * g[l];
-      y[e] -= g[l];
+      y[e] = detail::lanczos_pass_entry(y[e] - g[l], bt[l], vp[e], v[e], a[l]);
     }
+  for (int l = 0; l < kLanes; ++l) pass.alpha[l] = a[l];
 }
 
 void error_product_dispatch(const MaskMean& mask, double r, Form form, LaneProduct which,
-                            const double* x, double* y, int lanes, ProductScratch& scratch) {
-  dispatch_lanes(lanes, "error_operator",
-                 [&](auto L) { error_product_lanes<L>(mask, r, form, which, x, y, scratch); });
+                            const double* x, double* y, int lanes, ProductScratch& scratch,
+                            const LanczosPass& pass = {}) {
+  dispatch_lanes(lanes, "error_operator", [&](auto L) {
+    error_product_lanes<L>(mask, r, form, which, x, y, scratch, pass);
+  });
 }
 
 }  // namespace
@@ -160,6 +191,21 @@ void ErrorOperator::perform_transpose_op_lanes(const Scalar* x, Scalar* y, int l
                          scratch);
 }
 
+void ErrorOperator::lanczos_op_lanes(const Scalar* x, Scalar* y, int lanes, ProductScratch& scratch,
+                                     const double* beta, const double* v_prev,
+                                     double* alpha) const {
+  error_product_dispatch(mask_, kernel_.ratio(), form(), LaneProduct::kForward, x, y, lanes,
+                         scratch, {x, beta, v_prev, alpha});
+}
+
+void ErrorOperator::lanczos_transpose_op_lanes(const Scalar* x, Scalar* y, int lanes,
+                                               ProductScratch& scratch, const double* v,
+                                               const double* beta, const double* v_prev,
+                                               double* alpha) const {
+  error_product_dispatch(mask_, kernel_.ratio(), form(), LaneProduct::kTranspose, x, y, lanes,
+                         scratch, {v, beta, v_prev, alpha});
+}
+
 Eigen::MatrixXd ErrorOperator::dense() const { return mask_.dense() - kernel_.dense(); }
 
 void NormalOperator::perform_op(const Scalar* x, Scalar* y) const {
@@ -179,6 +225,15 @@ void NormalOperator::perform_op_lanes(const Scalar* x, Scalar* y, int lanes,
   scratch.normal.resize(static_cast<std::size_t>(rows() * lanes));
   error_.perform_op_lanes(x, scratch.normal.data(), lanes, scratch);
   error_.perform_transpose_op_lanes(scratch.normal.data(), y, lanes, scratch);
+}
+
+void NormalOperator::lanczos_op_lanes(const Scalar* x, Scalar* y, int lanes,
+                                      ProductScratch& scratch, const double* beta,
+                                      const double* v_prev, double* alpha) const {
+  scratch.normal.resize(static_cast<std::size_t>(rows() * lanes));
+  error_.perform_op_lanes(x, scratch.normal.data(), lanes, scratch);
+  error_.lanczos_transpose_op_lanes(scratch.normal.data(), y, lanes, scratch, x, beta, v_prev,
+                                    alpha);
 }
 
 }  // namespace poslsh

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "lanczos_pass.h"
 #include "lanes.h"
 
 namespace poslsh {
@@ -29,46 +30,61 @@ constexpr std::int64_t kMinSteps = 8;
 // only known to a few units of rounding times the operator norm.
 constexpr double kAccuracyFloor = 1e-13;
 
-// Number of eigenvalues of the symmetric tridiagonal (a, b) smaller than x
-// (Sturm sequence through the LDL^T pivots; b[i] couples rows i and i+1).
-std::int64_t count_below(const std::vector<double>& a, const std::vector<double>& b2,
-                         std::int64_t k, double x, double pivmin) {
-  std::int64_t count = 0;
-  double d = a[0] - x;
-  if (std::abs(d) < pivmin) d = -pivmin;
-  if (d < 0) ++count;
-  for (std::int64_t i = 1; i < k; ++i) {
-    d = (a[i] - x) - b2[i - 1] / d;
-    if (std::abs(d) < pivmin) d = -pivmin;
-    if (d < 0) ++count;
-  }
-  return count;
-}
+// A bisection for the largest (top) or smallest eigenvalue of the leading
+// k x k symmetric tridiagonal matrix (diagonal a, squared off-diagonal b2,
+// b2[i] coupling rows i and i+1), inside [lo, hi].
+struct Bisection {
+  const double* a = nullptr;
+  const double* b2 = nullptr;
+  bool top = true;
+  double lo = 0.0, hi = 0.0, pivmin = 0.0;
+  double value() const { return 0.5 * (lo + hi); }
+};
 
-// Largest (top = true) or smallest eigenvalue of the leading k x k tridiagonal
-// matrix, by bisection to full precision inside [lo, hi].
-double extreme_eigenvalue(const std::vector<double>& a, const std::vector<double>& b2,
-                          std::int64_t k, bool top, double lo, double hi, double pivmin) {
+// Runs every bisection to full precision. Each step counts the eigenvalues
+// below the midpoint by a Sturm sequence (the LDL^T pivots), a chain of
+// dependent divisions: the bisections' chains are interleaved in one loop so
+// that they overlap in the processor (the evaluations of the stopping rule
+// were 10% of a clustered row at n = 65536 one after another). Each bisection
+// takes exactly the steps, and gives exactly the value, it would alone.
+void bisect(std::vector<Bisection>& jobs, std::int64_t k) {
+  const std::size_t m = jobs.size();
+  std::vector<std::size_t> active;
+  active.reserve(m);
+  std::vector<double> mid(m), d(m);
+  std::vector<std::int64_t> below(m);
   for (int it = 0; it < 200; ++it) {
-    const double mid = 0.5 * (lo + hi);
-    if (!(mid > lo && mid < hi)) break;
-    if (hi - lo <= 2 * kEps * std::max(std::abs(lo), std::abs(hi))) break;
-    const std::int64_t c = count_below(a, b2, k, mid, pivmin);
-    if (top) {
-      // top eigenvalue >= mid iff fewer than k eigenvalues lie below mid.
-      if (c < k)
-        lo = mid;
-      else
-        hi = mid;
-    } else {
-      // bottom eigenvalue < mid iff at least one eigenvalue lies below mid.
-      if (c >= 1)
-        hi = mid;
-      else
-        lo = mid;
+    active.clear();
+    for (std::size_t j = 0; j < m; ++j) {
+      const Bisection& b = jobs[j];
+      const double x = 0.5 * (b.lo + b.hi);
+      if (!(x > b.lo && x < b.hi)) continue;
+      if (b.hi - b.lo <= 2 * kEps * std::max(std::abs(b.lo), std::abs(b.hi))) continue;
+      active.push_back(j);
+      mid[j] = x;
+    }
+    if (active.empty()) break;
+    for (std::size_t j : active) {
+      double dj = jobs[j].a[0] - mid[j];
+      if (std::abs(dj) < jobs[j].pivmin) dj = -jobs[j].pivmin;
+      d[j] = dj;
+      below[j] = dj < 0 ? 1 : 0;
+    }
+    for (std::int64_t i = 1; i < k; ++i)
+      for (std::size_t j : active) {
+        double dj = (jobs[j].a[i] - mid[j]) - jobs[j].b2[i - 1] / d[j];
+        if (std::abs(dj) < jobs[j].pivmin) dj = -jobs[j].pivmin;
+        d[j] = dj;
+        below[j] += dj < 0 ? 1 : 0;
+      }
+    for (std::size_t j : active) {
+      Bisection& b = jobs[j];
+      // top: the top eigenvalue is >= mid iff fewer than k eigenvalues lie
+      // below mid; bottom: the bottom one is < mid iff at least one does.
+      const bool up = b.top ? below[j] < k : below[j] < 1;
+      (up ? b.lo : b.hi) = mid[j];
     }
   }
-  return 0.5 * (lo + hi);
 }
 
 // Ritz values at the steps where the stopping rule was evaluated.
@@ -130,31 +146,21 @@ double certified_upper(std::int64_t n, std::int64_t k, int lanes, bool both_ends
   return u * std::max(t + r * b, b + r * t) / (1 - r * r);
 }
 
-// The vector work of one Lanczos step on kLanes interleaved lanes, in two
-// fused passes (Paige's ordering): w -= beta v_prev with alpha = v.w, then
-// w -= alpha v with beta2 = ||w||^2. Templated on the lane count so that the
-// lane loop is a fixed-width SIMD operation.
+// The second pass of a Lanczos step on kLanes interleaved lanes (the first,
+// w -= beta v_prev with alpha = v . w, is lanczos_pass.h's, done by the
+// product or after it): w -= alpha v with beta2 = ||w||^2. Templated on the
+// lane count so that the lane loop is a fixed-width SIMD operation.
 template <int kLanes>
-void recurrence_passes_t(std::int64_t n, const double* beta, const double* v, const double* v_prev,
-                         double* w, double* alpha, double* beta2) {
-  double a[kLanes] = {}, b2[kLanes] = {}, bt[kLanes];
-  for (int l = 0; l < kLanes; ++l) bt[l] = beta[l];
-  for (std::int64_t i = 0; i < n; ++i)
-    for (int l = 0; l < kLanes; ++l) {
-      const std::int64_t e = i * kLanes + l;
-      w[e] -= bt[l] * v_prev[e];
-      a[l] += v[e] * w[e];
-    }
+void second_pass_t(std::int64_t n, const double* alpha, const double* v, double* w, double* beta2) {
+  double a[kLanes], b2[kLanes] = {};
+  for (int l = 0; l < kLanes; ++l) a[l] = alpha[l];
   for (std::int64_t i = 0; i < n; ++i)
     for (int l = 0; l < kLanes; ++l) {
       const std::int64_t e = i * kLanes + l;
       w[e] -= a[l] * v[e];
       b2[l] += w[e] * w[e];
     }
-  for (int l = 0; l < kLanes; ++l) {
-    alpha[l] = a[l];
-    beta2[l] = b2[l];
-  }
+  for (int l = 0; l < kLanes; ++l) beta2[l] = b2[l];
 }
 
 template <int kLanes>
@@ -165,14 +171,29 @@ void scale_lanes_t(std::int64_t n, const double* factor, double* w) {
     for (int l = 0; l < kLanes; ++l) w[i * kLanes + l] *= f[l];
 }
 
-void recurrence_passes(int lanes, std::int64_t n, const double* beta, const double* v,
-                       const double* v_prev, double* w, double* alpha, double* beta2) {
-  dispatch_lanes(lanes, "spectral_error",
-                 [&](auto L) { recurrence_passes_t<L>(n, beta, v, v_prev, w, alpha, beta2); });
+void second_pass(int lanes, std::int64_t n, const double* alpha, const double* v, double* w,
+                 double* beta2) {
+  dispatch_lanes(lanes, "spectral_error", [&](auto L) { second_pass_t<L>(n, alpha, v, w, beta2); });
 }
 
 void scale_lanes(int lanes, std::int64_t n, const double* factor, double* w) {
   dispatch_lanes(lanes, "spectral_error", [&](auto L) { scale_lanes_t<L>(n, factor, w); });
+}
+
+// A Lanczos step's product with the first pass of the recurrence:
+// (v, w, lanes, beta, v_prev, alpha) sets w = A v - beta v_prev and alpha =
+// v . w per lane (lanczos_pass.h), fused by the error operators.
+using StepProduct =
+    std::function<void(const double*, double*, int, const double*, const double*, double*)>;
+
+// The step product of a plain product: the pass after it.
+StepProduct with_first_pass(const LanesProduct& apply, std::int64_t n) {
+  return [&apply, n](const double* v, double* w, int lanes, const double* beta,
+                     const double* v_prev, double* alpha) {
+    apply(v, w, lanes);
+    dispatch_lanes(lanes, "spectral_error",
+                   [&](auto L) { detail::lanczos_first_pass<L>(n, beta, v, v_prev, w, alpha); });
+  };
 }
 
 // Lanes [first, first + count), stored interleaved in their own buffers and
@@ -180,7 +201,7 @@ void scale_lanes(int lanes, std::int64_t n, const double* factor, double* w) {
 struct LaneGroup {
   int first = 0, count = 0;
   std::vector<double> v, v_prev, w;
-  const LanesProduct* apply = nullptr;
+  const StepProduct* apply = nullptr;
 };
 
 // Runs f(g) for every group, group 0 on the calling thread and the others on
@@ -214,17 +235,11 @@ void for_each_group(std::size_t groups, F&& f) {
 
 }  // namespace
 
-SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduct& apply,
-                                               bool both_ends, const SpectralErrorOptions& options,
-                                               LanczosHistory* history) {
-  return lanczos_extreme_eigenvalue(n, std::span<const LanesProduct>(&apply, 1), both_ends, options,
-                                    history);
-}
+namespace {
 
-SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n,
-                                               std::span<const LanesProduct> products,
-                                               bool both_ends, const SpectralErrorOptions& options,
-                                               LanczosHistory* history) {
+SpectralErrorResult run_lanczos(std::int64_t n, std::span<const StepProduct> products,
+                                bool both_ends, const SpectralErrorOptions& options,
+                                LanczosHistory* history) {
   if (n < 1) throw std::invalid_argument("spectral_error: n must be an integer >= 1");
   if (!(options.rel_tol > 0) || !std::isfinite(options.rel_tol))
     throw std::invalid_argument("spectral_error: rel_tol must be a finite number > 0");
@@ -288,13 +303,14 @@ SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n,
         std::swap(grp.v_prev, grp.v);
         std::swap(grp.v, grp.w);
       }
-      (*grp.apply)(grp.v.data(), grp.w.data(), grp.count);
       // Paige's ordering of the three-term recurrence (the stable one), in
-      // two fused passes: w -= beta v_prev with alpha = v.w, then w -= alpha
-      // v with ||w||^2. Global orthogonality is not maintained (see the
-      // header).
-      recurrence_passes(grp.count, n, beta.data() + grp.first, grp.v.data(), grp.v_prev.data(),
-                        grp.w.data(), a.data() + grp.first, b2.data() + grp.first);
+      // two passes: w -= beta v_prev with alpha = v.w (fused into the
+      // product), then w -= alpha v with ||w||^2. Global orthogonality is
+      // not maintained (see the header).
+      (*grp.apply)(grp.v.data(), grp.w.data(), grp.count, beta.data() + grp.first,
+                   grp.v_prev.data(), a.data() + grp.first);
+      second_pass(grp.count, n, a.data() + grp.first, grp.v.data(), grp.w.data(),
+                  b2.data() + grp.first);
     });
     ++result.iterations;
     for (int l = 0; l < L; ++l) {
@@ -315,15 +331,26 @@ SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n,
     const bool evaluate = exhausted || k == max_steps || k % every == 0;
     if (evaluate) {
       double scale = 0.0, theta_top = -kInf, theta_bottom = -kInf, min_lane = kInf;
-      for (Lane& x : lanes) {
+      // Every lane's top (and bottom) Ritz value, the bisections run together.
+      // Each is monotone in k, so the last one bounds the next.
+      std::vector<Bisection> jobs;
+      for (const Lane& x : lanes) {
         const double pivmin =
             std::max(std::numeric_limits<double>::min(), kEps * kEps * x.scale * x.scale);
         const double lo = std::isfinite(x.last_top) ? x.last_top : x.gersh_lo;
-        x.last_top = extreme_eigenvalue(x.alpha, x.beta2, k, true, lo, x.gersh_hi, pivmin);
-        theta_top = std::max(theta_top, x.last_top);
+        jobs.push_back({x.alpha.data(), x.beta2.data(), true, lo, x.gersh_hi, pivmin});
         if (both_ends) {
           const double hi = std::isfinite(x.last_bottom) ? x.last_bottom : x.gersh_hi;
-          x.last_bottom = extreme_eigenvalue(x.alpha, x.beta2, k, false, x.gersh_lo, hi, pivmin);
+          jobs.push_back({x.alpha.data(), x.beta2.data(), false, x.gersh_lo, hi, pivmin});
+        }
+      }
+      bisect(jobs, k);
+      std::size_t job = 0;
+      for (Lane& x : lanes) {
+        x.last_top = jobs[job++].value();
+        theta_top = std::max(theta_top, x.last_top);
+        if (both_ends) {
+          x.last_bottom = jobs[job++].value();
           theta_bottom = std::max(theta_bottom, -x.last_bottom);
         }
         min_lane = std::min(min_lane, both_ends ? std::max({x.last_top, -x.last_bottom, 0.0})
@@ -385,6 +412,24 @@ SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n,
   return result;
 }
 
+}  // namespace
+
+SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduct& apply,
+                                               bool both_ends, const SpectralErrorOptions& options,
+                                               LanczosHistory* history) {
+  return lanczos_extreme_eigenvalue(n, std::span<const LanesProduct>(&apply, 1), both_ends, options,
+                                    history);
+}
+
+SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n,
+                                               std::span<const LanesProduct> products,
+                                               bool both_ends, const SpectralErrorOptions& options,
+                                               LanczosHistory* history) {
+  std::vector<StepProduct> steps;
+  for (const LanesProduct& p : products) steps.push_back(with_first_pass(p, n));
+  return run_lanczos(n, steps, both_ends, options, history);
+}
+
 namespace {
 
 // Below this n a product takes well under a millisecond and a thread's start
@@ -393,17 +438,18 @@ constexpr std::int64_t kMinThreadedN = std::int64_t{1} << 16;
 
 // One product per thread (at most one per start), each with its own scratch.
 template <class Op>
-std::vector<LanesProduct> products_per_thread(const Op& op, std::int64_t n,
-                                              const SpectralErrorOptions& options,
-                                              std::vector<ProductScratch>& scratch) {
+std::vector<StepProduct> products_per_thread(const Op& op, std::int64_t n,
+                                             const SpectralErrorOptions& options,
+                                             std::vector<ProductScratch>& scratch) {
   if (options.threads < 1)
     throw std::invalid_argument("spectral_error: threads must be an integer >= 1");
   const int threads = n >= kMinThreadedN ? std::clamp(options.threads, 1, options.starts) : 1;
   scratch.resize(static_cast<std::size_t>(threads));
-  std::vector<LanesProduct> products;
+  std::vector<StepProduct> products;
   for (auto& s : scratch)
     products.emplace_back(
-        [&op, &s](const double* x, double* y, int lanes) { op.perform_op_lanes(x, y, lanes, s); });
+        [&op, &s](const double* v, double* w, int lanes, const double* beta, const double* v_prev,
+                  double* alpha) { op.lanczos_op_lanes(v, w, lanes, s, beta, v_prev, alpha); });
   return products;
 }
 
@@ -414,8 +460,7 @@ SpectralErrorResult spectral_error(const ErrorOperator& error,
   const std::int64_t n = error.rows();
   std::vector<ProductScratch> scratch;
   if (error.form() == Form::kSymmetric)
-    return lanczos_extreme_eigenvalue(n, products_per_thread(error, n, options, scratch), true,
-                                      options);
+    return run_lanczos(n, products_per_thread(error, n, options, scratch), true, options, nullptr);
   // Causal: ||E_c||^2 is the top eigenvalue of the PSD normal operator. The
   // tolerance on the eigenvalue is twice the one on the norm (sqrt halves it).
   NormalOperator normal(error);
@@ -423,8 +468,8 @@ SpectralErrorResult spectral_error(const ErrorOperator& error,
   eig_options.rel_tol = 2.0 * options.rel_tol;
   // Width on the norm w  <=>  width on its square (1 + w)^2 - 1.
   eig_options.upper_width = (1 + options.upper_width) * (1 + options.upper_width) - 1;
-  SpectralErrorResult r = lanczos_extreme_eigenvalue(
-      n, products_per_thread(normal, n, options, scratch), false, eig_options);
+  SpectralErrorResult r =
+      run_lanczos(n, products_per_thread(normal, n, options, scratch), false, eig_options, nullptr);
   r.matvecs = 2 * r.matvecs;
   r.lower = std::sqrt(r.lower);
   r.upper = std::sqrt(r.upper);
