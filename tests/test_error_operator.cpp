@@ -161,6 +161,58 @@ TEST(ErrorOperator, TiledMaskProductHandlesEveryPartitionShape) {
   }
 }
 
+TEST(ErrorOperator, LanczosOpIsTheProductThenTheFirstLanczosPass) {
+  // lanczos_op_lanes fuses w -= beta v_prev, alpha = v . w into the product's
+  // last loop. Oracle: the plain product, then the pass written out with
+  // Eigen; each lane of an interleaved call also equals the one-lane call.
+  const std::int64_t n = 2500;  // three tiles
+  const auto hashes = draw_hashes(13, 0, 5, 7.0);
+  for (Form form : {Form::kSymmetric, Form::kCausal}) {
+    const ErrorOperator e(n, hashes, 7.0, form);
+    const NormalOperator normal(e);
+    for (int which = 0; which < 2; ++which) {  // E, then E^T E
+      std::vector<Eigen::VectorXd> v, vp;
+      for (int l = 0; l < 3; ++l) {
+        v.push_back(random_vector(n, 30 + l));
+        vp.push_back(random_vector(n, 40 + l));
+      }
+      const double beta[3] = {0.75, 0.0, 2.5};
+      std::vector<double> vi(static_cast<std::size_t>(3 * n)), vpi(vi.size()), wi(vi.size());
+      for (std::int64_t i = 0; i < n; ++i)
+        for (int l = 0; l < 3; ++l) {
+          vi[i * 3 + l] = v[l][i];
+          vpi[i * 3 + l] = vp[l][i];
+        }
+      double alpha[3];
+      ProductScratch scratch;
+      if (which == 0)
+        e.lanczos_op_lanes(vi.data(), wi.data(), 3, scratch, beta, vpi.data(), alpha);
+      else
+        normal.lanczos_op_lanes(vi.data(), wi.data(), 3, scratch, beta, vpi.data(), alpha);
+      for (int l = 0; l < 3; ++l) {
+        Eigen::VectorXd w(n), w1(n);
+        if (which == 0)
+          e.perform_op(v[l].data(), w.data());
+        else
+          normal.perform_op(v[l].data(), w.data());
+        w -= beta[l] * vp[l];
+        const double scale = w.cwiseAbs().maxCoeff() + 1.0;
+        for (std::int64_t i = 0; i < n; ++i)
+          ASSERT_NEAR(wi[i * 3 + l], w[i], 1e-12 * scale) << which << " lane " << l;
+        EXPECT_NEAR(alpha[l], v[l].dot(w), 1e-10 * (std::abs(v[l].dot(w)) + 1.0)) << which;
+        // One lane alone: the same bits as lane l of the interleaved call.
+        double a1;
+        if (which == 0)
+          e.lanczos_op_lanes(v[l].data(), w1.data(), 1, scratch, &beta[l], vp[l].data(), &a1);
+        else
+          normal.lanczos_op_lanes(v[l].data(), w1.data(), 1, scratch, &beta[l], vp[l].data(), &a1);
+        EXPECT_EQ(a1, alpha[l]) << which << " lane " << l;
+        for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(w1[i], wi[i * 3 + l]) << which;
+      }
+    }
+  }
+}
+
 TEST(ErrorOperator, RejectsBadParameters) {
   const auto hashes = draw_hashes(1, 0, 2, 4.0);
   EXPECT_THROW(ErrorOperator(0, hashes, 4.0), std::invalid_argument);
