@@ -30,7 +30,8 @@ namespace poslsh::detail {
 // carried per hash in `state` (s x [kLanes previous values, kLanes prefix
 // sums], zero before tile 0): one D update and one P load per block. The
 // blocks are read from the tile-major copy of the block starts, one sequential
-// stream. Prefix sum p is read at P[(p & p_mask) * kLanes + l] (a ring buffer)
+// stream (the per-hash arrays would be s concurrent streams, more than the
+// hardware prefetchers follow). Prefix sum p is read at P[(p & p_mask) * kLanes + l] (a ring buffer)
 // and D entry i at D[(i - d_origin) * kLanes + l] (a tile buffer). P and D
 // never overlap: __restrict lets the compiler load P ahead of the stores to D.
 template <BlockValue kValue, int kLanes>
