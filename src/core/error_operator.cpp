@@ -84,50 +84,31 @@ void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct 
                          const LanczosPass& pass = {}) {
   const std::int64_t n = mask.rows();
   const double inv_s = 1.0 / static_cast<double>(mask.num_hashes());
-  double acc[kLanes] = {}, f[kLanes] = {}, g[kLanes] = {};
+  double g[kLanes] = {};
   if (form == Form::kSymmetric) {
     // y = M~ x - (f + g - x), f forward and g backward recursions.
-    detail::for_each_scattered_tile<BlockValue::kSum, kLanes>(
-        mask, x, scratch.tiles,
-        [&](std::int64_t lo, std::int64_t hi, const double*, std::int64_t, const double* D) {
-          for (std::int64_t i = lo; i < hi; ++i)
-            for (int l = 0; l < kLanes; ++l) {
-              const std::int64_t e = i * kLanes + l;
-              acc[l] += D[(i - lo) * kLanes + l];
-              f[l] = x[e] + r * f[l];
-              y[e] = acc[l] * inv_s - f[l] + x[e];
-            }
+    detail::tiled_forward_pass<BlockValue::kSum, kLanes>(
+        mask, x, r, scratch.tiles,
+        [&](std::int64_t, std::int64_t e, int, double acc, double f, const double*, std::int64_t) {
+          y[e] = acc * inv_s - f + x[e];
         });
   } else if (which == LaneProduct::kForward) {
     // Causal: (M~_c x)_i = P[i+1] - (1/s) Σ_k P[start_k(i)].
-    detail::for_each_scattered_tile<BlockValue::kPrefixAtStart, kLanes>(
-        mask, x, scratch.tiles,
-        [&](std::int64_t lo, std::int64_t hi, const double* P, std::int64_t p_mask,
-            const double* D) {
-          for (std::int64_t i = lo; i < hi; ++i)
-            for (int l = 0; l < kLanes; ++l) {
-              const std::int64_t e = i * kLanes + l;
-              acc[l] += D[(i - lo) * kLanes + l];
-              f[l] = x[e] + r * f[l];
-              y[e] = (P[((i + 1) & p_mask) * kLanes + l] - acc[l] * inv_s) - f[l];
-            }
+    detail::tiled_forward_pass<BlockValue::kPrefixAtStart, kLanes>(
+        mask, x, r, scratch.tiles,
+        [&](std::int64_t i, std::int64_t e, int l, double acc, double f, const double* P,
+            std::int64_t p_mask) {
+          y[e] = (P[((i + 1) & p_mask) * kLanes + l] - acc * inv_s) - f;
         });
     if (pass.beta)
       detail::lanczos_first_pass<kLanes>(n, pass.beta, pass.v, pass.v_prev, y, pass.alpha);
     return;
   } else {
     // (M~_c^T x)_i = (1/s) Σ_k P[end_k(i)] - P[i]; (L*_c^T x)_i = g_i (backward).
-    detail::for_each_scattered_tile<BlockValue::kPrefixAtEnd, kLanes>(
-        mask, x, scratch.tiles,
-        [&](std::int64_t lo, std::int64_t hi, const double* P, std::int64_t p_mask,
-            const double* D) {
-          for (std::int64_t i = lo; i < hi; ++i)
-            for (int l = 0; l < kLanes; ++l) {
-              const std::int64_t e = i * kLanes + l;
-              acc[l] += D[(i - lo) * kLanes + l];
-              y[e] = acc[l] * inv_s - P[(i & p_mask) * kLanes + l];
-            }
-        });
+    detail::tiled_forward_pass<BlockValue::kPrefixAtEnd, kLanes>(
+        mask, x, r, scratch.tiles,
+        [&](std::int64_t i, std::int64_t e, int l, double acc, double, const double* P,
+            std::int64_t p_mask) { y[e] = acc * inv_s - P[(i & p_mask) * kLanes + l]; });
   }
   // Backward recursion (symmetric L*, or the transposed causal L*_c), with
   // the Lanczos pass fused in when asked for: one pass over y instead of two.

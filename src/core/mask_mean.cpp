@@ -91,29 +91,20 @@ void prefix_sums(const double* x, std::int64_t n, std::vector<double>& P) {
 
 void MaskMean::perform_op(const Scalar* x, Scalar* y) const {
   const double inv_s = 1.0 / static_cast<double>(num_hashes());
-  double acc = 0.0;
   if (form_ == Form::kSymmetric) {
     // Every i in block [a, b) receives P[b] - P[a].
-    detail::for_each_scattered_tile<BlockValue::kSum, 1>(
-        *this, x, buffers_,
-        [&](std::int64_t lo, std::int64_t hi, const double*, std::int64_t, const double* D) {
-          for (std::int64_t i = lo; i < hi; ++i) {
-            acc += D[i - lo];
-            y[i] = acc * inv_s;
-          }
+    detail::tiled_forward_pass<BlockValue::kSum, 1>(
+        *this, x, 0.0, buffers_,
+        [&](std::int64_t i, std::int64_t, int, double acc, double, const double*, std::int64_t) {
+          y[i] = acc * inv_s;
         });
   } else {
     // Causal: i receives P[i+1] - P[a]; the P[i+1] part is common to all
     // hashes, so only the piecewise-constant P[a] goes through D.
-    detail::for_each_scattered_tile<BlockValue::kPrefixAtStart, 1>(
-        *this, x, buffers_,
-        [&](std::int64_t lo, std::int64_t hi, const double* P, std::int64_t p_mask,
-            const double* D) {
-          for (std::int64_t i = lo; i < hi; ++i) {
-            acc += D[i - lo];
-            y[i] = P[(i + 1) & p_mask] - acc * inv_s;
-          }
-        });
+    detail::tiled_forward_pass<BlockValue::kPrefixAtStart, 1>(
+        *this, x, 0.0, buffers_,
+        [&](std::int64_t i, std::int64_t, int, double acc, double, const double* P,
+            std::int64_t p_mask) { y[i] = P[(i + 1) & p_mask] - acc * inv_s; });
   }
 }
 

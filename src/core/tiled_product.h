@@ -31,9 +31,9 @@ namespace poslsh::detail {
 // sums], zero before tile 0): one D update and one P load per block. The
 // blocks are read from the tile-major copy of the block starts, one sequential
 // stream (the per-hash arrays would be s concurrent streams, more than the
-// hardware prefetchers follow). Prefix sum p is read at P[(p & p_mask) * kLanes + l] (a ring buffer)
-// and D entry i at D[(i - d_origin) * kLanes + l] (a tile buffer). P and D
-// never overlap: __restrict lets the compiler load P ahead of the stores to D.
+// hardware prefetchers follow). Prefix sum p is read at P[(p & p_mask) * kLanes + l] (a ring
+// buffer) and D entry i at D[(i - d_origin) * kLanes + l] (a tile buffer). P and D never overlap:
+// __restrict lets the compiler load P ahead of the stores to D.
 template <BlockValue kValue, int kLanes>
 inline void scatter_tile(const TiledBlocks& tiled, std::int64_t s, std::int64_t tile,
                          const double* __restrict P, std::int64_t p_mask, double* __restrict D,
@@ -112,6 +112,29 @@ void for_each_scattered_tile(const MaskMean& mask, const double* __restrict x, T
     scatter_tile<kValue, kLanes>(tb, s, t, P, p_mask, D, lo, buf.state.data());
     finish(lo, hi, static_cast<const double*>(P), p_mask, static_cast<const double*>(D));
   }
+}
+
+// The forward pass every product finishes with, over the tiles in order: per
+// position i and lane l, acc = the running sum of D (the blocks' part) and
+// f = x_i + r f (the forward ALiBi recursion; unused and dropped by the
+// compiler where out does not read it), then
+//   out(i, e, l, acc, f, P, p_mask)
+// with e = i * kLanes + l and the tile's prefix sums as for_each_scattered_tile.
+template <BlockValue kValue, int kLanes, class Out>
+void tiled_forward_pass(const MaskMean& mask, const double* __restrict x, double r,
+                        TileBuffers& buf, Out&& out) {
+  double acc[kLanes] = {}, f[kLanes] = {};
+  for_each_scattered_tile<kValue, kLanes>(
+      mask, x, buf,
+      [&](std::int64_t lo, std::int64_t hi, const double* P, std::int64_t p_mask, const double* D) {
+        for (std::int64_t i = lo; i < hi; ++i)
+          for (int l = 0; l < kLanes; ++l) {
+            const std::int64_t e = i * kLanes + l;
+            acc[l] += D[(i - lo) * kLanes + l];
+            f[l] = x[e] + r * f[l];
+            out(i, e, l, acc[l], f[l], P, p_mask);
+          }
+      });
 }
 
 }  // namespace poslsh::detail
