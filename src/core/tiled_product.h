@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace poslsh::detail {
@@ -34,6 +35,13 @@ namespace poslsh::detail {
 // hardware prefetchers follow). Prefix sum p is read at P[(p & p_mask) * kLanes + l] (a ring
 // buffer) and D entry i at D[(i - d_origin) * kLanes + l] (a tile buffer). P and D never overlap:
 // __restrict lets the compiler load P ahead of the stores to D.
+// kLanes doubles as one GCC vector value (kLanes 2 or 4: one SSE or AVX
+// register; 8, two AVX registers, came out 2.7x slower than the scalar loop).
+template <int kLanes>
+struct LaneVector {
+  typedef double type __attribute__((vector_size(kLanes * sizeof(double))));
+};
+
 template <BlockValue kValue, int kLanes>
 inline void scatter_tile(const TiledBlocks& tiled, std::int64_t s, std::int64_t tile,
                          const double* __restrict P, std::int64_t p_mask, double* __restrict D,
@@ -46,6 +54,35 @@ inline void scatter_tile(const TiledBlocks& tiled, std::int64_t s, std::int64_t 
     const std::int64_t first = off[k], last = off[k + 1] - 1;
     if (last <= first) continue;
     double* h = state + k * 2 * kLanes;
+    if constexpr (kLanes == 2 || kLanes == 4) {
+      // The lanes as one SIMD value (GCC vector extension): the compiler
+      // left this loop scalar, one lane after the other. The same IEEE
+      // operations per lane, so the same bits.
+      using V = typename LaneVector<kLanes>::type;
+      V prev, p_lo, p_hi, d;
+      std::memcpy(&prev, h, sizeof(V));
+      std::memcpy(&p_lo, h + kLanes, sizeof(V));
+      for (std::int64_t j = first; j < last; ++j) {
+        double* dj = D + (static_cast<std::int64_t>(seg[j]) - d_origin) * kLanes;
+        std::memcpy(&p_hi, P + (static_cast<std::int64_t>(seg[j + 1]) & p_mask) * kLanes,
+                    sizeof(V));
+        std::memcpy(&d, dj, sizeof(V));
+        V v;
+        if constexpr (kValue == BlockValue::kSum)
+          v = p_hi - p_lo;
+        else if constexpr (kValue == BlockValue::kPrefixAtStart)
+          v = p_lo;
+        else
+          v = p_hi;
+        d += v - prev;
+        std::memcpy(dj, &d, sizeof(V));
+        prev = v;
+        p_lo = p_hi;
+      }
+      std::memcpy(h, &prev, sizeof(V));
+      std::memcpy(h + kLanes, &p_lo, sizeof(V));
+      continue;
+    }
     double prev[kLanes], p_lo[kLanes];
     for (int l = 0; l < kLanes; ++l) {
       prev[l] = h[l];
