@@ -1,10 +1,16 @@
 # The operator E = M~ - L* of `poslsh convergence` in numpy (the logic of
 # scripts/bench_scipy_eigsh.py), vectorised over columns, on blocks.csv in the
 # working directory (`poslsh sample --blocks`).
+import os
+import sys
+
 import numpy as np
 from scipy.signal import lfilter
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_scipy_eigsh import error_operator  # noqa: E402
 
 N, SIGMA, S = 65536, 16.0, 64
 
@@ -24,15 +30,8 @@ def make(n=N, sigma=SIGMA, s=S, blocks_csv="blocks.csv"):
                        (np.concatenate([lo, hi]), np.concatenate([np.arange(nb)] * 2))), shape=(n + 1, nb))
     count = [0]
 
-    def matvec1(x):  # reference logic, verbatim from bench_scipy_eigsh.error_operator
-        x = np.asarray(x).ravel()
-        p = np.concatenate(([0.0], np.cumsum(x)))
-        v = p[hi] - p[lo]
-        d = np.bincount(lo, weights=v, minlength=n + 1) - np.bincount(hi, weights=v, minlength=n + 1)
-        mx = np.cumsum(d)[:n] / s
-        f = lfilter([1.0], [1.0, -r], x)
-        g = lfilter([1.0], [1.0, -r], x[::-1])[::-1]
-        return mx - (f + g - x)
+    # The one-vector reference: bench_scipy_eigsh's operator itself.
+    matvec1 = error_operator(n, sigma, blocks_csv, s)[0].matvec
 
     def matmat(X):  # vectorised along axis 0, X is n x b
         X = np.asarray(X, dtype=np.float64)
