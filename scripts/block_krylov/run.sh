@@ -5,7 +5,7 @@
 # eigenvalues by eigsh, then block sizes b = 1, 2, 4, 8 with full
 # reorthogonalisation (each method's best case), two random starts each, and
 # the products each needs to reach 1e-4 ... 1e-7 relative error.
-#   scripts/block_krylov/run.sh [WORK_DIR]     (about 8-9 minutes on 2 cores)
+#   scripts/block_krylov/run.sh [WORK_DIR]     (about 7 minutes on 2 cores)
 # Needs numpy and scipy (PYTHON, default /usr/bin/python3) and a built poslsh
 # (POSLSH, default build/bin/poslsh). The table is WORK_DIR/summary.txt.
 set -euo pipefail
