@@ -126,6 +126,12 @@ py::tuple draw_hashes(std::uint64_t seed, std::uint64_t trial, std::int64_t s, d
   return py::make_tuple(pitch, shift);
 }
 
+// The ALiBi scales 1 / m_h of Press et al.'s slopes for `heads` heads.
+std::vector<double> alibi_sigmas(int heads) {
+  if (heads < 1) value_error(fmt::format("heads must be >= 1 (got {})", heads));
+  return poslsh::alibi_head_sigmas(heads);
+}
+
 py::array_t<std::int64_t> block_starts(double pitch, double shift, std::int64_t n) {
   require_at_least("--n", n, 1);
   require_hash(pitch, shift);
@@ -415,7 +421,7 @@ py::array lsh_attention(const py::object& q, const py::object& k, const py::obje
 
 }  // namespace
 
-PYBIND11_MODULE(poslsh, m) {
+PYBIND11_MODULE(_core, m) {
   m.doc() = R"doc(Positional LSH for ALiBi attention (poslsh::core on numpy arrays).
 
 The hashes, errors and attention outputs equal, bit for bit, what the `poslsh`
@@ -445,6 +451,13 @@ sigma * G_k, G_k ~ Gamma(2, 1), and shift uniform in [0, pitch); position i is
 in bin floor((i - shift) / pitch). Exactly the hashes every `poslsh`
 experiment uses for that seed and trial, and what `poslsh sample --seed SEED
 --trial TRIAL --s S --sigma SIGMA` writes. Hash k does not depend on s.)doc");
+
+  m.def("alibi_sigmas", &alibi_sigmas, py::arg("heads"),
+        R"doc(The ALiBi scales sigma_h = 1 / m_h of `heads` heads, in head order.
+
+The slopes m_h are those of Press et al.'s reference get_slopes(heads)
+(2^(-8h/H) for H a power of two), exactly what `poslsh attention
+--alibi-heads H` uses. Requires heads >= 1.)doc");
 
   m.def("block_starts", &block_starts, py::arg("pitch"), py::arg("shift"), py::arg("n"),
         R"doc(The blocks of ONE hash (scalars pitch, shift) over positions [0, n).

@@ -267,6 +267,10 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
           body += csv_line(row);
         }
         nrows = rows.size();
+      } catch (const CellInterrupted& e) {
+        int none = 0;
+        g_interrupted.compare_exchange_strong(none, e.signal);
+        return;
       } catch (const std::exception& e) {
         std::lock_guard lock(mutex);
         if (!failed.exchange(true)) {

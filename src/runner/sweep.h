@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,16 @@ class App;
 namespace poslsh {
 
 using CsvRow = std::vector<std::string>;
+
+// Thrown by a cell whose work was interrupted by a signal (e.g. a child process
+// that got the terminal's SIGINT): the sweep stops as if it had received
+// `signal` itself, keeping every finished cell for --resume.
+class CellInterrupted : public std::runtime_error {
+ public:
+  explicit CellInterrupted(int signal)
+      : std::runtime_error("interrupted by signal " + std::to_string(signal)), signal(signal) {}
+  int signal;
+};
 
 struct SweepOptions {
   std::string out;      // target CSV path (required)

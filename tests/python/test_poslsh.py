@@ -638,4 +638,4 @@ def test_install_prefix_is_importable(tmp_path):
                        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert r.returncode == 0, r.stderr
     path, version = r.stdout.split()
-    assert Path(path).parent == site and version == poslsh.__version__
+    assert Path(path).parent == site / "poslsh" and version == poslsh.__version__

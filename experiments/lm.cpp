@@ -1,0 +1,329 @@
+#include "experiments/lm.h"
+
+#include <fmt/format.h>
+#include <poslsh/input_error.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <unistd.h>
+
+#include "runner/atomic_file.h"
+#include "runner/child_process.h"
+#include "runner/cli_common.h"
+#include "runner/meta_json.h"
+#include "runner/sweep.h"
+
+namespace poslsh {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string>& lm_columns() {
+  static const std::vector<std::string> columns = {
+      "variant", "train_s", "seed",  "steps",  "eval",  "eval_s", "trial",  "layer",
+      "head",    "sigma",   "context", "metric", "value", "stderr", "count", "seconds"};
+  return columns;
+}
+
+// Named, not anonymous: the unity build puts other experiments' helpers beside these.
+namespace lm_cli {
+
+const std::vector<std::string> kVariants = {"exact", "lsh", "nobias", "fixed", "window"};
+
+struct LmOptions {
+  std::string corpus = "bible-kjv";
+  std::vector<std::string> variant = kVariants;
+  std::vector<std::int64_t> s = {1, 4, 10, 20};
+  std::int64_t seed = 0, seeds = 3;
+  std::int64_t layers = 4, heads = 4, width = 128, context = 128, batch = 16, steps = 400;
+  double lr = 3e-3, weight_decay = 0.1;
+  std::int64_t warmup = 40, checkpoint_every = 50, window_s = 4;
+  std::vector<std::int64_t> eval_lengths = {1, 2, 4};
+  std::int64_t eval_batches = 16, eval_batch = 8;
+  std::vector<std::int64_t> swap_s = {1, 2, 4, 8, 16, 32, 64};
+  std::int64_t swap_trials = 8;
+  std::string python = "/usr/bin/python3";
+  SweepOptions sweep;
+};
+
+// One training: a cell of the sweep.
+struct Training {
+  std::string variant;
+  std::int64_t s = 0;  // hashes (lsh only)
+  std::int64_t seed = 0;
+  std::string label() const {
+    return variant == "lsh" ? fmt::format("lsh s={} seed={}", s, seed)
+                            : fmt::format("{} seed={}", variant, seed);
+  }
+  std::string file_stem() const {
+    return variant == "lsh" ? fmt::format("lsh_s{}_seed{}", s, seed)
+                            : fmt::format("{}_seed{}", variant, seed);
+  }
+};
+
+std::vector<Training> trainings(const LmOptions& o) {
+  std::vector<Training> out;
+  for (const auto& v : o.variant)
+    for (std::int64_t s : v == "lsh" ? o.s : std::vector<std::int64_t>{0})
+      for (std::int64_t k = 0; k < o.seeds; ++k) out.push_back({v, s, o.seed + k});
+  return out;
+}
+
+void validate(const LmOptions& o) {
+  require_nonempty("--variant", o.variant.size());
+  for (const auto& v : o.variant)
+    if (std::find(kVariants.begin(), kVariants.end(), v) == kVariants.end())
+      throw UsageError(fmt::format("--variant accepts {} (got '{}')", fmt::join(kVariants, ", "),
+                                   printable(v)));
+  require_at_least("--s", o.s, 1);
+  require_at_least("--seed", o.seed, 0);
+  for (auto [name, value, min] : {std::tuple{"--seeds", o.seeds, 1}, {"--layers", o.layers, 1},
+                                  {"--heads", o.heads, 1}, {"--width", o.width, 1},
+                                  {"--context", o.context, 2}, {"--batch", o.batch, 1},
+                                  {"--steps", o.steps, 1}, {"--warmup", o.warmup, 0},
+                                  {"--checkpoint-every", o.checkpoint_every, 1},
+                                  {"--window-s", o.window_s, 1}, {"--eval-batches", o.eval_batches, 2},
+                                  {"--eval-batch", o.eval_batch, 1},
+                                  {"--swap-trials", o.swap_trials, 1}})
+    require_at_least(name, value, min);
+  if (o.width % o.heads != 0)
+    throw UsageError(fmt::format("--width must be a multiple of --heads ({}), got {}", o.heads,
+                                 o.width));
+  require_positive_finite("--lr", o.lr);
+  if (!(o.weight_decay >= 0 && std::isfinite(o.weight_decay)))
+    throw UsageError(fmt::format("--weight-decay must be a finite number >= 0 (got {})",
+                                 format_double(o.weight_decay)));
+  require_nonempty("--eval-lengths", o.eval_lengths.size());
+  require_at_least("--eval-lengths", o.eval_lengths, 1);
+  require_at_least("--swap-s", o.swap_s, 1);
+  if (!on_path(o.python))
+    throw UsageError(fmt::format("--python: '{}' is not an executable (accepted: a Python 3 "
+                                 "interpreter with numpy and torch, e.g. /usr/bin/python3)",
+                                 printable(o.python)));
+}
+
+// The folder holding the `poslsh` package beside this binary (build tree:
+// <build>/python; install: <prefix>/lib/python3/dist-packages), put first on
+// the child's PYTHONPATH; "" when neither has it (a pip-installed package).
+std::string python_package_dir() {
+  const fs::path bin = fs::path(self_executable()).parent_path();
+  for (const fs::path dir : {bin / ".." / "python", bin / ".." / "lib/python3/dist-packages"})
+    if (fs::exists(dir / "poslsh" / "lm" / "__main__.py")) return dir.lexically_normal().string();
+  return "";
+}
+
+void put_package_on_path() {
+  const std::string dir = python_package_dir();
+  if (dir.empty()) return;
+  const char* old = std::getenv("PYTHONPATH");
+  ::setenv("PYTHONPATH", old && *old ? (dir + ":" + old).c_str() : dir.c_str(), 1);
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs `python3 -m poslsh.lm MODE ARG RESULT` and returns RESULT's text. Exit
+// 2: unusable input, RESULT holds the one-line reason; 130/143: interrupted.
+std::string run_python(const LmOptions& o, const std::string& mode, const std::string& arg,
+                       const fs::path& result) {
+  const int rc = run_child({o.python, "-m", "poslsh.lm", mode, arg, result.string()});
+  if (rc == 130 || rc == 143) throw CellInterrupted(rc - 128);
+  std::string text = fs::exists(result) ? read_text(result) : std::string();
+  fs::remove(result);
+  if (rc == 2 && !text.empty()) throw InputError(single_line(text));
+  if (rc != 0)
+    throw std::runtime_error(fmt::format("lm: `{} -m poslsh.lm {}` exited with code {}", o.python,
+                                         mode, rc));
+  return text;
+}
+
+// "# corpus NAME sha256 HEX (train / validation / test bytes)": provenance,
+// and part of the fingerprint, so --resume never mixes two texts.
+std::string corpus_note(const LmOptions& o) {
+  const fs::path result =
+      fs::temp_directory_path() / fmt::format("poslsh-lm-corpus-{}.txt", ::getpid());
+  std::istringstream in(run_python(o, "corpus", o.corpus, result));
+  std::string sha;
+  std::int64_t train = 0, validation = 0, test = 0;
+  in >> sha >> train >> validation >> test;
+  return fmt::format("# corpus {} sha256 {} ({} / {} / {} bytes train / validation / test)\n",
+                     o.corpus, sha, train, validation, test);
+}
+
+std::string json_list(const std::vector<std::int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
+
+std::string cell_spec(const LmOptions& o, const Training& t, const fs::path& work,
+                      const fs::path& qkv) {
+  return fmt::format(
+      R"({{"corpus": {}, "variant": "{}", "s": {}, "seed": {}, "layers": {}, "heads": {}, )"
+      R"("width": {}, "context": {}, "batch": {}, "steps": {}, "lr": {}, "warmup": {}, )"
+      R"("weight_decay": {}, "checkpoint_every": {}, "window_s": {}, "eval_lengths": {}, )"
+      R"("eval_batches": {}, "eval_batch": {}, "swap_s": {}, "swap_trials": {}, )"
+      R"("checkpoint": {}, "qkv_dir": {}, "threads": 1}})",
+      json_quote(o.corpus), t.variant, t.s, t.seed, o.layers, o.heads, o.width, o.context, o.batch,
+      o.steps, format_double(o.lr), o.warmup, format_double(o.weight_decay), o.checkpoint_every,
+      o.window_s, json_list(o.eval_lengths), o.eval_batches, o.eval_batch, json_list(o.swap_s),
+      o.swap_trials, json_quote((work / (t.file_stem() + ".pt")).string()),
+      json_quote(t.variant == "exact" ? (qkv / fmt::format("seed{}", t.seed)).string() : ""));
+}
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  for (std::string f; std::getline(ss, f, '\t');) out.push_back(f);
+  if (!line.empty() && line.back() == '\t') out.push_back("");
+  return out;
+}
+
+// A number as every table writes it (format_double); "" stays "".
+std::string as_number(const std::string& text) {
+  return text.empty() ? text : format_double(std::stod(text));
+}
+
+// The cell's rows: the child's fields (python/poslsh/lm/cell.py's Row) after
+// the cell's own (variant, train_s, seed, steps), seconds last.
+std::vector<CsvRow> cell_rows(const LmOptions& o, const Training& t, const std::string& text) {
+  std::vector<std::vector<std::string>> lines;
+  std::string seconds;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    auto f = split_tabs(line);
+    if (f.size() == 2 && f[0] == "seconds") seconds = as_number(f[1]);
+    else if (f.size() == 11) lines.push_back(std::move(f));
+    else throw std::logic_error(fmt::format("lm: unreadable cell output line '{}'", line));
+  }
+  std::vector<CsvRow> rows;
+  for (const auto& f : lines)
+    rows.push_back({t.variant, t.variant == "lsh" ? std::to_string(t.s) : "", std::to_string(t.seed),
+                    std::to_string(o.steps), f[0], f[1], f[2], f[3], f[4], as_number(f[5]), f[6],
+                    f[7], as_number(f[8]), as_number(f[9]), f[10], seconds});
+  return rows;
+}
+
+// Beside the table: <stem>.checkpoints/ (one per training; removed when the
+// sweep ends well) and <stem>_qkv/seed<S>/layer<l>/{q,k,v}.npy, the exact
+// models' own Q, K, V (`poslsh attention --qkv` reads such a folder).
+fs::path beside_table(const std::string& out, const std::string& suffix) {
+  const fs::path p(out);
+  return p.parent_path() / (p.stem().string() + suffix);
+}
+
+int run_lm(const LmOptions& o, const CLI::App& cmd) {
+  validate(o);
+  require_writable("--out", o.sweep.out);
+  put_package_on_path();
+  const std::string corpus = corpus_note(o);  // before anything is written: a missing corpus writes nothing
+  const fs::path checkpoints = beside_table(o.sweep.out, ".checkpoints"),
+                 qkv = beside_table(o.sweep.out, "_qkv");
+  if (!o.sweep.resume) fs::remove_all(checkpoints);
+  fs::create_directories(checkpoints);
+  const auto cells = std::make_shared<std::vector<Training>>(trainings(o));
+  Sweep sweep;
+  sweep.experiment = "lm";
+  sweep.columns = lm_columns();
+  sweep.timing_columns = {"seconds"};
+  sweep.num_cells = cells->size();
+  sweep.label = [cells](std::size_t c) { return (*cells)[c].label(); };
+  sweep.run_cell = [&o, cells, checkpoints, qkv](std::size_t c) {
+    const Training& t = (*cells)[c];
+    const std::string spec = cell_spec(o, t, checkpoints, qkv);
+    return cell_rows(o, t, run_python(o, "cell", spec, checkpoints / (t.file_stem() + ".rows")));
+  };
+  sweep.resolved_config = resolved_config(cmd) + corpus;
+  sweep.seed = static_cast<std::uint64_t>(o.seed);
+  const int rc = run_sweep(sweep, o.sweep);
+  if (rc != 0) return rc;
+  fs::remove_all(checkpoints);
+  AtomicFile summary(summary_path(o.sweep.out), "--out");
+  summary.write(lm_summary_csv(CsvTable::read(o.sweep.out)));
+  summary.commit();
+  return 0;
+}
+
+void add_model_options(CLI::App& cmd, LmOptions& o) {
+  cmd.add_option("--layers", o.layers, "Transformer blocks (>= 1)")->capture_default_str();
+  cmd.add_option("--heads", o.heads, "Attention heads; ALiBi slopes of Press et al.")
+      ->capture_default_str();
+  cmd.add_option("--width", o.width, "Model width (a multiple of --heads)")->capture_default_str();
+  cmd.add_option("--context", o.context, "Training context n (bytes, >= 2)")->capture_default_str();
+  cmd.add_option("--batch", o.batch, "Sequences per training step")->capture_default_str();
+  cmd.add_option("--steps", o.steps, "Training steps (AdamW)")->capture_default_str();
+  cmd.add_option("--lr", o.lr, "Peak learning rate (> 0)")->capture_default_str();
+  cmd.add_option("--warmup", o.warmup, "Linear warm-up steps, then cosine decay to lr/10")
+      ->capture_default_str();
+  cmd.add_option("--weight-decay", o.weight_decay, "AdamW weight decay of the matrices (>= 0)")
+      ->capture_default_str();
+  cmd.add_option("--checkpoint-every", o.checkpoint_every, "Steps between checkpoints")
+      ->capture_default_str();
+}
+
+void add_evaluation_options(CLI::App& cmd, LmOptions& o) {
+  cmd.add_option("--eval-lengths", o.eval_lengths,
+                 "Evaluation contexts as multiples of --context (length extrapolation)")
+      ->capture_default_str()
+      ->delimiter(',');
+  cmd.add_option("--eval-batches", o.eval_batches,
+                 "Validation batches (>= 2; one fresh hash draw each)")
+      ->capture_default_str();
+  cmd.add_option("--eval-batch", o.eval_batch, "Windows per validation batch")
+      ->capture_default_str();
+  cmd.add_option("--swap-s", o.swap_s,
+                 "Swap-in: hashes at which positional LSH replaces the exact model's ALiBi")
+      ->capture_default_str()
+      ->delimiter(',');
+  cmd.add_option("--swap-trials", o.swap_trials,
+                 "Swap-in: independent hash draws per s for the output errors")
+      ->capture_default_str();
+}
+
+Action add_lm_command(CLI::App& parent) {
+  auto o = std::make_shared<LmOptions>();
+  auto* cmd = parent.add_subcommand(
+      "lm", "Small ALiBi language models trained with positional-LSH attention (PyTorch)");
+  cmd->add_option("--corpus", o->corpus,
+                  "Text: bible-kjv (Debian's bible-kjv) or the path of a text file")
+      ->capture_default_str();
+  cmd->add_option("--variant", o->variant, "Attention variants: exact, lsh, nobias, fixed, window")
+      ->capture_default_str()
+      ->delimiter(',');
+  cmd->add_option("--s", o->s, "Hashes of the lsh variant, one training each")
+      ->capture_default_str()
+      ->delimiter(',');
+  cmd->add_option("--seed", o->seed, "First training seed")->capture_default_str();
+  cmd->add_option("--seeds", o->seeds, "Seeds per variant (seed, seed + 1, ...)")
+      ->capture_default_str();
+  cmd->add_option("--window-s", o->window_s,
+                  "The window variant costs what lsh costs at this many hashes")
+      ->capture_default_str();
+  add_model_options(*cmd, *o);
+  add_evaluation_options(*cmd, *o);
+  cmd->add_option("--python", o->python, "Python interpreter with numpy and torch")
+      ->capture_default_str();
+  add_sweep_options(*cmd, o->sweep);
+  return [o, cmd] { return run_lm(*o, *cmd); };
+}
+
+}  // namespace lm_cli
+
+namespace {
+
+const bool registered_lm = register_experiment({
+    .name = "lm",
+    .summary = "Small ALiBi language models trained with positional-LSH attention (PyTorch)",
+    .add_command = lm_cli::add_lm_command,
+    .add_bench = {},
+    .checker = {.required_columns = lm_columns(),
+                .run = [](const CsvTable& t, double alpha) { return check_lm_table(t, alpha); }},
+    .summarize = lm_summary_csv,
+});
+
+}  // namespace
+
+}  // namespace poslsh

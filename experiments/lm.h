@@ -1,0 +1,46 @@
+// `poslsh lm`: does positional-LSH attention keep a language model's quality?
+//
+// Small byte-level decoder-only transformers are trained from scratch on real
+// text (the King James Bible of Debian's bible-kjv), one training per cell:
+// (variant, s, seed) with variant exact ALiBi, lsh (positional LSH at s
+// hashes, fresh every step), nobias, fixed blocks or an equal-cost window.
+// A cell runs `python3 -m poslsh.lm cell SPEC` (PyTorch, one thread; the
+// hashes are poslsh's own through the Python module), so the sweep runner
+// gives the run its resume, shards, progress and provenance; trainings run
+// side by side, one per --threads, and each resumes from its checkpoint.
+//
+// One row per measurement (python/poslsh/lm/cell.py says which): loss in bits
+// per byte on validation / test windows at contexts n, 2n, 4n, under the
+// variant's own attention or with exact ALiBi (eval exact) or positional LSH
+// at eval_s hashes (eval lsh, exact models only: the swap-in) swapped in; and
+// the swap-in's output errors ||T* - T~||_F / ||T*||_F per (trial, layer, head).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "experiments/experiment.h"
+#include "runner/csv_table.h"
+
+namespace poslsh {
+
+const std::vector<std::string>& lm_columns();
+const std::vector<std::string>& lm_summary_columns();
+
+// One summary row per (variant, train_s, eval, eval_s, context, metric): the
+// mean over seeds, a 95% Student-t interval over the seeds' values and the
+// validation batches' standard error of that mean; output errors are averaged
+// over trials, layers and heads first.
+std::string lm_summary_csv(const CsvTable& table);
+
+// Checks of an lm table with family-wise false-alarm rate alpha:
+//  - swapin-rate[seed,layer,head]: per trial, the slope of log output_error
+//    against log s; the rate interval over the trials (rate_interval.h) must
+//    meet the theorem's -1/2 band (alpha split over the heads, Bonferroni);
+//  - lm[...] info lines: each variant's validation loss against exact ALiBi.
+std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha);
+
+// What the summary shows, in plain sentences, for the report.
+std::vector<std::string> lm_findings(const CsvTable& summary);
+
+}  // namespace poslsh

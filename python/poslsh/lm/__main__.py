@@ -1,0 +1,63 @@
+"""The two entry points `poslsh lm` runs (one process each):
+
+    python3 -m poslsh.lm corpus NAME RESULT      RESULT: "sha256 train validation test" (bytes)
+    python3 -m poslsh.lm cell SPEC_JSON RESULT   RESULT: the cell's rows, tab-separated, then
+                                                 "seconds<TAB>training time"
+
+RESULT is written whole (a temporary file renamed) only on success. Unusable
+input (a missing corpus, a bad key) exits 2 with its one-line message as
+RESULT's text, which the CLI reports; an interruption exits 130, the cell's
+checkpoint keeping its last saved step.
+"""
+import dataclasses
+import json
+import os
+import sys
+
+from . import corpus
+
+
+def field(value) -> str:
+    return "" if value is None else repr(value) if isinstance(value, float) else str(value)
+
+
+def write(path: str, text: str) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def corpus_result(name: str) -> str:
+    c = corpus.load(name)
+    return f"{c.sha256} {len(c.train)} {len(c.validation)} {len(c.test)}\n"
+
+
+def cell_result(spec_json: str) -> str:
+    from .cell import CellSpec, run  # torch is imported only for a cell
+    spec = json.loads(spec_json)
+    unknown = sorted(set(spec) - {f.name for f in dataclasses.fields(CellSpec)})
+    if unknown:
+        raise ValueError(f"lm: unknown cell keys {unknown}")
+    rows, seconds = run(CellSpec(**spec))
+    return "".join("\t".join(field(v) for v in row) + "\n" for row in rows) + f"seconds\t{seconds!r}\n"
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 3 or argv[0] not in ("corpus", "cell"):
+        print("usage: python3 -m poslsh.lm corpus NAME RESULT | cell SPEC_JSON RESULT", file=sys.stderr)
+        return 2
+    mode, arg, result = argv
+    try:
+        text = corpus_result(arg) if mode == "corpus" else cell_result(arg)
+    except ValueError as e:  # CorpusError included
+        write(result, str(e))
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    write(result, text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,97 @@
+"""A small decoder-only transformer over bytes (nanoGPT's shape, no position
+embedding: position enters only through the attention bias, as in ALiBi).
+
+Pre-LayerNorm blocks of causal multi-head attention and a 4x GELU MLP, tied
+input and output embeddings, no dropout (training is then a deterministic
+function of the seed). forward(tokens, biases) takes one [heads, n, n] bias per
+layer (poslsh.lm.attention), so the same weights run under any variant.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+VOCAB = 256  # bytes
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    layers: int = 4
+    heads: int = 4
+    width: int = 128
+
+    def __post_init__(self):
+        for name in ("layers", "heads", "width"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"lm: {name} must be >= 1 (got {getattr(self, name)})")
+        if self.width % self.heads:
+            raise ValueError(f"lm: width ({self.width}) must be a multiple of heads ({self.heads})")
+
+
+def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """softmax(q k^T / sqrt(d) + bias) v over [..., heads, n, d] tensors."""
+    logits = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]) + bias
+    return torch.softmax(logits, dim=-1) @ v
+
+
+class Attention(nn.Module):
+    def __init__(self, shape: ModelShape):
+        super().__init__()
+        self.heads = shape.heads
+        self.qkv = nn.Linear(shape.width, 3 * shape.width)
+        self.out = nn.Linear(shape.width, shape.width)
+
+    def qkv_heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Q, K, V as [batch, heads, n, d] (what the swap-in study reads)."""
+        b, n, w = x.shape
+        q, k, v = self.qkv(x).view(b, n, 3, self.heads, w // self.heads).permute(2, 0, 3, 1, 4)
+        return q, k, v
+
+    def forward(self, x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+        y = attend(*self.qkv_heads(x), bias)
+        return self.out(y.transpose(1, 2).reshape(x.shape))
+
+
+class Block(nn.Module):
+    def __init__(self, shape: ModelShape):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(shape.width), nn.LayerNorm(shape.width)
+        self.attn = Attention(shape)
+        self.mlp = nn.Sequential(nn.Linear(shape.width, 4 * shape.width), nn.GELU(),
+                                 nn.Linear(4 * shape.width, shape.width))
+
+    def forward(self, x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.ln1(x), bias)
+        return x + self.mlp(self.ln2(x))
+
+
+class ByteTransformer(nn.Module):
+    def __init__(self, shape: ModelShape):
+        super().__init__()
+        self.shape = shape
+        self.embed = nn.Embedding(VOCAB, shape.width)
+        self.blocks = nn.ModuleList(Block(shape) for _ in range(shape.layers))
+        self.ln = nn.LayerNorm(shape.width)
+        self.apply(_init)
+
+    def forward(self, tokens: torch.Tensor, biases: list[torch.Tensor]) -> torch.Tensor:
+        x = self.embed(tokens)
+        for block, bias in zip(self.blocks, biases, strict=True):
+            x = block(x, bias)
+        return self.ln(x) @ self.embed.weight.T  # tied output embedding
+
+
+def _init(module: nn.Module) -> None:
+    if isinstance(module, (nn.Linear, nn.Embedding)):
+        nn.init.normal_(module.weight, std=0.02)
+    if isinstance(module, nn.Linear) and module.bias is not None:
+        nn.init.zeros_(module.bias)
+
+
+def bits_per_byte(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy in bits per byte (per token: tokens are bytes)."""
+    return F.cross_entropy(logits.reshape(-1, VOCAB), targets.reshape(-1)) / math.log(2)
