@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "experiments/lm.h"
 #include "experiments/power.h"
 #include "runner/atomic_file.h"
 #include "runner/child_process.h"
@@ -62,6 +63,9 @@ const std::vector<FigureScript>& figure_scripts() {
       {"attention", "attention_error_vs_n", ""},
       {"attention-length", "attention_error_vs_n", "attention_length_vs_n"},
       {"bench.attention", "attention_time_vs_n", ""},
+      {"lm", "lm_loss_vs_s", ""},
+      {"lm", "lm_loss_vs_length", ""},
+      {"lm", "lm_swapin_error_vs_s", ""},
   };
   return f;
 }
@@ -113,6 +117,20 @@ std::pair<std::vector<std::string>, std::vector<std::vector<std::string>>> parse
   std::vector<std::string> header = lines.front();
   lines.erase(lines.begin());
   return {header, lines};
+}
+
+// "Language models": what the lm summary shows, in sentences, and its table.
+void add_lm_section(ReportDocument& doc, const CsvTable& summary, const std::string& summary_file) {
+  doc.heading(2, "Language models");
+  doc.paragraph(fmt::format(
+      "Small byte-level ALiBi transformers trained here from scratch (`poslsh lm`; the "
+      "configuration is below), compared with positional-LSH attention and the baselines. What "
+      "the numbers show, against exact ALiBi (intervals: 95% Student-t over the seeds; full "
+      "summary: [{0}]({0})):",
+      summary_file));
+  doc.bullets(lm_findings(summary));
+  const LmLossTable table = lm_loss_table(summary);
+  doc.table(table.header, table.rows);
 }
 
 // The family of a check: its name without the cell in brackets
@@ -172,6 +190,10 @@ std::string figure_title(const std::string& name) {
   if (name == "attention_length_vs_n")
     return "Length extrapolation: attention output error against n at fixed s";
   if (name == "attention_time_vs_n") return "Attention time against n";
+  if (name == "lm_loss_vs_s") return "Language models: validation loss against s";
+  if (name == "lm_loss_vs_length") return "Language models: length extrapolation";
+  if (name == "lm_swapin_error_vs_s")
+    return "Language models: swap-in output error against s on trained Q, K, V";
   return name;
 }
 
@@ -281,7 +303,7 @@ Action add_reproduce_command(CLI::App& app) {
           args.insert(args.end(),
                       {"--threads", std::to_string(sharded ? plan.threads : o->threads)});
         if (!is_bench) {
-          if (o->resume && fs::exists(csv + ".partial")) args.push_back("--resume");
+          if (o->resume && (fs::exists(csv + ".partial") || fs::exists(csv))) args.push_back("--resume");
           if (o->quiet) args.push_back("--quiet");
           if (o->no_timing) args.push_back("--no-timing");
         }
@@ -478,6 +500,11 @@ Action add_reproduce_command(CLI::App& app) {
             summary));
       }
     }
+    if (const auto lm = std::find_if(ran.begin(), ran.end(),
+                                     [](const Ran& r) { return r.section == "lm" && r.exit_code == 0; });
+        lm != ran.end())
+      add_lm_section(doc, CsvTable::read(summary_path(lm->csv)),
+                     fs::path(summary_path(lm->csv)).filename().string());
     if (!bench_tables.empty()) {
       doc.heading(2, "Benchmarks");
       for (const auto& [section, csv] : bench_tables) {

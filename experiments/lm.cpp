@@ -166,12 +166,13 @@ std::string cell_spec(const LmOptions& o, const Training& t, const fs::path& wor
       R"("width": {}, "context": {}, "batch": {}, "steps": {}, "lr": {}, "warmup": {}, )"
       R"("weight_decay": {}, "checkpoint_every": {}, "window_s": {}, "eval_lengths": {}, )"
       R"("eval_batches": {}, "eval_batch": {}, "swap_s": {}, "swap_trials": {}, )"
-      R"("checkpoint": {}, "qkv_dir": {}, "threads": 1}})",
+      R"("checkpoint": {}, "qkv_dir": {}, "threads": 1, "progress": {}}})",
       json_quote(o.corpus), t.variant, t.s, t.seed, o.layers, o.heads, o.width, o.context, o.batch,
       o.steps, format_double(o.lr), o.warmup, format_double(o.weight_decay), o.checkpoint_every,
       o.window_s, json_list(o.eval_lengths), o.eval_batches, o.eval_batch, json_list(o.swap_s),
       o.swap_trials, json_quote((work / (t.file_stem() + ".pt")).string()),
-      json_quote(t.variant == "exact" ? (qkv / fmt::format("seed{}", t.seed)).string() : ""));
+      json_quote(t.variant == "exact" ? (qkv / fmt::format("seed{}", t.seed)).string() : ""),
+      o.sweep.quiet ? "false" : "true");
 }
 
 std::vector<std::string> split_tabs(const std::string& line) {

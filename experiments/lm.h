@@ -43,4 +43,12 @@ std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha);
 // What the summary shows, in plain sentences, for the report.
 std::vector<std::string> lm_findings(const CsvTable& summary);
 
+// The report's table: one row per (model, evaluation), validation loss at
+// each evaluation context as "mean [low, high]" (95% over seeds).
+struct LmLossTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+LmLossTable lm_loss_table(const CsvTable& summary);
+
 }  // namespace poslsh

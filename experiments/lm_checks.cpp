@@ -50,32 +50,72 @@ double mean(const std::vector<double>& v) {
   return s / static_cast<double>(v.size());
 }
 
-struct SeedStats {
-  std::size_t seeds = 0;
+struct Interval {
   double mean = 0;
-  std::optional<double> low, high, batch_stderr;
+  std::optional<double> low, high;  // 95% Student-t; none for a single value
 };
 
-// Mean over seeds of the seeds' means; a 95% Student-t interval over them.
-SeedStats seed_stats(const Group& g) {
+Interval t_interval(const std::vector<double>& x) {
+  Interval out{mean(x), {}, {}};
+  if (x.size() < 2) return out;
+  double ss = 0;
+  for (double v : x) ss += (v - out.mean) * (v - out.mean);
+  const double k = static_cast<double>(x.size());
+  const boost::math::students_t dist(k - 1);
+  const double half =
+      boost::math::quantile(boost::math::complement(dist, 0.025)) * std::sqrt(ss / (k - 1) / k);
+  out.low = out.mean - half, out.high = out.mean + half;
+  return out;
+}
+
+struct SeedStats {
+  std::size_t seeds = 0;
+  Interval value;
+  std::optional<double> batch_stderr;
+  std::optional<Interval> vs_exact;  // paired by seed: this minus exact ALiBi
+};
+
+std::map<std::string, double> seed_means(const Group& g) {
+  std::map<std::string, double> out;
+  for (const auto& [seed, v] : g.values) out[seed] = mean(v);
+  return out;
+}
+
+// The validation batches' standard error of the mean over seeds.
+std::optional<double> batch_stderr(const Group& g) {
+  if (g.stderrs.size() != g.values.size() || g.stderrs.empty()) return std::nullopt;
+  double var = 0;
+  for (const auto& [seed, v] : g.stderrs) var += mean(v) * mean(v);
+  return std::sqrt(var) / static_cast<double>(g.stderrs.size());
+}
+
+// Every variant of a seed starts from the same weights and sees the same
+// batches, so the difference to exact ALiBi is measured seed by seed.
+std::optional<Interval> paired_difference(const std::map<std::string, double>& ours,
+                                          const std::map<std::string, double>& exact) {
+  std::vector<double> d;
+  for (const auto& [seed, v] : ours)
+    if (exact.count(seed)) d.push_back(v - exact.at(seed));
+  if (d.empty()) return std::nullopt;
+  return t_interval(d);
+}
+
+SeedStats seed_stats(const Group& g, const std::map<std::string, double>* exact) {
+  const auto means = seed_means(g);
   std::vector<double> m;
-  for (const auto& [seed, v] : g.values) m.push_back(mean(v));
-  SeedStats s{m.size(), mean(m), {}, {}, {}};
-  if (m.size() >= 2) {
-    double ss = 0;
-    for (double x : m) ss += (x - s.mean) * (x - s.mean);
-    const double k = static_cast<double>(m.size());
-    const boost::math::students_t dist(k - 1);
-    const double half =
-        boost::math::quantile(boost::math::complement(dist, 0.025)) * std::sqrt(ss / (k - 1) / k);
-    s.low = s.mean - half, s.high = s.mean + half;
-  }
-  if (g.stderrs.size() == g.values.size() && !g.stderrs.empty()) {
-    double var = 0;
-    for (const auto& [seed, v] : g.stderrs) var += mean(v) * mean(v);
-    s.batch_stderr = std::sqrt(var) / static_cast<double>(g.stderrs.size());
-  }
+  for (const auto& [seed, v] : means) m.push_back(v);
+  SeedStats s{m.size(), t_interval(m), batch_stderr(g), {}};
+  if (exact) s.vs_exact = paired_difference(means, *exact);
   return s;
+}
+
+// The exact-ALiBi model's own seed means of a loss group's (context, metric).
+const Group* exact_group(const std::vector<Group>& all, const Group& g) {
+  if (g.key[5] == "output_error") return nullptr;
+  for (const auto& e : all)
+    if (e.key[0] == "exact" && e.key[2] == "self" && e.key[4] == g.key[4] && e.key[5] == g.key[5])
+      return &e;
+  return nullptr;
 }
 
 std::string optional_number(const std::optional<double>& v) {
@@ -152,15 +192,22 @@ struct LossRow {
   SeedStats stats;
 };
 
+Interval read_interval(const CsvTable& t, std::size_t r, const char* mean, const char* low,
+                       const char* high) {
+  Interval i{t.number(r, mean), {}, {}};
+  if (!t.text(r, low).empty()) i.low = t.number(r, low), i.high = t.number(r, high);
+  return i;
+}
+
 std::vector<LossRow> validation_losses(const CsvTable& summary, const std::string& context) {
   std::vector<LossRow> out;
   for (std::size_t r = 0; r < summary.size(); ++r) {
     if (summary.text(r, "metric") != "val_bpb" || summary.text(r, "context") != context) continue;
     SeedStats s;
     s.seeds = static_cast<std::size_t>(summary.number(r, "seeds"));
-    s.mean = summary.number(r, "mean");
-    if (!summary.text(r, "seed_ci_low").empty())
-      s.low = summary.number(r, "seed_ci_low"), s.high = summary.number(r, "seed_ci_high");
+    s.value = read_interval(summary, r, "mean", "seed_ci_low", "seed_ci_high");
+    if (!summary.text(r, "vs_exact_mean").empty())
+      s.vs_exact = read_interval(summary, r, "vs_exact_mean", "vs_exact_low", "vs_exact_high");
     out.push_back({summary.text(r, "variant"), summary.text(r, "train_s"), summary.text(r, "eval"),
                    summary.text(r, "eval_s"), s});
   }
@@ -175,17 +222,23 @@ std::string describe(const LossRow& r) {
 }
 
 std::string interval(const SeedStats& s) {
-  return s.low ? fmt::format("{:.3f} bpb (95% over {} seeds: [{:.3f}, {:.3f}])", s.mean, s.seeds,
-                             *s.low, *s.high)
-               : fmt::format("{:.3f} bpb ({} seed)", s.mean, s.seeds);
+  const Interval& v = s.value;
+  return v.low ? fmt::format("{:.3f} bpb (95% over {} seeds: [{:.3f}, {:.3f}])", v.mean, s.seeds,
+                             *v.low, *v.high)
+               : fmt::format("{:.3f} bpb ({} seed)", v.mean, s.seeds);
 }
 
-// "lower", "higher" or "indistinguishable" by the seeds' intervals.
-std::string compared(const SeedStats& a, const SeedStats& b) {
-  if (a.low && b.low && *a.high < *b.low) return "lower than";
-  if (a.low && b.low && *a.low > *b.high) return "higher than";
-  if (a.low && b.low) return "not distinguishable (overlapping intervals) from";
-  return a.mean < b.mean ? "lower (one seed: no interval) than" : "higher (one seed: no interval) than";
+// Against exact ALiBi, by the paired (same seed) difference's interval.
+std::string compared(const SeedStats& s) {
+  if (!s.vs_exact) return "no exact-ALiBi model of the same seeds to compare with";
+  const Interval& d = *s.vs_exact;
+  const std::string by =
+      d.low ? fmt::format("{:+.3f} bpb, 95% [{:+.3f}, {:+.3f}] paired by seed", d.mean, *d.low, *d.high)
+            : fmt::format("{:+.3f} bpb, one seed", d.mean);
+  if (d.low && *d.high < 0) return "lower than exact ALiBi (" + by + ")";
+  if (d.low && *d.low > 0) return "higher than exact ALiBi (" + by + ")";
+  if (d.low) return "not distinguishable from exact ALiBi (" + by + ")";
+  return "against exact ALiBi: " + by;
 }
 
 std::optional<LossRow> find_loss(const std::vector<LossRow>& rows, const std::string& variant,
@@ -195,29 +248,43 @@ std::optional<LossRow> find_loss(const std::vector<LossRow>& rows, const std::st
   return std::nullopt;
 }
 
+// The training context: the shortest context evaluated (the others are
+// multiples of it).
 std::string training_context(const CsvTable& summary) {
-  std::int64_t smallest = 0;
-  for (std::size_t r = 0; r < summary.size(); ++r)
-    if (summary.text(r, "metric") == "train_bpb") smallest = std::llround(summary.number(r, "context"));
-  return std::to_string(smallest);
+  std::int64_t shortest = 0;
+  for (std::size_t r = 0; r < summary.size(); ++r) {
+    const std::int64_t c = std::llround(summary.number(r, "context"));
+    if (shortest == 0 || c < shortest) shortest = c;
+  }
+  return std::to_string(shortest);
 }
 
 }  // namespace lm_checks
 
 const std::vector<std::string>& lm_summary_columns() {
   static const std::vector<std::string> columns = {
-      "variant", "train_s", "eval",  "eval_s",      "context",      "metric",
-      "seeds",   "mean",    "seed_ci_low", "seed_ci_high", "batch_stderr"};
+      "variant",      "train_s",      "eval",         "eval_s",      "context",
+      "metric",       "seeds",        "mean",         "seed_ci_low", "seed_ci_high",
+      "batch_stderr", "vs_exact_mean", "vs_exact_low", "vs_exact_high"};
   return columns;
 }
 
 std::string lm_summary_csv(const CsvTable& table) {
   std::string out = csv_line(lm_summary_columns());
-  for (const lm_checks::Group& g : lm_checks::groups(table)) {
-    const lm_checks::SeedStats s = lm_checks::seed_stats(g);
+  const auto all = lm_checks::groups(table);
+  for (const lm_checks::Group& g : all) {
+    const lm_checks::Group* exact = lm_checks::exact_group(all, g);
+    if (exact == &g) exact = nullptr;  // the reference itself
+    const auto exact_means = exact ? lm_checks::seed_means(*exact) : std::map<std::string, double>{};
+    const lm_checks::SeedStats s = lm_checks::seed_stats(g, exact ? &exact_means : nullptr);
+    const auto vs = s.vs_exact.value_or(lm_checks::Interval{});
     CsvRow row = g.key;
-    row.insert(row.end(), {std::to_string(s.seeds), format_double(s.mean), lm_checks::optional_number(s.low),
-                           lm_checks::optional_number(s.high), lm_checks::optional_number(s.batch_stderr)});
+    row.insert(row.end(),
+               {std::to_string(s.seeds), format_double(s.value.mean),
+                lm_checks::optional_number(s.value.low), lm_checks::optional_number(s.value.high),
+                lm_checks::optional_number(s.batch_stderr),
+                s.vs_exact ? format_double(vs.mean) : std::string(),
+                lm_checks::optional_number(vs.low), lm_checks::optional_number(vs.high)});
     out += csv_line(row);
   }
   return out;
@@ -237,8 +304,7 @@ std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha) {
     out.push_back({fmt::format("lm[{},n={}]", lm_checks::describe(r), n), Verdict::kInfo,
                    fmt::format("validation {}{}", lm_checks::interval(r.stats),
                                exact && !(r.variant == "exact" && r.eval == "self")
-                                   ? fmt::format("; {} exact ALiBi's {:.3f}",
-                                                 lm_checks::compared(r.stats, exact->stats), exact->stats.mean)
+                                   ? "; " + lm_checks::compared(r.stats)
                                    : std::string())});
   return out;
 }
@@ -253,11 +319,52 @@ std::vector<std::string> lm_findings(const CsvTable& summary) {
                             "n = {}.", lm_checks::interval(exact->stats), n));
   for (const auto& r : losses) {
     if (r.variant == "exact" && r.eval == "self") continue;
-    out.push_back(fmt::format("{}: {}, {} exact ALiBi ({:+.3f} bpb).", lm_checks::describe(r),
-                              lm_checks::interval(r.stats), lm_checks::compared(r.stats, exact->stats),
-                              r.stats.mean - exact->stats.mean));
+    out.push_back(fmt::format("{}: {}; {}.", lm_checks::describe(r), lm_checks::interval(r.stats),
+                              lm_checks::compared(r.stats)));
   }
   return out;
+}
+
+LmLossTable lm_loss_table(const CsvTable& summary) {
+  std::vector<std::string> contexts;  // in order of appearance: n, 2n, 4n
+  std::vector<std::pair<std::string, std::map<std::string, std::string>>> models;
+  for (std::size_t r = 0; r < summary.size(); ++r) {
+    if (summary.text(r, "metric") != "val_bpb") continue;
+    const std::string context = summary.text(r, "context");
+    if (std::find(contexts.begin(), contexts.end(), context) == contexts.end())
+      contexts.push_back(context);
+  }
+  std::sort(contexts.begin(), contexts.end(),
+            [](const auto& a, const auto& b) { return std::stoll(a) < std::stoll(b); });
+  for (const auto& context : contexts)
+    for (const auto& r : lm_checks::validation_losses(summary, context)) {
+      const std::string model = lm_checks::describe(r);
+      auto it = std::find_if(models.begin(), models.end(),
+                             [&](const auto& m) { return m.first == model; });
+      if (it == models.end()) it = models.insert(models.end(), {model, {}});
+      const lm_checks::Interval& v = r.stats.value;
+      it->second[context] = v.low ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", v.mean, *v.low, *v.high)
+                                  : fmt::format("{:.3f}", v.mean);
+    }
+  const std::string n = lm_checks::training_context(summary);
+  std::map<std::string, std::string> vs_exact;
+  for (const auto& r : lm_checks::validation_losses(summary, n))
+    if (r.stats.vs_exact && !(r.variant == "exact" && r.eval == "self")) {
+      const lm_checks::Interval& d = *r.stats.vs_exact;
+      vs_exact[lm_checks::describe(r)] =
+          d.low ? fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", d.mean, *d.low, *d.high)
+                : fmt::format("{:+.3f}", d.mean);
+    }
+  LmLossTable t;
+  t.header.push_back("model (validation bits/byte, 95% over seeds)");
+  for (const auto& c : contexts) t.header.push_back("n = " + c);
+  t.header.push_back(fmt::format("minus exact ALiBi at n = {} (paired by seed)", n));
+  for (const auto& [model, cells] : models) {
+    t.rows.push_back({model});
+    for (const auto& c : contexts) t.rows.back().push_back(cells.count(c) ? cells.at(c) : "");
+    t.rows.back().push_back(vs_exact.count(model) ? vs_exact.at(model) : "");
+  }
+  return t;
 }
 
 }  // namespace poslsh

@@ -67,6 +67,11 @@ def load(path, required):
     return table
 
 
+def summary_path(csv_path):
+    """The summary an experiment writes beside its table: x.csv -> x.summary.csv."""
+    return csv_path[:-4] + ".summary.csv" if csv_path.endswith(".csv") else csv_path + ".summary.csv"
+
+
 def style():
     plt.rcParams.update({
         "figure.dpi": 150, "savefig.dpi": 200, "font.size": 9, "axes.grid": True,

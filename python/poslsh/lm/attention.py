@@ -64,15 +64,17 @@ def block_ids(starts: np.ndarray) -> torch.Tensor:
     return torch.repeat_interleave(torch.arange(len(starts) - 1), torch.from_numpy(np.diff(starts)))
 
 
-def mask_mean(seed: int, trial: int, s: int, sigma: float, n: int) -> torch.Tensor:
+def mask_mean(seed: int, trial: int, s: int, sigma: float, n: int,
+              dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """M~ [n, n]: the mean of the s block masks of draw_hashes(seed, trial, s, sigma)."""
     pitch, shift = poslsh.draw_hashes(seed, trial, s, sigma)
     ids = torch.stack([block_ids(poslsh.block_starts(p, u, n)) for p, u in zip(pitch, shift)])
-    return (ids[:, :, None] == ids[:, None, :]).to(torch.float32).mean(dim=0)
+    return (ids[:, :, None] == ids[:, None, :]).to(dtype).mean(dim=0)
 
 
-def lsh_bias(seed: int, trial: int, s: int, sigmas: list[float], n: int) -> torch.Tensor:
-    m = torch.stack([mask_mean(seed, trial, s, sigma, n) for sigma in sigmas])
+def lsh_bias(seed: int, trial: int, s: int, sigmas: list[float], n: int,
+             dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    m = torch.stack([mask_mean(seed, trial, s, sigma, n, dtype) for sigma in sigmas])
     return masked(m.log(), m > 0)
 
 

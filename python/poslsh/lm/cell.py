@@ -59,6 +59,7 @@ class CellSpec:
     checkpoint: str = ""  # "" : no checkpoint
     qkv_dir: str = ""  # "" : no export
     threads: int = 1
+    progress: bool = True  # a line on stderr every tenth of the steps
 
     def train_config(self) -> TrainConfig:
         return TrainConfig(ModelShape(self.layers, self.heads, self.width), self.context, self.batch,
@@ -128,7 +129,8 @@ def run(spec: CellSpec) -> tuple[list[Row], float]:
     label = f"{describe(bias)} seed {spec.seed}"
     t0 = time.monotonic()
     model, losses = train(text.train, bias, cfg, spec.seed,
-                          Path(spec.checkpoint) if spec.checkpoint else None, label)
+                          Path(spec.checkpoint) if spec.checkpoint else None,
+                          label if spec.progress else "")
     seconds = time.monotonic() - t0
     model.eval()
     tail = np.array(losses[-max(1, len(losses) // 10):])

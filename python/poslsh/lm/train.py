@@ -85,7 +85,8 @@ def save_checkpoint(path: Path, state: dict) -> None:
 
 def train(data: np.ndarray, bias: Bias, cfg: TrainConfig, seed: int,
           checkpoint: Path | None = None, label: str = "") -> tuple[ByteTransformer, list[float]]:
-    """Trains from scratch (or from `checkpoint`); returns the model and every step's loss."""
+    """Trains from scratch (or from `checkpoint`); returns the model and every step's loss.
+    A line of progress on stderr every tenth of the steps, unless `label` is empty."""
     torch.manual_seed(seed)
     model = ByteTransformer(cfg.shape)
     opt = optimizer(model, cfg)
@@ -110,7 +111,7 @@ def train(data: np.ndarray, bias: Bias, cfg: TrainConfig, seed: int,
         if checkpoint is not None and (done % cfg.checkpoint_every == 0 or done == cfg.steps):
             save_checkpoint(checkpoint, {"model": model.state_dict(), "optimizer": opt.state_dict(),
                                          "losses": losses})
-        if done % max(1, cfg.steps // 10) == 0:
+        if label and done % max(1, cfg.steps // 10) == 0:
             print(f"lm {label}: step {done}/{cfg.steps}, loss {loss.item():.3f} bits/byte "
                   f"({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
     return model, losses

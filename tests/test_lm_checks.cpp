@@ -1,0 +1,114 @@
+// The lm table's summary (means, seed intervals, paired differences) against
+// hand computation, and its swap-in rate check: PASS on errors falling like
+// s^-1/2, FAIL on errors with a floor (what a wrong mask leaves), n/a where
+// the context holds too few block boundaries. The CLI's bad options.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "cli_harness.h"
+#include "experiments/lm.h"
+#include "runner/csv_table.h"
+#include "runner/sweep.h"
+
+namespace poslsh {
+namespace {
+
+std::string header() { return csv_line(lm_columns()); }
+
+// A loss row (val_bpb at context n) of one model and seed.
+std::string loss_row(const std::string& variant, int seed, double value, int n = 128) {
+  return fmt::format("{},,{},10,self,,,,,,{},val_bpb,{},0.01,4,\n", variant, seed, n, value);
+}
+
+std::string error_row(int seed, int trial, int head, double sigma, int s, double value) {
+  return fmt::format("exact,,{},10,lsh,{},{},0,{},{},128,output_error,{},,1,\n", seed, s, trial,
+                     head, sigma, value);
+}
+
+TEST(LmSummary, MeansSeedIntervalsAndPairedDifferences) {
+  std::string csv = header();
+  const double exact[] = {2.0, 2.2, 2.4}, nobias[] = {2.1, 2.35, 2.5};
+  for (int seed = 0; seed < 3; ++seed)
+    csv += loss_row("exact", seed, exact[seed]) + loss_row("nobias", seed, nobias[seed]);
+  const CsvTable s = CsvTable::parse(lm_summary_csv(CsvTable::parse(csv)));
+  ASSERT_EQ(s.size(), 2u);
+  const double t975_2 = 4.302652729911275;  // Student-t, 2 degrees of freedom
+  EXPECT_NEAR(s.number(0, "mean"), 2.2, 1e-12);
+  EXPECT_NEAR(s.number(0, "seed_ci_high") - 2.2, t975_2 * 0.2 / std::sqrt(3.0), 1e-9);
+  EXPECT_TRUE(s.text(0, "vs_exact_mean").empty());  // exact is the reference
+  // Paired: differences 0.1, 0.15, 0.1 -> mean 0.11667, sd 0.028868.
+  EXPECT_NEAR(s.number(1, "vs_exact_mean"), 0.35 / 3, 1e-12);
+  EXPECT_NEAR(s.number(1, "vs_exact_high") - 0.35 / 3, t975_2 * 0.0288675134594813 / std::sqrt(3.0),
+              1e-9);
+  EXPECT_GT(s.number(1, "vs_exact_low"), 0);  // far sharper than the seeds' spread
+  EXPECT_NEAR(s.number(1, "batch_stderr"), std::sqrt(3 * 0.01 * 0.01) / 3, 1e-12);
+  const auto findings = lm_findings(s);
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_NE(findings[1].find("higher than exact ALiBi"), std::string::npos) << findings[1];
+  const LmLossTable table = lm_loss_table(s);
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(table.rows[1][0], "nobias");
+}
+
+// Errors c * s^-1/2 * (1 + 5% noise) over 8 trials; `floor` adds what a
+// biased mask leaves at every s.
+std::string swap_in_table(double sigma, double floor) {
+  std::string csv = header();
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0, 0.05);
+  for (int trial = 0; trial < 8; ++trial)
+    for (int s : {1, 2, 4, 8, 16, 32, 64})
+      csv += error_row(0, trial, 0, sigma, s, 0.4 / std::sqrt(s) * (1 + noise(rng)) + floor);
+  return csv;
+}
+
+Verdict rate_verdict_of(const std::string& csv) {
+  const auto outcomes = check_lm_table(CsvTable::parse(csv), 1e-3);
+  for (const auto& o : outcomes)
+    if (o.check.rfind("swapin-rate", 0) == 0) return o.verdict;
+  ADD_FAILURE() << "no swapin-rate line";
+  return Verdict::kInfo;
+}
+
+TEST(LmChecks, SwapInRatePassesOnInverseSqrtErrors) {
+  EXPECT_EQ(rate_verdict_of(swap_in_table(4, 0)), Verdict::kPass);
+}
+
+TEST(LmChecks, SwapInRateFailsOnAnErrorFloor) {
+  EXPECT_EQ(rate_verdict_of(swap_in_table(4, 0.3)), Verdict::kFail);
+}
+
+TEST(LmChecks, SwapInRateIsNotApplicableWhenTheContextHoldsFewBoundaries) {
+  EXPECT_EQ(rate_verdict_of(swap_in_table(64, 0)), Verdict::kNotApplicable);  // 128 / (2*64) = 1
+}
+
+TEST(LmChecks, UnusableTables) {
+  EXPECT_THROW(check_lm_table(CsvTable::parse(header() + loss_row("exact", 0, NAN)), 1e-3),
+               std::invalid_argument);
+  std::string bad = header() + "exact,,0,10,self,,,,,,128,perplexity,2,,1,\n";
+  EXPECT_THROW(check_lm_table(CsvTable::parse(bad), 1e-3), std::invalid_argument);
+}
+
+class LmCli : public testing::CliTest {};
+
+TEST_F(LmCli, BadOptionsAreOneLineErrorsAndWriteNothing) {
+  const std::string out = " --out " + path("lm.csv");
+  expect_usage_error("lm --heads 3 --width 128" + out, "--width");
+  expect_usage_error("lm --variant exact,alibi" + out, "--variant");
+  expect_usage_error("lm --lr -1" + out, "--lr");
+  expect_usage_error("lm --lr nan" + out, "--lr");
+  expect_usage_error("lm --steps 0" + out, "--steps");
+  expect_usage_error("lm --s 0" + out, "--s");
+  expect_usage_error("lm --eval-batches 1" + out, "--eval-batches");
+  expect_usage_error("lm --python /nonexistent/python3" + out, "--python");
+  expect_usage_error("lm --corpus /nonexistent/text.txt" + out, "corpus");
+  expect_usage_error("lm --layer 2" + out, "--layer");
+  EXPECT_FALSE(std::filesystem::exists(path("lm.csv")));
+  EXPECT_FALSE(std::filesystem::exists(path("lm.checkpoints")));
+}
+
+}  // namespace
+}  // namespace poslsh
