@@ -29,7 +29,7 @@ def test_readme_snippet_runs_as_written(tmp_path):
     snippet = readme_python_snippet()
     assert snippet.startswith("PYTHONPATH=build/python /usr/bin/python3 - <<'EOF'\n")
     (tmp_path / "build").mkdir()
-    (tmp_path / "build" / "python").symlink_to(Path(poslsh.__file__).resolve().parent)
+    (tmp_path / "build" / "python").symlink_to(Path(poslsh.__file__).resolve().parent.parent)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     run = subprocess.run(["bash", "-c", snippet], cwd=tmp_path, env=env, capture_output=True,
                          text=True, timeout=120)

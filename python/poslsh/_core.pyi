@@ -1,0 +1,40 @@
+"""Type stubs of the extension poslsh._core (python/poslsh_module.cpp); the
+docstrings are the module's own (help(poslsh.<name>))."""
+from typing import Optional, Sequence, Tuple, TypedDict, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+Floats = Union[float, Sequence[float]]
+ArrayLike = npt.ArrayLike
+
+
+class SpectralError(TypedDict):
+    value: float
+    lower: float
+    upper: float
+    accuracy: float
+    iterations: int
+    matvecs: int
+    status: str
+
+
+def draw_hashes(seed: int, trial: int, s: int, sigma: float) -> Tuple[npt.NDArray[np.float64],
+                                                                      npt.NDArray[np.float64]]: ...
+def alibi_sigmas(heads: int) -> list[float]: ...
+def block_starts(pitch: float, shift: float, n: int) -> npt.NDArray[np.int64]: ...
+def mask_mean_matvec(pitch: ArrayLike, shift: ArrayLike, n: int, x: ArrayLike,
+                     causal: bool = False) -> npt.NDArray[np.float64]: ...
+def spectral_error(n: int, sigma: float, s: int, seed: int = 0, trial: int = 0, causal: bool = False,
+                   tol: float = ..., max_iterations: int = ..., starts: int = ..., upper_q: float = ...,
+                   upper_width: float = ..., threads: int = 1) -> SpectralError: ...
+def max_error(n: int, sigma: float, s: int, seed: int = 0, trial: int = 0, causal: bool = False,
+              threads: int = 1) -> dict[str, Union[float, int]]: ...
+def b_max(n: int, sigma: float, s: int, seed: int = 0, trial: int = 0) -> int: ...
+def exact_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, sigma: Floats, causal: bool = False,
+                    scale: Optional[float] = None, threads: int = 1) -> np.ndarray: ...
+def lsh_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, sigma: Floats, s: int, seed: int = 0,
+                  trial: int = 0, causal: bool = False, scale: Optional[float] = None,
+                  independent_heads: bool = False, threads: int = 1) -> np.ndarray: ...
