@@ -175,12 +175,13 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
     std::map<double, std::pair<double, int>> window;  // s -> (sum, count), matched windows
     std::map<double, double> window_width;
     std::vector<std::pair<double, double>> fixed;  // (width, max_error)
-    double sigma = 0;
+    double sigma = 0, n = 0;
   };
   std::map<std::string, Group> groups;
   for (std::size_t r = 0; r < t.size(); ++r) {
     Group& g = groups[group_of(r)];
     g.sigma = t.number(r, "sigma");
+    g.n = t.number(r, "n");
     const std::string est = t.text(r, "estimator");
     const double s = t.number(r, "s"), err = t.number(r, "max_error");
     if (est == "lsh") {
@@ -427,7 +428,16 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
     std::string pts;
     for (const auto& [s, acc] : g.lsh)
       pts += fmt::format("{}{}:{:.3g}", pts.empty() ? "" : " ", s, acc.first / acc.second);
-    if (slopes.size() < kMinRateTrials) {
+    const double boundaries = rate_expected_boundaries(g.lsh.begin()->first, g.n, g.sigma);
+    if (boundaries < kRateMinBoundaries) {
+      out.push_back({fmt::format("rate[{}]", name), Verdict::kNotApplicable,
+                     fmt::format("the smallest s ({}) expects {:.2g} block boundaries in [0, n) "
+                                 "(s n / (2 sigma)); a trial's error is flat until one appears, so "
+                                 "the slope needs >= {} (a larger n or s, or a smaller sigma); "
+                                 "s:mean_error {}",
+                                 format_double(g.lsh.begin()->first), boundaries,
+                                 kRateMinBoundaries, pts)});
+    } else if (slopes.size() < kMinRateTrials) {
       out.push_back({fmt::format("rate[{}]", name), Verdict::kNotApplicable,
                      fmt::format("{} trials with lsh rows at two or more values of s and no zero "
                                  "error (needs {}); {} trials with a zero error (or one the "

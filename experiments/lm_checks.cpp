@@ -155,21 +155,19 @@ std::vector<RateGroup> rate_groups(const CsvTable& t) {
   return out;
 }
 
-// Per trial the hashes are nested (hash k is the same for every s), so a
-// trial's error only moves when a new hash puts a block boundary inside the
-// context: with fewer than kRateBoundaries expected boundaries per hash
-// (n / E[pitch] = n / (2 sigma)) a trial's curve is mostly flat whatever the
-// estimator's quality, and its log-log slope says nothing about the rate.
-constexpr double kRateBoundaries = 2;
-
 CheckOutcome rate_outcome(const RateGroup& g, double level) {
   const std::string check = fmt::format("swapin-rate[{}]", g.name);
-  if (g.context / (2 * g.sigma) < kRateBoundaries)
+  double s_min = INFINITY;
+  for (const auto& [trial, xy] : g.trials)
+    for (double log_s : xy.first) s_min = std::min(s_min, std::exp(log_s));
+  const double boundaries = rate_expected_boundaries(s_min, g.context, g.sigma);
+  if (boundaries < kRateMinBoundaries)
     return {check, Verdict::kNotApplicable,
-            fmt::format("sigma = {} at n = {}: {:.2g} expected block boundaries per hash in the "
-                        "context; the per-trial log-log slope needs >= {}",
-                        format_double(g.sigma), format_double(g.context),
-                        g.context / (2 * g.sigma), kRateBoundaries)};
+            fmt::format("sigma = {} at n = {}: the smallest s ({}) expects {:.2g} block boundaries "
+                        "in the context (s n / (2 sigma)); a trial's error is flat until one "
+                        "appears, so the slope needs >= {}",
+                        format_double(g.sigma), format_double(g.context), format_double(s_min),
+                        boundaries, kRateMinBoundaries)};
   std::vector<double> slopes;
   for (const auto& [trial, xy] : g.trials) slopes.push_back(least_squares_slope(xy.first, xy.second));
   if (slopes.size() < kMinRateTrials || std::any_of(slopes.begin(), slopes.end(), [](double s) {

@@ -24,6 +24,18 @@ inline constexpr double kRateMaxHalfWidth = 0.4;
 // Fewest independent trials (slopes) for a rate interval that a check reports.
 inline constexpr std::size_t kMinRateTrials = 3;
 
+// The log-log slope needs block boundaries inside the context at every s it
+// fits: hash k of a trial is the same for every s, so a trial's error moves
+// only when a hash puts a boundary in [0, n); with fewer than
+// kRateMinBoundaries expected among the smallest s's hashes (s_min n / E[pitch],
+// E[pitch] = 2 sigma), a trial's curve starts flat whatever the estimator's
+// quality (n = 16, sigma = 256, s = 1, 4: slope 0 on a sound sampler) and the
+// test would be a false alarm, so the callers report it as n/a.
+inline constexpr double kRateMinBoundaries = 2;
+inline double rate_expected_boundaries(double s_min, double n, double sigma) {
+  return s_min * n / (2 * sigma);
+}
+
 struct RateInterval {
   double mean = 0, low = 0, high = 0;
   bool fails = false;     // the interval lies outside [kRateSlopeLow, kRateSlopeHigh]

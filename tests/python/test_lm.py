@@ -22,7 +22,7 @@ torch = pytest.importorskip("torch", reason="Debian's python3-torch is not insta
 import poslsh  # noqa: E402
 from poslsh.lm import attention, corpus  # noqa: E402
 from poslsh.lm.attention import Bias, alibi_bias, lsh_bias  # noqa: E402
-from poslsh.lm.model import ModelShape, attend  # noqa: E402
+from poslsh.lm.model import ByteTransformer, ModelShape, attend  # noqa: E402
 from poslsh.lm.train import TrainConfig, deterministic, train  # noqa: E402
 
 TINY = TrainConfig(ModelShape(layers=2, heads=2, width=16), context=16, batch=2, steps=6, warmup=2,
@@ -107,6 +107,25 @@ def test_lsh_attention_approaches_exact_alibi_and_a_shifted_mask_does_not():
     assert e256 < e4 / 4, (e4, e256)
     w4, w256 = mean_error(q, k, v, 4, wrong), mean_error(q, k, v, 256, wrong)
     assert w256 > w4 / 2 and w256 > 5 * e256, (w4, w256, e256)
+
+
+def test_a_fixed_model_under_lsh_approaches_its_exact_alibi_outputs():
+    torch.manual_seed(3)
+    model = ByteTransformer(ModelShape(layers=2, heads=2, width=16))
+    with torch.no_grad():  # larger weights than the init's, so attention is far from uniform
+        for p in model.parameters():
+            p.mul_(8 if p.dim() >= 2 else 1)
+    tokens = torch.randint(0, 256, (2, 48), generator=torch.Generator().manual_seed(4))
+    exact = model(tokens, [alibi_bias(SIGMAS, 48)] * 2)
+
+    def gap(s, defect=lambda b: b):
+        return np.mean([(model(tokens, [defect(lsh_bias(9, 2 * t + l, s, SIGMAS, 48)) for l in range(2)])
+                         - exact).norm().item() for t in range(6)])
+    with torch.no_grad():
+        g4, g256 = gap(4), gap(256)
+        w256 = gap(256, shifted_by_one)
+    assert g256 < g4 / 3, (g4, g256)
+    assert w256 > 3 * g256, (w256, g256)
 
 
 def test_nobias_has_no_bias_and_exact_has_alibi():
@@ -222,3 +241,10 @@ def test_cli_table_is_the_same_on_one_and_two_threads(tmp_path):
     assert not (tmp_path / "t1.checkpoints").exists()
     table = (tmp_path / "t1.csv").read_text()
     assert "lsh,2,0,3,exact," in table and "exact,,0,3,lsh,4,2,0,1," in table
+    # The exported Q, K, V run through `poslsh attention --qkv` and its checks.
+    r = subprocess.run([CLI, "attention", "--qkv", str(tmp_path / "t1_qkv" / "seed0" / "layer0"),
+                        "--alibi-heads", "2", "--causal", "--s", "1,4", "--trials", "3", "--quiet",
+                        "--out", str(tmp_path / "att.csv")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([CLI, "check", str(tmp_path / "att.csv")], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "0 failed" in r.stdout, r.stdout
