@@ -122,6 +122,20 @@ void put_package_on_path() {
   ::setenv("PYTHONPATH", old && *old ? (dir + ":" + old).c_str() : dir.c_str(), 1);
 }
 
+// What the cells import, checked once up front so that a missing piece is one
+// line naming what to install, not a traceback per cell.
+void require_importable(const LmOptions& o) {
+  if (run_child({o.python, "-c", "import poslsh.lm"}, true) != 0)
+    throw UsageError(fmt::format(
+        "--python: '{}' cannot import the package poslsh.lm (build it: cmake --build build "
+        "--target poslsh_python, or pip install --no-build-isolation .)",
+        printable(o.python)));
+  if (run_child({o.python, "-c", "import torch"}, true) != 0)
+    throw UsageError(fmt::format("--python: '{}' cannot import torch (install Debian's "
+                                 "python3-torch: scripts/deps installs it)",
+                                 printable(o.python)));
+}
+
 std::string read_text(const fs::path& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -220,6 +234,7 @@ int run_lm(const LmOptions& o, const CLI::App& cmd) {
   validate(o);
   require_writable("--out", o.sweep.out);
   put_package_on_path();
+  require_importable(o);
   const std::string corpus = corpus_note(o);  // before anything is written: a missing corpus writes nothing
   const fs::path checkpoints = beside_table(o.sweep.out, ".checkpoints"),
                  qkv = beside_table(o.sweep.out, "_qkv");
