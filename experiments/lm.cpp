@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <poslsh/input_error.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -9,7 +10,6 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
-#include <unistd.h>
 
 #include "runner/atomic_file.h"
 #include "runner/child_process.h"
@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string>& lm_columns() {
   static const std::vector<std::string> columns = {
-      "variant", "train_s", "seed",  "steps",  "eval",  "eval_s", "trial",  "layer",
+      "variant", "train_s", "seed",    "steps",  "eval",  "eval_s", "trial", "layer",
       "head",    "sigma",   "context", "metric", "value", "stderr", "count", "seconds"};
   return columns;
 }
@@ -76,22 +76,27 @@ void validate(const LmOptions& o) {
   require_nonempty("--variant", o.variant.size());
   for (const auto& v : o.variant)
     if (std::find(kVariants.begin(), kVariants.end(), v) == kVariants.end())
-      throw UsageError(fmt::format("--variant accepts {} (got '{}')", fmt::join(kVariants, ", "),
-                                   printable(v)));
+      throw UsageError(
+          fmt::format("--variant accepts {} (got '{}')", fmt::join(kVariants, ", "), printable(v)));
   require_at_least("--s", o.s, 1);
   require_at_least("--seed", o.seed, 0);
-  for (auto [name, value, min] : {std::tuple{"--seeds", o.seeds, 1}, {"--layers", o.layers, 1},
-                                  {"--heads", o.heads, 1}, {"--width", o.width, 1},
-                                  {"--context", o.context, 2}, {"--batch", o.batch, 1},
-                                  {"--steps", o.steps, 1}, {"--warmup", o.warmup, 0},
+  for (auto [name, value, min] : {std::tuple{"--seeds", o.seeds, 1},
+                                  {"--layers", o.layers, 1},
+                                  {"--heads", o.heads, 1},
+                                  {"--width", o.width, 1},
+                                  {"--context", o.context, 2},
+                                  {"--batch", o.batch, 1},
+                                  {"--steps", o.steps, 1},
+                                  {"--warmup", o.warmup, 0},
                                   {"--checkpoint-every", o.checkpoint_every, 1},
-                                  {"--window-s", o.window_s, 1}, {"--eval-batches", o.eval_batches, 2},
+                                  {"--window-s", o.window_s, 1},
+                                  {"--eval-batches", o.eval_batches, 2},
                                   {"--eval-batch", o.eval_batch, 1},
                                   {"--swap-trials", o.swap_trials, 1}})
     require_at_least(name, value, min);
   if (o.width % o.heads != 0)
-    throw UsageError(fmt::format("--width must be a multiple of --heads ({}), got {}", o.heads,
-                                 o.width));
+    throw UsageError(
+        fmt::format("--width must be a multiple of --heads ({}), got {}", o.heads, o.width));
   require_positive_finite("--lr", o.lr);
   if (!(o.weight_decay >= 0 && std::isfinite(o.weight_decay)))
     throw UsageError(fmt::format("--weight-decay must be a finite number >= 0 (got {})",
@@ -100,9 +105,10 @@ void validate(const LmOptions& o) {
   require_at_least("--eval-lengths", o.eval_lengths, 1);
   require_at_least("--swap-s", o.swap_s, 1);
   if (!on_path(o.python))
-    throw UsageError(fmt::format("--python: '{}' is not an executable (accepted: a Python 3 "
-                                 "interpreter with numpy and torch, e.g. /usr/bin/python3)",
-                                 printable(o.python)));
+    throw UsageError(
+        fmt::format("--python: '{}' is not an executable (accepted: a Python 3 "
+                    "interpreter with numpy and torch, e.g. /usr/bin/python3)",
+                    printable(o.python)));
 }
 
 // The folder holding the `poslsh` package beside this binary (build tree:
@@ -131,9 +137,10 @@ void require_importable(const LmOptions& o) {
         "--target poslsh_python, or pip install --no-build-isolation .)",
         printable(o.python)));
   if (run_child({o.python, "-c", "import torch"}, true) != 0)
-    throw UsageError(fmt::format("--python: '{}' cannot import torch (install Debian's "
-                                 "python3-torch: scripts/deps installs it)",
-                                 printable(o.python)));
+    throw UsageError(
+        fmt::format("--python: '{}' cannot import torch (install Debian's "
+                    "python3-torch: scripts/deps installs it)",
+                    printable(o.python)));
 }
 
 std::string read_text(const fs::path& path) {
@@ -153,8 +160,8 @@ std::string run_python(const LmOptions& o, const std::string& mode, const std::s
   fs::remove(result);
   if (rc == 2 && !text.empty()) throw InputError(single_line(text));
   if (rc != 0)
-    throw std::runtime_error(fmt::format("lm: `{} -m poslsh.lm {}` exited with code {}", o.python,
-                                         mode, rc));
+    throw std::runtime_error(
+        fmt::format("lm: `{} -m poslsh.lm {}` exited with code {}", o.python, mode, rc));
   return text;
 }
 
@@ -171,7 +178,9 @@ std::string corpus_note(const LmOptions& o) {
                      o.corpus, sha, train, validation, test);
 }
 
-std::string json_list(const std::vector<std::int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
+std::string json_list(const std::vector<std::int64_t>& v) {
+  return fmt::format("[{}]", fmt::join(v, ", "));
+}
 
 std::string cell_spec(const LmOptions& o, const Training& t, const fs::path& work,
                       const fs::path& qkv) {
@@ -210,15 +219,18 @@ std::vector<CsvRow> cell_rows(const LmOptions& o, const Training& t, const std::
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     auto f = split_tabs(line);
-    if (f.size() == 2 && f[0] == "seconds") seconds = as_number(f[1]);
-    else if (f.size() == 11) lines.push_back(std::move(f));
-    else throw std::logic_error(fmt::format("lm: unreadable cell output line '{}'", line));
+    if (f.size() == 2 && f[0] == "seconds")
+      seconds = as_number(f[1]);
+    else if (f.size() == 11)
+      lines.push_back(std::move(f));
+    else
+      throw std::logic_error(fmt::format("lm: unreadable cell output line '{}'", line));
   }
   std::vector<CsvRow> rows;
   for (const auto& f : lines)
-    rows.push_back({t.variant, t.variant == "lsh" ? std::to_string(t.s) : "", std::to_string(t.seed),
-                    std::to_string(o.steps), f[0], f[1], f[2], f[3], f[4], as_number(f[5]), f[6],
-                    f[7], as_number(f[8]), as_number(f[9]), f[10], seconds});
+    rows.push_back({t.variant, t.variant == "lsh" ? std::to_string(t.s) : "",
+                    std::to_string(t.seed), std::to_string(o.steps), f[0], f[1], f[2], f[3], f[4],
+                    as_number(f[5]), f[6], f[7], as_number(f[8]), as_number(f[9]), f[10], seconds});
   return rows;
 }
 
@@ -235,7 +247,8 @@ int run_lm(const LmOptions& o, const CLI::App& cmd) {
   require_writable("--out", o.sweep.out);
   put_package_on_path();
   require_importable(o);
-  const std::string corpus = corpus_note(o);  // before anything is written: a missing corpus writes nothing
+  const std::string corpus =
+      corpus_note(o);  // before anything is written: a missing corpus writes nothing
   const fs::path checkpoints = beside_table(o.sweep.out, ".checkpoints"),
                  qkv = beside_table(o.sweep.out, "_qkv");
   if (!o.sweep.resume) fs::remove_all(checkpoints);

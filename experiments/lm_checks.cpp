@@ -169,10 +169,10 @@ CheckOutcome rate_outcome(const RateGroup& g, double level) {
                         format_double(g.sigma), format_double(g.context), format_double(s_min),
                         boundaries, kRateMinBoundaries)};
   std::vector<double> slopes;
-  for (const auto& [trial, xy] : g.trials) slopes.push_back(least_squares_slope(xy.first, xy.second));
-  if (slopes.size() < kMinRateTrials || std::any_of(slopes.begin(), slopes.end(), [](double s) {
-        return !std::isfinite(s);
-      }))
+  for (const auto& [trial, xy] : g.trials)
+    slopes.push_back(least_squares_slope(xy.first, xy.second));
+  if (slopes.size() < kMinRateTrials ||
+      std::any_of(slopes.begin(), slopes.end(), [](double s) { return !std::isfinite(s); }))
     return {check, Verdict::kNotApplicable,
             fmt::format("{} trials with two or more s values; the rate test needs >= {}",
                         slopes.size(), kMinRateTrials)};
@@ -180,8 +180,8 @@ CheckOutcome rate_outcome(const RateGroup& g, double level) {
   return {check, rate_verdict(ri),
           fmt::format("slope of log ||T* - T~||_F/||T*||_F vs log s: mean {:.3f}, interval "
                       "[{:.3f}, {:.3f}] at level {:.2g} over {} trials; band [{}, {}]{}",
-                      ri.mean, ri.low, ri.high, level, slopes.size(), kRateSlopeLow,
-                      kRateSlopeHigh, untestable_note(ri))};
+                      ri.mean, ri.low, ri.high, level, slopes.size(), kRateSlopeLow, kRateSlopeHigh,
+                      untestable_note(ri))};
 }
 
 // Summary rows of validation loss at the training context.
@@ -230,9 +230,9 @@ std::string interval(const SeedStats& s) {
 std::string compared(const SeedStats& s) {
   if (!s.vs_exact) return "no exact-ALiBi model of the same seeds to compare with";
   const Interval& d = *s.vs_exact;
-  const std::string by =
-      d.low ? fmt::format("{:+.3f} bpb, 95% [{:+.3f}, {:+.3f}] paired by seed", d.mean, *d.low, *d.high)
-            : fmt::format("{:+.3f} bpb, one seed", d.mean);
+  const std::string by = d.low ? fmt::format("{:+.3f} bpb, 95% [{:+.3f}, {:+.3f}] paired by seed",
+                                             d.mean, *d.low, *d.high)
+                               : fmt::format("{:+.3f} bpb, one seed", d.mean);
   if (d.low && *d.high < 0) return "lower than exact ALiBi (" + by + ")";
   if (d.low && *d.low > 0) return "higher than exact ALiBi (" + by + ")";
   if (d.low) return "not distinguishable from exact ALiBi (" + by + ")";
@@ -261,8 +261,8 @@ std::string training_context(const CsvTable& summary) {
 
 const std::vector<std::string>& lm_summary_columns() {
   static const std::vector<std::string> columns = {
-      "variant",      "train_s",      "eval",         "eval_s",      "context",
-      "metric",       "seeds",        "mean",         "seed_ci_low", "seed_ci_high",
+      "variant",      "train_s",       "eval",         "eval_s",       "context",
+      "metric",       "seeds",         "mean",         "seed_ci_low",  "seed_ci_high",
       "batch_stderr", "vs_exact_mean", "vs_exact_low", "vs_exact_high"};
   return columns;
 }
@@ -273,7 +273,8 @@ std::string lm_summary_csv(const CsvTable& table) {
   for (const lm_checks::Group& g : all) {
     const lm_checks::Group* exact = lm_checks::exact_group(all, g);
     if (exact == &g) exact = nullptr;  // the reference itself
-    const auto exact_means = exact ? lm_checks::seed_means(*exact) : std::map<std::string, double>{};
+    const auto exact_means =
+        exact ? lm_checks::seed_means(*exact) : std::map<std::string, double>{};
     const lm_checks::SeedStats s = lm_checks::seed_stats(g, exact ? &exact_means : nullptr);
     const auto vs = s.vs_exact.value_or(lm_checks::Interval{});
     CsvRow row = g.key;
@@ -313,8 +314,10 @@ std::vector<std::string> lm_findings(const CsvTable& summary) {
   const auto losses = lm_checks::validation_losses(summary, n);
   const auto exact = lm_checks::find_loss(losses, "exact", "self");
   if (!exact) return {"No exact-ALiBi model in this run: nothing to compare against."};
-  out.push_back(fmt::format("Exact ALiBi reaches {} on validation text at its training context "
-                            "n = {}.", lm_checks::interval(exact->stats), n));
+  out.push_back(
+      fmt::format("Exact ALiBi reaches {} on validation text at its training context "
+                  "n = {}.",
+                  lm_checks::interval(exact->stats), n));
   for (const auto& r : losses) {
     if (r.variant == "exact" && r.eval == "self") continue;
     out.push_back(fmt::format("{}: {}; {}.", lm_checks::describe(r), lm_checks::interval(r.stats),

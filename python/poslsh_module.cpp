@@ -4,7 +4,9 @@
 // arguments (same hashes, same Lanczos starts, same attention kernels), so a
 // Python result equals the corresponding CSV cell bit for bit. Arguments are
 // checked before any work, with the CLI's message for the same mistake where
-// the CLI has one (tests/python/test_poslsh.py compares them); the library's
+// the CLI has one, naming the Python argument instead of the flag ("sigma must
+// be ...", not "--sigma must be ..."; tests/python/test_poslsh.py compares
+// them); the library's
 // std::invalid_argument (poslsh::InputError included) becomes ValueError.
 // Arrays are read in place when they are C-contiguous of the computed dtype;
 // the GIL is released while poslsh computes.
@@ -31,7 +33,8 @@ using poslsh::Form;
 using poslsh::PositionalHash;
 using poslsh::RowMatrix;
 
-// ---- argument checks: the CLI's messages (src/runner/cli_common.cpp) -------
+// ---- argument checks: the CLI's messages (src/runner/cli_common.cpp), with
+// the Python argument's name -------------------------------------------------
 
 [[noreturn]] void value_error(const std::string& message) { throw py::value_error(message); }
 
@@ -55,10 +58,10 @@ std::string format_double(double value) {
 }
 // `poslsh convergence` (positions are 32-bit there: MaskMean, ErrorOperator).
 void require_convergence_n(std::int64_t n) {
-  require_at_least("--n", n, 1);
+  require_at_least("n", n, 1);
   if (n >= (std::int64_t{1} << 32))
     value_error(fmt::format(
-        "--n must be integers in [1, 2^32) for convergence (positions are 32-bit), got {}", n));
+        "n must be integers in [1, 2^32) for convergence (positions are 32-bit), got {}", n));
 }
 // One hash given by the caller (pitch, shift), with poslsh::scan_largest_block's rule.
 void require_hash(double pitch, double shift) {
@@ -96,7 +99,7 @@ std::vector<PositionalHash> hashes_arg(const py::handle& pitch_obj, const py::ha
   if (pitch.size() != shift.size())
     value_error(fmt::format("pitch and shift must have the same length s, got {} and {}",
                             pitch.size(), shift.size()));
-  if (pitch.size() < 1) value_error("--s must be an integer >= 1 (got 0)");
+  if (pitch.size() < 1) value_error("pitch and shift must hold s >= 1 hashes (got 0)");
   std::vector<PositionalHash> hashes;
   hashes.reserve(static_cast<std::size_t>(pitch.size()));
   for (py::ssize_t k = 0; k < pitch.size(); ++k) {
@@ -109,8 +112,8 @@ std::vector<PositionalHash> hashes_arg(const py::handle& pitch_obj, const py::ha
 // ---- the functions ---------------------------------------------------------
 
 py::tuple draw_hashes(std::uint64_t seed, std::uint64_t trial, std::int64_t s, double sigma) {
-  require_positive_finite("--sigma", sigma);
-  require_at_least("--s", s, 1);
+  require_positive_finite("sigma", sigma);
+  require_at_least("s", s, 1);
   std::vector<PositionalHash> hashes;
   {
     py::gil_scoped_release release;
@@ -133,7 +136,7 @@ std::vector<double> alibi_sigmas(int heads) {
 }
 
 py::array_t<std::int64_t> block_starts(double pitch, double shift, std::int64_t n) {
-  require_at_least("--n", n, 1);
+  require_at_least("n", n, 1);
   require_hash(pitch, shift);
   std::vector<std::int64_t> starts;
   {
@@ -145,7 +148,7 @@ py::array_t<std::int64_t> block_starts(double pitch, double shift, std::int64_t 
 
 py::array_t<double> mask_mean_matvec(const py::object& pitch, const py::object& shift,
                                      std::int64_t n, const py::object& x_obj, bool causal) {
-  require_at_least("--n", n, 1);
+  require_at_least("n", n, 1);
   const auto hashes = hashes_arg(pitch, shift);
   const auto x = vector_arg(x_obj, "x");
   if (x.size() != n) value_error(fmt::format("x must have n = {} entries, got {}", n, x.size()));
@@ -161,7 +164,7 @@ py::array_t<double> mask_mean_matvec(const py::object& pitch, const py::object& 
 
 // `poslsh convergence --threads`: >= 0, 0 for every hardware thread.
 int resolve_threads(int threads) {
-  if (threads < 0) value_error(fmt::format("--threads must be an integer >= 0 (got {})", threads));
+  if (threads < 0) value_error(fmt::format("threads must be an integer >= 0 (got {})", threads));
   return threads > 0 ? threads
                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
@@ -171,17 +174,16 @@ py::dict spectral_error(std::int64_t n, double sigma, std::int64_t s, std::uint6
                         int starts, double upper_q, double upper_width, int threads) {
   // In the order `poslsh convergence` checks its options.
   require_convergence_n(n);
-  require_at_least("--s", s, 1);
-  require_positive_finite("--spectral-tol", tol);
-  require_at_least("--max-lanczos", max_iterations, 1);
-  require_at_least("--lanczos-starts", starts, 1);
-  if (starts > 8)
-    value_error(fmt::format("--lanczos-starts must be an integer in [1, 8], got {}", starts));
-  require_open_unit("--upper-q", upper_q);
+  require_at_least("s", s, 1);
+  require_positive_finite("tol", tol);
+  require_at_least("max_iterations", max_iterations, 1);
+  require_at_least("starts", starts, 1);
+  if (starts > 8) value_error(fmt::format("starts must be an integer in [1, 8], got {}", starts));
+  require_open_unit("upper_q", upper_q);
   if (!(upper_width > 0))
-    value_error(fmt::format("--upper-width must be > 0 (inf: do not wait), got {}",
+    value_error(fmt::format("upper_width must be > 0 (inf: do not wait), got {}",
                             format_double(upper_width)));
-  require_positive_finite("--sigma", sigma);
+  require_positive_finite("sigma", sigma);
   const int used_threads = resolve_threads(threads);
   poslsh::SpectralErrorResult r;
   {
@@ -215,8 +217,8 @@ py::dict spectral_error(std::int64_t n, double sigma, std::int64_t s, std::uint6
 py::dict max_error(std::int64_t n, double sigma, std::int64_t s, std::uint64_t seed,
                    std::uint64_t trial, bool causal, int threads) {
   require_convergence_n(n);
-  require_at_least("--s", s, 1);
-  require_positive_finite("--sigma", sigma);
+  require_at_least("s", s, 1);
+  require_positive_finite("sigma", sigma);
   const int used_threads = resolve_threads(threads);
   poslsh::EntrywiseError e;
   {
@@ -236,9 +238,9 @@ std::int64_t b_max(std::int64_t n, double sigma, std::int64_t s, std::uint64_t s
                    std::uint64_t trial) {
   // `poslsh blocksize`'s checks, in its order.
   if (n < 1 || n > (std::int64_t{1} << 50))
-    value_error(fmt::format("--n must be integers in [1, 2^50] (got {})", n));
-  require_positive_finite("--sigma", sigma);
-  require_at_least("--s", s, 1);
+    value_error(fmt::format("n must be integers in [1, 2^50] (got {})", n));
+  require_positive_finite("sigma", sigma);
+  require_at_least("s", s, 1);
   py::gil_scoped_release release;
   return poslsh::b_max(poslsh::draw_hashes(seed, trial, s, sigma), n);
 }
@@ -287,8 +289,10 @@ Sigmas sigma_arg(const py::object& obj) {
         fmt::format("sigma must be a number or a 1-D sequence, got {} dimensions", a.ndim()));
   Sigmas s{std::vector<double>(a.data(), a.data() + a.size()), a.ndim() == 0};
   // `poslsh attention`'s checks of --sigma.
-  if (s.values.empty()) value_error("give --sigma (a list of scales > 0) or --alibi-heads H");
-  for (double x : s.values) require_positive_finite("--sigma", x);
+  if (s.values.empty())
+    value_error(
+        "sigma must be a scale > 0 or a list of them, one per head (e.g. poslsh.alibi_sigmas(H))");
+  for (double x : s.values) require_positive_finite("sigma", x);
   return s;
 }
 
@@ -354,7 +358,7 @@ py::array attention(const py::object& q_obj, const py::object& k_obj, const py::
   const auto v = operand<T>(v_obj, "v");
   // In the order `poslsh attention` checks: sigma, s, then the data's shapes.
   Sigmas sigmas = sigma_arg(sigma_obj);
-  if (s) require_at_least("--s", *s, 1);
+  if (s) require_at_least("s", *s, 1);
   const Problem p = check_problem(q, k, v, std::move(sigmas));
   if (threads < 0) value_error(fmt::format("threads must be >= 0 (0: all cores), got {}", threads));
   const auto q_scaled = scaled_q(q, scale);
@@ -426,7 +430,8 @@ PYBIND11_MODULE(_core, m) {
 
 The hashes, errors and attention outputs equal, bit for bit, what the `poslsh`
 command-line tool computes for the same arguments (seed, trial, n, sigma, s).
-Bad arguments raise ValueError with the CLI's message for the same mistake.
+Bad arguments raise ValueError with the CLI's message for the same mistake,
+naming the Python argument (sigma, n, s, tol, ...), not the CLI's flag.
 Every function releases the GIL while it computes, so threads run in parallel.)doc";
   m.attr("__version__") = POSLSH_VERSION;
 

@@ -15,9 +15,9 @@ class RateRegimeCli : public testing::CliTest {
  protected:
   std::string rate_line(const std::string& attention_args) const {
     const std::string csv = path("a.csv");
-    EXPECT_EQ(cli("attention " + attention_args + " --causal --trials 4 --quiet --out " + csv)
-                  .exit_code,
-              0);
+    EXPECT_EQ(
+        cli("attention " + attention_args + " --causal --trials 4 --quiet --out " + csv).exit_code,
+        0);
     const auto r = cli("check " + csv);
     std::istringstream lines(r.out);
     for (std::string line; std::getline(lines, line);)
