@@ -79,6 +79,41 @@ TEST(Power, ChecksFailOnlyOnClearEvidence) {
   EXPECT_EQ(verdict_of(out, "false-alarm[sound]"), Verdict::kPass);
 }
 
+TEST(Power, LinesThatCannotFailAreNotApplicable) {
+  // At alpha 1e-4 over two defects (level 5e-5), 0 of 2 detected gives the
+  // interval [0, 1 - (2.5e-5)^(1/2)] = [0, 0.995]: no outcome of two seeds
+  // could FAIL the power line, so it is n/a, naming the seeds it needs.
+  const double alpha = 1e-4, level = alpha / 2;
+  const std::int64_t need = seeds_to_decide_power(level);
+  EXPECT_EQ(need, 3);  // 1 - (level/2)^(1/n) < 0.99 first at n = 3
+  auto out = check_power_table(CsvTable::parse(power_table(0, 0, 2)), alpha);
+  EXPECT_EQ(verdict_of(out, "power[pitch-x1.05]"), Verdict::kNotApplicable);
+  for (const auto& o : out) {
+    if (o.check == "power[pitch-x1.05]") {
+      EXPECT_NE(o.detail.find("needs >= 3 seeds"), std::string::npos) << o.detail;
+    }
+  }
+  // At the needed count the line decides: 0 of 3 FAILs, 3 of 3 PASSes.
+  out = check_power_table(CsvTable::parse(power_table(0, 0, need)), alpha);
+  EXPECT_EQ(verdict_of(out, "power[pitch-x1.05]"), Verdict::kFail);
+  out = check_power_table(CsvTable::parse(power_table(0, need, need)), alpha);
+  EXPECT_EQ(verdict_of(out, "power[pitch-x1.05]"), Verdict::kPass);
+  // The false-alarm line: one seed cannot show a rate above 1e-3.
+  const std::int64_t fa_need = seeds_to_decide_false_alarm(level);
+  EXPECT_EQ(fa_need, 2);
+  out = check_power_table(CsvTable::parse(power_table(1, 1, 1)), alpha);
+  EXPECT_EQ(verdict_of(out, "false-alarm[sound]"), Verdict::kNotApplicable);
+  out = check_power_table(CsvTable::parse(power_table(fa_need, 0, fa_need)), alpha);
+  EXPECT_EQ(verdict_of(out, "false-alarm[sound]"), Verdict::kFail);
+  // The example: five samplers at 1e-3, 0 of 2 seeds: n/a, not PASS.
+  std::string t = power_table(0, 0, 2);
+  for (const char* d : {"pitch-x0.95", "zero-shift", "gamma3-pitch"})
+    for (int s = 0; s < 2; ++s) t += fmt::format("{},{},unbiasedness,cobin-mean,1,\n", d, s);
+  out = check_power_table(CsvTable::parse(t), 1e-3);
+  EXPECT_EQ(verdict_of(out, "power[pitch-x1.05]"), Verdict::kNotApplicable);
+  EXPECT_EQ(verdict_of(out, "power[zero-shift]"), Verdict::kNotApplicable);
+}
+
 TEST(Power, SummaryHasRatesAndClopperPearsonIntervals) {
   const CsvTable s = CsvTable::parse(power_summary_csv(CsvTable::parse(power_table(0, 10, 10))));
   bool seen_any = false;
