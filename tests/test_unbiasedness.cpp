@@ -122,13 +122,14 @@ TEST(Unbiasedness, EditedOrBrokenTablesAreUnusable) {
 }
 
 // The README's resolution: `poslsh check` on the default [unbiasedness] table
-// (n = 65536, four sigma, three anchors: 12 groups at alpha 1e-3) finds a 0.9%
-// kernel-scale error with power 0.99.
-TEST(Unbiasedness, DefaultTableResolvesAScaleErrorOfNinePerMille) {
+// (n = 65536, four sigma, three anchors: 12 groups at alpha 1e-3) finds a 1.0%
+// kernel-scale error with power 0.99 (0.9% with the normal tail it used before
+// the Chernoff bound; the proven tail costs a tenth of the resolution).
+TEST(Unbiasedness, DefaultTableResolvesAScaleErrorOfOnePercent) {
   for (const double sigma : {16.0, 64.0}) {
     const double e = detectable_scale_error(cobin_offsets(65536, sigma, 24), 1 << 19, sigma,
                                             cobin_scale_level(1e-3, 12), 0.99);
-    EXPECT_NEAR(e, 0.009, 0.0005) << sigma;
+    EXPECT_NEAR(e, 0.0098, 0.0005) << sigma;
   }
 }
 
