@@ -321,9 +321,9 @@ CheckOutcome power_line(const std::string& d, const Rate& r, double level,
                         const std::string& caught) {
   const Interval ci = clopper_pearson(r, level);
   const double rate = static_cast<double>(r.failed) / static_cast<double>(r.seeds);
-  const std::string numbers =
-      fmt::format("detected in {} of {} seeds (rate {:.4f}, {:.4g}-level interval [{:.3g}, {:.3g}])",
-                  r.failed, r.seeds, rate, 1 - level, ci.low, ci.high);
+  const std::string numbers = fmt::format(
+      "detected in {} of {} seeds (rate {:.4f}, {:.4g}-level interval [{:.3g}, {:.3g}])", r.failed,
+      r.seeds, rate, 1 - level, ci.low, ci.high);
   const std::string by = "; by: " + (caught.empty() ? std::string("nothing") : caught);
   const std::int64_t need = seeds_to_decide_power(level);
   const std::string name = fmt::format("power[{}]", d);

@@ -3,8 +3,6 @@
 // controls. Statistical assertions use fixed seeds; each states its false-alarm
 // probability for a fresh seed.
 #include <gtest/gtest.h>
-
-#include <boost/math/distributions/binomial.hpp>
 #include <poslsh/block_size.h>
 #include <poslsh/block_size_law.h>
 #include <poslsh/pitch_law.h>

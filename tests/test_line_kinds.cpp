@@ -63,8 +63,8 @@ Outcomes unbiasedness_outcomes(SamplerDefect defect) {
 Outcomes blocksize_outcomes(SamplerDefect defect, std::int64_t trials) {
   std::vector<CsvRow> rows;
   const std::vector<SampleCount> counts = {{8, 0}, {64, 0}, {0, 2}};
-  for (const std::int64_t n : {std::int64_t{1} << 16, std::int64_t{1} << 20,
-                               std::int64_t{1} << 25, std::int64_t{1} << 30}) {
+  for (const std::int64_t n : {std::int64_t{1} << 16, std::int64_t{1} << 20, std::int64_t{1} << 25,
+                               std::int64_t{1} << 30}) {
     auto part = blocksize_cell_rows(n, 4, counts, trials, hash_drawer(2024, defect), 0.01);
     rows.insert(rows.end(), part.begin(), part.end());
   }
@@ -163,10 +163,11 @@ Outcomes power_outcomes(int seeds, int sound_failures, int detections) {
 }
 
 // --- verify: hashes exported as `poslsh sample` writes them --------------
-Outcomes verify_outcomes(SamplerDefect defect, std::int64_t samples) {
+Outcomes verify_outcomes(const std::function<PositionalHash(std::uint64_t k)>& draw,
+                         std::int64_t samples) {
   std::string text = "sample,pitch,shift\n";
   for (std::int64_t k = 0; k < samples; ++k) {
-    const PositionalHash h = draw_hash(7, 0, static_cast<std::uint64_t>(k), 4.0, defect);
+    const PositionalHash h = draw(static_cast<std::uint64_t>(k));
     text += fmt::format("{},{},{}\n", k, format_double(h.pitch), format_double(h.shift));
   }
   const std::int64_t n = std::int64_t{1} << 20;
@@ -174,6 +175,23 @@ Outcomes verify_outcomes(SamplerDefect defect, std::int64_t samples) {
   o.n = n;
   o.sigma = 4;
   return verify_samples(samples_from_hashes(CsvTable::parse(text), n), o).outcomes;
+}
+
+Outcomes verify_outcomes(SamplerDefect defect, std::int64_t samples) {
+  return verify_outcomes([defect](std::uint64_t k) { return draw_hash(7, 0, k, 4.0, defect); },
+                         samples);
+}
+
+// Every run of 32 hashes repeated once (a generator with a short period).
+PositionalHash repeated_runs_of_32(std::uint64_t k) {
+  return draw_hash(7, 0, k % 64 >= 32 ? k - 32 : k, 4.0);
+}
+
+// Pitches redrawn while above 10 sigma (a "limit the block size" shortcut).
+PositionalHash pitch_capped_at_10_sigma(std::uint64_t k) {
+  PositionalHash h = draw_hash(7, 0, k, 4.0);
+  for (std::uint64_t j = 1; h.pitch > 40; ++j) h = draw_hash(7, j, k, 4.0);
+  return h;
 }
 
 // --- the sound runs and the failing cases ---------------------------------
@@ -216,7 +234,9 @@ const std::vector<FailingCase>& failing_cases() {
       {"blocksize", "growth", "pitch x 1.05",
        [] { return blocksize_outcomes(SamplerDefect::kPitchScale105, 1000); }},
       {"convergence", "rate", "an error flat in s",
-       [] { return convergence_outcomes({0.0, 0.01, -0.01, 0.0, 0.02, -0.02, 0.0, 0.01}); }},
+       [] {
+         return convergence_outcomes({0.0, 0.01, -0.01, 0.0, 0.02, -0.02, 0.0, 0.01});
+       }},
       {"convergence", "bound max", "max_error above its bound in every trial",
        [] {
          return convergence_outcomes(kBandSlopes, [](CsvRow& r, std::int64_t s) {
@@ -241,9 +261,15 @@ const std::vector<FailingCase>& failing_cases() {
       {"convergence", "rows", "a table without rows",
        [] { return check_convergence_table(table_of(convergence_columns(), {})); }},
       {"attention", "certificate", "an error above its certificate",
-       [] { return attention_outcomes(kBandSlopes, [](double) { return 1.0; }, 0.5); }},
+       [] {
+         return attention_outcomes(
+             kBandSlopes, [](double) { return 1.0; }, 0.5);
+       }},
       {"attention", "uniform-bound", "an error above the uniform bound",
-       [] { return attention_outcomes(kBandSlopes, [](double) { return 1.0; }, 4, 0.01); }},
+       [] {
+         return attention_outcomes(
+             kBandSlopes, [](double) { return 1.0; }, 4, 0.01);
+       }},
       {"attention", "rate", "an error flat in s",
        [] {
          return attention_outcomes({0.0, 0.01, -0.01, 0.0, 0.02, -0.02, 0.0, 0.01},
@@ -260,6 +286,10 @@ const std::vector<FailingCase>& failing_cases() {
        [] { return verify_outcomes(SamplerDefect::kPitchScale105, 1 << 16); }},
       {"verify", "cobin-dispersion", "every hash drawn twice in a row",
        [] { return verify_outcomes(SamplerDefect::kRepeatedHashes, 1 << 16); }},
+      {"verify", "dispersion-lags", "every run of 32 hashes repeated once",
+       [] { return verify_outcomes(repeated_runs_of_32, 1 << 16); }},
+      {"verify", "pitch-law", "pitches capped at 10 sigma",
+       [] { return verify_outcomes(pitch_capped_at_10_sigma, 1 << 16); }},
       {"verify", "law", "pitch x 1.05",
        [] { return verify_outcomes(SamplerDefect::kPitchScale105, 1 << 16); }},
   };
@@ -281,7 +311,8 @@ TEST(LineKinds, EveryKindASoundRunPrintsHasAFailingCase) {
     std::set<std::string> kinds;
     for (const auto& o : out) {
       EXPECT_NE(o.verdict, Verdict::kFail) << source.name << " sound run: " << dump(out);
-      if (o.verdict == Verdict::kPass || o.verdict == Verdict::kFail) kinds.insert(kind_of(o.check));
+      if (o.verdict == Verdict::kPass || o.verdict == Verdict::kFail)
+        kinds.insert(kind_of(o.check));
     }
     EXPECT_FALSE(kinds.empty()) << source.name << ": no PASS line at all\n" << dump(out);
     for (const auto& k : kinds)
@@ -298,7 +329,8 @@ TEST(LineKinds, EveryFailingCaseFails) {
     if (!memo.contains(key)) memo[key] = c.run();
     const Outcomes& out = memo[key];
     bool failed = false;
-    for (const auto& o : out) failed = failed || (kind_of(o.check) == c.kind && o.verdict == Verdict::kFail);
+    for (const auto& o : out)
+      failed = failed || (kind_of(o.check) == c.kind && o.verdict == Verdict::kFail);
     EXPECT_TRUE(failed) << c.source << " " << c.kind << " on " << c.how << ":\n" << dump(out);
   }
 }

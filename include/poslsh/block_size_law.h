@@ -109,8 +109,8 @@ std::vector<LawCell> merged_cells(const BlockSizeLaw& law, std::int64_t trials,
 struct BlockSizeFit {
   ChiSquareResult test;
   double cdf_p_value = 1;
-  int cdf_cuts = 0;           // cut points tested (cells - 1); 0: not testable
-  std::int64_t worst_cut = 0; // the cut point with the smallest p-value
+  int cdf_cuts = 0;            // cut points tested (cells - 1); 0: not testable
+  std::int64_t worst_cut = 0;  // the cut point with the smallest p-value
   std::vector<LawCell> cells;
   std::vector<std::int64_t> observed;  // per cell
 };

@@ -127,6 +127,10 @@ struct DispersionTest {
 };
 DispersionTest dispersion_test(std::int64_t cobinned, std::int64_t batch_sumsq, std::int64_t hashes,
                                std::int64_t batch, double p);
+// The same statistic without the applicability rule (any batch >= 1, any
+// number of whole batches >= 1): for callers that choose their own batches.
+DispersionTest dispersion_statistic(std::int64_t cobinned, std::int64_t batch_sumsq,
+                                    std::int64_t hashes, std::int64_t batch, double p);
 
 // The smallest kernel-scale error |c - 1| (pitch scaled by c) that the pooled
 // test at two-sided level alpha detects with probability `power` from `hashes`

@@ -182,6 +182,7 @@ FiniteLaw squared_deviation_law(std::int64_t m, double p) {
     const double dev = static_cast<double>(k) - static_cast<double>(m) * p;
     law.value.push_back(dev * dev);
     law.prob.push_back(boost::math::pdf(b, static_cast<double>(k)));
+    if (law.prob.back() == 0) law.value.pop_back(), law.prob.pop_back();  // underflowed
   }
   return law;
 }
@@ -235,14 +236,21 @@ PooledScaleTest pooled_scale_test(std::span<const std::int64_t> offsets,
 
 DispersionTest dispersion_test(std::int64_t cobinned, std::int64_t batch_sumsq, std::int64_t hashes,
                                std::int64_t batch, double p) {
-  DispersionTest r;
   const double m = static_cast<double>(batch);
   const double batches = static_cast<double>(hashes / batch);
   // Applicability is decided by the design (the null p), never by the data:
   // the Chernoff tail holds for any p, but rows with a batch count nearly
   // always 0 (or m) carry little power and would only thin the level.
-  r.applicable = m * std::min(p, 1 - p) >= 2 && batches >= 100;
-  if (!r.applicable) return r;
+  if (!(m * std::min(p, 1 - p) >= 2 && batches >= 100)) return DispersionTest{};
+  return dispersion_statistic(cobinned, batch_sumsq, hashes, batch, p);
+}
+
+DispersionTest dispersion_statistic(std::int64_t cobinned, std::int64_t batch_sumsq,
+                                    std::int64_t hashes, std::int64_t batch, double p) {
+  DispersionTest r;
+  r.applicable = true;
+  const double m = static_cast<double>(batch);
+  const double batches = static_cast<double>(hashes / batch);
   // sum_b (K_b - m p)^2 = sum_b K_b^2 - 2 m p K + B (m p)^2, a sum of B i.i.d.
   // copies of (K - m p)^2, K ~ Binomial(m, p), under the null.
   const double k = static_cast<double>(cobinned), sumsq = static_cast<double>(batch_sumsq);
