@@ -45,6 +45,23 @@ TEST(Power, BmaxInflationIsCaughtByTheBlocksizeChecks) {
   EXPECT_NE(failed_kinds(power_cell_rows(parse_planted_defect("bmax-sigma-ln-n"), 3, z)), "");
 }
 
+// The defects that no per-hash law or nearby-hash test sees: repeated trials,
+// repeats at lag 64, pitches capped at 10 sigma. With s = 512 hashes per trial
+// the block-size law sees each (identical trials; 256 distinct pitches; no
+// trial's largest pitch above 10 sigma, where 23% of them should be).
+TEST(Power, TrialRepeatsLagRepeatsAndACappedTailAreCaughtByTheLaw) {
+  PowerSizes z;
+  z.blocksize_n = {1 << 16, 1 << 25};
+  z.blocksize_sigma = {4};
+  z.blocksize_s = {512};
+  z.blocksize_trials = 300;
+  EXPECT_EQ(failed_kinds(power_cell_rows(parse_planted_defect("sound"), 3, z)), "");
+  for (const char* d : {"repeated-trials", "repeat-lag-64", "pitch-cap-10sigma"})
+    EXPECT_NE(failed_kinds(power_cell_rows(parse_planted_defect(d), 3, z)).find("blocksize/law"),
+              std::string::npos)
+        << d;
+}
+
 std::string power_table(int sound_failures, int defect_detections, int seeds) {
   std::string t = csv_line(power_columns());
   for (int s = 0; s < seeds; ++s) {
