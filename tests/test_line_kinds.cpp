@@ -7,9 +7,9 @@
 // must have a failing case below. A new line kind without one fails
 // EveryKindASoundRunPrintsHasAFailingCase.
 //
-// False alarms: the sound tables come from fixed seeds and are checked at
-// kCheckFamilyAlpha, so a fresh seed would fail a sound-table assertion here
-// with probability <= 1e-3.
+// False alarms: the sound tables come from fixed seeds and are each checked
+// at kCheckFamilyAlpha, so fresh seeds would fail one of the six sound runs
+// here with probability <= 6e-3.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poslsh/bounds.h>
