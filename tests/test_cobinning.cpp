@@ -58,7 +58,8 @@ TEST(Cobinning, OffsetsAreDistinctIncreasingAndFitTheRange) {
   const auto t = cobin_offsets(100, 16.0, 24);  // room: 100/2 - 1 = 49
   EXPECT_EQ(t.back(), 49);
   for (std::size_t i = 1; i < t.size(); ++i) EXPECT_LT(t[i - 1], t[i]);
-  EXPECT_EQ(cobin_offsets(1 << 20, 64.0, 24).size(), 24u);
+  EXPECT_EQ(cobin_offsets(1 << 20, 64.0, 24).size(), 25u);  // t = 1 and 24 spread
+  EXPECT_EQ(cobin_offsets(1 << 20, 16.0, 24).front(), 1);   // the spread ones are 4, 8, ...
   EXPECT_THROW(cobin_offsets(3, 1.0, 24), std::invalid_argument);
   EXPECT_THROW(cobin_offsets(100, -1.0, 24), std::invalid_argument);
   EXPECT_THROW(cobin_offsets(100, 1.0, 0), std::invalid_argument);

@@ -46,9 +46,11 @@ CobinRegion parse_cobin_region(const std::string& name);
 // The anchor position of a region in [0, n).
 std::int64_t cobin_anchor(CobinRegion region, std::int64_t n);
 
-// The offsets tested at scale sigma: about `points` distinct integers evenly
-// spread over [1, 6 sigma] (all of 1..6 sigma when there are fewer), each at
-// most the room the anchors leave, floor(n / 2) - 1. Throws
+// The offsets tested at scale sigma: t = 1 and about `points` distinct
+// integers evenly spread over [1, 6 sigma] (all of 1..6 sigma when there are
+// fewer), each at most the room the anchors leave, floor(n / 2) - 1. (t = 1
+// because an evenly spread grid can be all even, blind to positions rounded
+// to a grid of 2, as float32 rounds them past 2^24.) Throws
 // std::invalid_argument unless n >= 4, sigma > 0 finite, points >= 1.
 std::vector<std::int64_t> cobin_offsets(std::int64_t n, double sigma, int points);
 

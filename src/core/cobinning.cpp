@@ -52,12 +52,13 @@ std::vector<std::int64_t> cobin_offsets(std::int64_t n, double sigma, int points
     throw std::invalid_argument("cobinning: sigma must be a finite number > 0");
   if (points < 1) throw std::invalid_argument("cobinning: points must be >= 1");
   const double top = std::min(6 * sigma, static_cast<double>(n / 2 - 1));
-  std::vector<std::int64_t> t;
+  // t = 1 always: an even grid of offsets (4, 8, ... at sigma = 16) cannot see
+  // positions rounded to a grid of 2 (float32 past 2^24), t = 1 can.
+  std::vector<std::int64_t> t = {1};
   for (int j = 1; j <= points; ++j) {
     const auto v = static_cast<std::int64_t>(std::llround(top * j / points));
-    if (v >= 1 && (t.empty() || v > t.back())) t.push_back(v);
+    if (v > t.back()) t.push_back(v);
   }
-  if (t.empty()) t.push_back(1);
   return t;
 }
 
