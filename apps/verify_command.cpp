@@ -19,7 +19,8 @@ Action add_verify_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
       "verify",
-      "Run the unbiasedness, dispersion and block-size checks on another sampler's output");
+      "Run the co-binning, dispersion (every batch scale), block-size and pitch-law checks on "
+      "another sampler's output");
   auto* blocks = cmd->add_option(
       "--blocks", o->blocks,
       "CSV sample,start,end (end exclusive), every sample a partition of [0, n), as written by "

@@ -265,6 +265,79 @@ std::string power_report_markdown(const CsvTable& summary) {
   return md;
 }
 
+std::int64_t seeds_to_decide_power(double level) {
+  // Fewest seeds at which 0 detections give an interval below the target.
+  std::int64_t n = 1;
+  while (clopper_pearson({n, 0}, level).high >= kPowerTarget) ++n;
+  return n;
+}
+
+std::int64_t seeds_to_decide_false_alarm(double level) {
+  // Fewest seeds at which a false alarm in every seed gives an interval above
+  // the family-wise rate.
+  std::int64_t n = 1;
+  while (clopper_pearson({n, n}, level).low <= kCheckFamilyAlpha) ++n;
+  return n;
+}
+
+namespace {
+
+// The check kinds that caught defect d, strongest first (at most three).
+std::string caught_by(const PowerRates& pr, const std::string& d) {
+  std::vector<std::pair<double, std::string>> by;
+  for (const auto& key : pr.order) {
+    if (std::get<0>(key) != d || std::get<2>(key) == "any") continue;
+    const Rate& k = pr.rates.at(key);
+    if (k.failed > 0)
+      by.push_back({static_cast<double>(k.failed) / static_cast<double>(k.seeds),
+                    std::get<1>(key) + "/" + std::get<2>(key)});
+  }
+  std::stable_sort(by.begin(), by.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  std::string caught;
+  for (std::size_t i = 0; i < by.size() && i < 3; ++i)
+    caught += fmt::format("{}{} {:.3f}", i ? ", " : "", by[i].second, by[i].first);
+  return caught;
+}
+
+CheckOutcome false_alarm_line(const Rate& r, double level, const std::string& caught) {
+  const Interval ci = clopper_pearson(r, level);
+  const double rate = static_cast<double>(r.failed) / static_cast<double>(r.seeds);
+  const std::string numbers = fmt::format(
+      "some check failed in {} of {} seeds (rate {:.4f}, {:.4g}-level interval [{:.2g}, {:.2g}])",
+      r.failed, r.seeds, rate, 1 - level, ci.low, ci.high);
+  const std::string failing = caught.empty() ? "" : "; failing: " + caught;
+  const std::int64_t need = seeds_to_decide_false_alarm(level);
+  if (r.seeds < need)
+    return {"false-alarm[sound]", Verdict::kNotApplicable,
+            fmt::format("{}; {} seeds cannot show a rate above {} even if every seed failed: "
+                        "needs >= {} seeds{}",
+                        numbers, r.seeds, kCheckFamilyAlpha, need, failing)};
+  return {"false-alarm[sound]", ci.low > kCheckFamilyAlpha ? Verdict::kFail : Verdict::kPass,
+          fmt::format("{}; fails when the interval lies above {}{}", numbers, kCheckFamilyAlpha,
+                      failing)};
+}
+
+CheckOutcome power_line(const std::string& d, const Rate& r, double level,
+                        const std::string& caught) {
+  const Interval ci = clopper_pearson(r, level);
+  const double rate = static_cast<double>(r.failed) / static_cast<double>(r.seeds);
+  const std::string numbers = fmt::format(
+      "detected in {} of {} seeds (rate {:.4f}, {:.4g}-level interval [{:.3g}, {:.3g}])", r.failed,
+      r.seeds, rate, 1 - level, ci.low, ci.high);
+  const std::string by = "; by: " + (caught.empty() ? std::string("nothing") : caught);
+  const std::int64_t need = seeds_to_decide_power(level);
+  const std::string name = fmt::format("power[{}]", d);
+  if (r.seeds < need)
+    return {name, Verdict::kNotApplicable,
+            fmt::format("{}; {} seeds cannot show a rate below {} even if no seed detected it: "
+                        "needs >= {} seeds{}",
+                        numbers, r.seeds, kPowerTarget, need, by)};
+  return {name, ci.high < kPowerTarget ? Verdict::kFail : Verdict::kPass,
+          fmt::format("{}; fails when the interval lies below {}{}", numbers, kPowerTarget, by)};
+}
+
+}  // namespace
+
 std::vector<CheckOutcome> check_power_table(const CsvTable& table, double alpha) {
   const PowerRates pr = power_rates(table);
   std::vector<std::string> defects;
@@ -274,36 +347,8 @@ std::vector<CheckOutcome> check_power_table(const CsvTable& table, double alpha)
   const double level = alpha / static_cast<double>(std::max<std::size_t>(defects.size(), 1));
   for (const auto& d : defects) {
     const Rate& r = pr.rates.at({d, "all", "any"});
-    const Interval ci = clopper_pearson(r, level);
-    const double rate = static_cast<double>(r.failed) / static_cast<double>(r.seeds);
-    // Which check kinds caught it, strongest first.
-    std::vector<std::pair<double, std::string>> by;
-    for (const auto& key : pr.order) {
-      if (std::get<0>(key) != d || std::get<2>(key) == "any") continue;
-      const Rate& k = pr.rates.at(key);
-      if (k.failed > 0)
-        by.push_back({static_cast<double>(k.failed) / static_cast<double>(k.seeds),
-                      std::get<1>(key) + "/" + std::get<2>(key)});
-    }
-    std::stable_sort(by.begin(), by.end(), [](auto& a, auto& b) { return a.first > b.first; });
-    std::string caught;
-    for (std::size_t i = 0; i < by.size() && i < 3; ++i)
-      caught += fmt::format("{}{} {:.3f}", i ? ", " : "", by[i].second, by[i].first);
-    if (d == "sound") {
-      out.push_back(
-          {"false-alarm[sound]", ci.low > kCheckFamilyAlpha ? Verdict::kFail : Verdict::kPass,
-           fmt::format("some check failed in {} of {} seeds (rate {:.4f}, {:.4g}-level interval "
-                       "[{:.2g}, {:.2g}]); fails when the interval lies above {}{}",
-                       r.failed, r.seeds, rate, 1 - level, ci.low, ci.high, kCheckFamilyAlpha,
-                       caught.empty() ? "" : "; failing: " + caught)});
-    } else {
-      out.push_back(
-          {fmt::format("power[{}]", d), ci.high < 0.99 ? Verdict::kFail : Verdict::kPass,
-           fmt::format("detected in {} of {} seeds (rate {:.4f}, {:.4g}-level interval [{:.3g}, "
-                       "{:.3g}]); fails when the interval lies below 0.99; by: {}",
-                       r.failed, r.seeds, rate, 1 - level, ci.low, ci.high,
-                       caught.empty() ? "nothing" : caught)});
-    }
+    out.push_back(d == "sound" ? false_alarm_line(r, level, caught_by(pr, d))
+                               : power_line(d, r, level, caught_by(pr, d)));
   }
   return out;
 }

@@ -72,6 +72,17 @@ std::string power_report_markdown(const CsvTable& summary);
 // Clopper-Pearson interval of its detection rate lies below 0.99; for the
 // sound sampler, FAIL when that interval of the false-alarm rate lies above
 // kCheckFamilyAlpha. Info lines give every rate with its interval.
+// A line whose seeds could not FAIL whatever they showed is n/a, and says how
+// many seeds it needs (seeds_to_decide_*): no PASS without evidence.
 std::vector<CheckOutcome> check_power_table(const CsvTable& table, double alpha);
+
+// The detection rate a power line requires of a defect.
+inline constexpr double kPowerTarget = 0.99;
+// Fewest seeds at which a power line at two-sided Clopper-Pearson level
+// `level` could FAIL (no seed detecting the defect puts the interval below
+// kPowerTarget), and at which the false-alarm line could FAIL (every seed
+// failing puts it above kCheckFamilyAlpha).
+std::int64_t seeds_to_decide_power(double level);
+std::int64_t seeds_to_decide_false_alarm(double level);
 
 }  // namespace poslsh

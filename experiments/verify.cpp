@@ -5,9 +5,11 @@
 #include <poslsh/block_size_law.h>
 #include <poslsh/cobinning.h>
 #include <poslsh/input_error.h>
+#include <poslsh/pitch_law.h>
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 
 #include "experiments/unbiasedness.h"
@@ -107,6 +109,7 @@ std::vector<VerifySample> samples_from_hashes(const CsvTable& t, std::int64_t n)
                                    printable(t.text(r, "shift"))));
     const PositionalHash h{pitch, shift};
     VerifySample s;
+    s.pitch = pitch;
     for (int a = 0; a < 3; ++a) s.runs[a] = cobin_run(h, all_cobin_regions()[a], n);
     // The partition depends on the shift modulo the pitch only; the O(1)
     // largest-block scan wants it in [0, pitch].
@@ -119,13 +122,155 @@ std::vector<VerifySample> samples_from_hashes(const CsvTable& t, std::int64_t n)
   return out;
 }
 
+namespace {
+
+// Cut points c sigma of the pitch law test, dense in the tail.
+constexpr double kPitchCuts[] = {0.25, 0.5, 1, 2, 3, 4, 6, 8, 10, 12, 14, 16};
+constexpr double kPitchCap = 10;  // the stated defect: pitches redrawn above 10 sigma
+constexpr std::size_t kNumPitchCuts = std::size(kPitchCuts);
+
+// Two-sided exact binomial p of `at_most` of `total` at or below a point of
+// null probability `below` (`above` = 1 - below, accurate in the far tail).
+double cdf_point_p(std::int64_t at_most, std::int64_t total, double below, double above) {
+  return below <= 0.5 ? binomial_two_sided_p(at_most, total, below)
+                      : binomial_two_sided_p(total - at_most, total, above);
+}
+
+CheckOutcome law_outcome(const std::vector<VerifySample>& samples, const VerifyOptions& o,
+                         double level) {
+  const BlockSizeLaw law(o.n, o.sigma, 1);
+  const std::int64_t count = static_cast<std::int64_t>(samples.size());
+  const std::string name = fmt::format("law[n={},sigma={},s=1]", o.n, format_double(o.sigma));
+  if (count < kMinLawSamples)
+    return {name, Verdict::kNotApplicable, fmt::format("{} samples < {}", count, kMinLawSamples)};
+  if (!law_applies(o.n, o.sigma, 1, count))
+    return {name, Verdict::kNotApplicable,
+            fmt::format("n too small for the law F(b): samples x E[pitch]/(2n) = {:.3g} > 0.5",
+                        static_cast<double>(count) * law_deviation_rate(o.n, o.sigma, 1))};
+  std::vector<std::int64_t> b_max;
+  double total = 0;
+  for (const auto& s : samples) {
+    b_max.push_back(s.b_max);
+    total += static_cast<double>(s.b_max);
+  }
+  const BlockSizeFit fit = block_size_fit(b_max, law);
+  if (fit.cdf_cuts < 1)
+    return {name, Verdict::kNotApplicable, "a single cell of expected count >= 5"};
+  return {name, fit.cdf_p_value >= level ? Verdict::kPass : Verdict::kFail,
+          fmt::format("{} samples: largest block of each vs its exact law F(b), empirical CDF at "
+                      "{} cut points, exact binomial tails (Bonferroni over the cuts): p = {:.3g} "
+                      "(worst at b = {}); needs >= {:.2g}; chi2 = {:.2f} (reported, not tested); "
+                      "mean {:.3f} vs law {:.3f}",
+                      count, fit.cdf_cuts, fit.cdf_p_value, fit.worst_cut, level,
+                      fit.test.statistic, total / static_cast<double>(count), mean(law))};
+}
+
+// The fewest samples at which pitches capped at kPitchCap sigma (none above
+// it) fail the pitch law test at `level`: 2 (1 - P(delta > cap))^H cuts <= level.
+std::int64_t samples_to_catch_capped_pitch(double level) {
+  const double above = tail(PitchLaw(1.0), kPitchCap);
+  return static_cast<std::int64_t>(
+      std::ceil(std::log(level / (2.0 * kNumPitchCuts)) / std::log1p(-above)));
+}
+
+CheckOutcome pitch_law_outcome(const std::vector<VerifySample>& samples, const VerifyOptions& o,
+                               double level) {
+  const std::string name = fmt::format("pitch-law[sigma={}]", format_double(o.sigma));
+  if (samples.empty() || !(samples.front().pitch > 0))
+    return {name, Verdict::kNotApplicable, "blocks carry no pitch: give --hashes to test it"};
+  const PitchLaw law(o.sigma);
+  const auto total = static_cast<std::int64_t>(samples.size());
+  double smallest = 2, worst_cut = 0, worst_observed = 0;
+  for (const double c : kPitchCuts) {
+    const double cut = c * o.sigma;
+    std::int64_t at_most = 0;
+    for (const auto& s : samples) at_most += s.pitch <= cut;
+    const double p = cdf_point_p(at_most, total, cdf(law, cut), tail(law, cut));
+    if (p < smallest)
+      smallest = p, worst_cut = c,
+      worst_observed = static_cast<double>(total - at_most) / static_cast<double>(total);
+  }
+  const double p_value = std::min(1.0, smallest * static_cast<double>(kNumPitchCuts));
+  return {name, p_value >= level ? Verdict::kPass : Verdict::kFail,
+          fmt::format("{} pitches vs Gamma(2, sigma): empirical CDF at {} cut points c sigma, "
+                      "c = 0.25..16, exact binomial tails (Bonferroni over the cuts): p = {:.3g} "
+                      "(worst at {} sigma: fraction above {:.4g} vs law {:.4g}); needs >= {:.2g}; "
+                      "pitches capped at {} sigma fail from {} samples",
+                      total, kNumPitchCuts, p_value, format_double(worst_cut), worst_observed,
+                      tail(law, worst_cut * o.sigma), level, format_double(kPitchCap),
+                      samples_to_catch_capped_pitch(level))};
+}
+
+// The offset whose co-binning probability is nearest 1/2 (largest variance).
+std::int64_t half_offset(const std::vector<std::int64_t>& offsets, double sigma) {
+  std::int64_t best = offsets.front();
+  for (const auto t : offsets)
+    if (std::abs(cobin_probability(sigma, t) - 0.5) <
+        std::abs(cobin_probability(sigma, best) - 0.5))
+      best = t;
+  return best;
+}
+
+// Batch sizes 2, 4, ... with at least 4 whole batches of the samples.
+std::vector<std::int64_t> lag_batches(std::int64_t samples) {
+  std::vector<std::int64_t> m;
+  for (std::int64_t b = 2; samples / b >= 4; b *= 2) m.push_back(b);
+  return m;
+}
+
+std::vector<CheckOutcome> lag_dispersion_outcomes(const std::vector<VerifySample>& samples,
+                                                  const VerifyOptions& o, double alpha) {
+  const auto batches = lag_batches(static_cast<std::int64_t>(samples.size()));
+  const std::int64_t t = half_offset(cobin_offsets(o.n, o.sigma, o.points), o.sigma);
+  const double p = cobin_probability(o.sigma, t);
+  const double level = alpha / static_cast<double>(all_cobin_regions().size() *
+                                                   std::max<std::size_t>(1, batches.size()));
+  std::vector<CheckOutcome> out;
+  for (std::size_t a = 0; a < all_cobin_regions().size(); ++a) {
+    const std::string name =
+        fmt::format("dispersion-lags[n={},sigma={},{}]", o.n, format_double(o.sigma),
+                    cobin_region_name(all_cobin_regions()[a]));
+    if (batches.empty()) {
+      out.push_back({name, Verdict::kNotApplicable, "fewer than 8 samples"});
+      continue;
+    }
+    double worst_p = 2, worst_ratio = 1;
+    std::int64_t worst_m = 0;
+    for (const std::int64_t m : batches) {
+      const std::int64_t used = static_cast<std::int64_t>(samples.size()) / m * m;
+      std::int64_t cobinned = 0, sumsq = 0, current = 0;
+      for (std::int64_t i = 0; i < used; ++i) {
+        current += t < samples[static_cast<std::size_t>(i)].runs[a];
+        if ((i + 1) % m != 0) continue;
+        cobinned += current;
+        sumsq += current * current;
+        current = 0;
+      }
+      const DispersionTest d = dispersion_statistic(cobinned, sumsq, used, m, p);
+      if (d.p_value < worst_p) worst_p = d.p_value, worst_ratio = d.ratio, worst_m = m;
+    }
+    out.push_back({name, worst_p >= level ? Verdict::kPass : Verdict::kFail,
+                   fmt::format("offset t = {} (p = {:.3f}) over batches of 2..{} consecutive "
+                               "samples ({} sizes, >= 4 batches each): most extreme at batch {}: "
+                               "batch variance / binomial = {:.4f}, Chernoff p = {:.3g}; needs "
+                               ">= {:.2g} (family-wise {:.2g} over {} tests)",
+                               t, p, batches.back(), batches.size(), worst_m, worst_ratio, worst_p,
+                               level, alpha, batches.size() * all_cobin_regions().size())});
+  }
+  return out;
+}
+
+}  // namespace
+
 VerifyReport verify_samples(const std::vector<VerifySample>& samples, const VerifyOptions& o) {
   if (static_cast<std::int64_t>(samples.size()) < o.batch)
     throw InputError(fmt::format("{} samples: the checks need at least one batch of {}",
                                  samples.size(), o.batch));
   VerifyReport report;
-  // Alpha: three quarters to the co-binning families, a quarter to the law.
-  const double cobin_alpha = 0.75 * o.alpha, law_alpha = 0.25 * o.alpha;
+  // Alpha (Bonferroni): three quarters to the co-binning families, the rest to
+  // the block-size law, the pitch law and dependence across scales.
+  const double cobin_alpha = 0.75 * o.alpha, law_alpha = 0.1 * o.alpha,
+               pitch_alpha = 0.075 * o.alpha, lags_alpha = 0.075 * o.alpha;
   const auto offsets = cobin_offsets(o.n, o.sigma, o.points);
   std::string rows = csv_line(unbiasedness_columns());
   for (int a = 0; a < 3; ++a) {
@@ -139,38 +284,10 @@ VerifyReport verify_samples(const std::vector<VerifySample>& samples, const Veri
   report.detectable_scale =
       detectable_scale_error(offsets, report.samples, o.sigma,
                              cobin_scale_level(cobin_alpha, all_cobin_regions().size()), 0.99);
-
-  const BlockSizeLaw law(o.n, o.sigma, 1);
-  const std::int64_t count = static_cast<std::int64_t>(samples.size());
-  const std::string name = fmt::format("law[n={},sigma={},s=1]", o.n, format_double(o.sigma));
-  if (count < kMinLawSamples) {
-    report.outcomes.push_back(
-        {name, Verdict::kNotApplicable, fmt::format("{} samples < {}", count, kMinLawSamples)});
-  } else if (!law_applies(o.n, o.sigma, 1, count)) {
-    report.outcomes.push_back(
-        {name, Verdict::kNotApplicable,
-         fmt::format("n too small for the law F(b): samples x E[pitch]/(2n) = {:.3g} > 0.5",
-                     static_cast<double>(count) * law_deviation_rate(o.n, o.sigma, 1))});
-  } else {
-    std::vector<std::int64_t> b_max;
-    double total = 0;
-    for (const auto& s : samples) {
-      b_max.push_back(s.b_max);
-      total += static_cast<double>(s.b_max);
-    }
-    const BlockSizeFit fit = block_size_fit(b_max, law);
-    if (!fit.test.testable) {
-      report.outcomes.push_back(
-          {name, Verdict::kNotApplicable, "a single cell of expected count >= 5"});
-    } else {
-      report.outcomes.push_back(
-          {name, fit.test.p_value >= law_alpha ? Verdict::kPass : Verdict::kFail,
-           fmt::format("largest block of each sample vs its exact law F(b): chi2 = {:.2f}, dof = "
-                       "{}, p = {:.3g}; needs >= {:.2g}; mean {:.3f} vs law {:.3f}",
-                       fit.test.statistic, fit.test.dof, fit.test.p_value, law_alpha,
-                       total / static_cast<double>(count), mean(law))});
-    }
-  }
+  for (auto& line : lag_dispersion_outcomes(samples, o, lags_alpha))
+    report.outcomes.push_back(std::move(line));
+  report.outcomes.push_back(law_outcome(samples, o, law_alpha));
+  report.outcomes.push_back(pitch_law_outcome(samples, o, pitch_alpha));
   return report;
 }
 

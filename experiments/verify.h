@@ -5,7 +5,17 @@
 //  - the co-binning checks (unbiasedness.h: mean, scale, dispersion) at the
 //    start, middle and end anchors, one run per sample per anchor;
 //  - the block-size law: each sample's largest block against F(b) (the law of
-//    b_max for s = 1), chi-square, where the law applies (block_size_law.h).
+//    b_max for s = 1), exact binomial tails of the empirical CDF at the law's
+//    cut points, where the law applies (block_size_law.h);
+//  - the pitch law (hashes only): the empirical CDF of the pitches against
+//    Gamma(2, sigma) at fixed cut points c sigma up to 16 sigma, exact
+//    binomial tails, so a law right in the bulk and wrong in the tail (e.g.
+//    pitches capped at 10 sigma) fails at a sample count the line states;
+//  - dependence at every scale: per anchor, the dispersion test
+//    (cobinning.h) of the offset nearest p = 1/2 over batches of 2^k
+//    consecutive samples for every k with at least 4 batches, so samples that
+//    repeat or correlate at any lag up to a quarter of the sample count move
+//    some batch variance.
 // Samples are taken in file order: the dispersion test batches consecutive
 // samples, so a sampler whose nearby samples are dependent fails it.
 #pragma once
@@ -25,6 +35,7 @@ namespace poslsh {
 struct VerifySample {
   std::int64_t b_max = 0;
   std::array<std::int64_t, 3> runs{};
+  double pitch = 0;  // > 0 when the sample came as a hash; 0 for blocks
 };
 
 // Reads a `poslsh sample --blocks` style table: columns sample,start,end,

@@ -9,6 +9,7 @@
 #include <poslsh/positional_hash.h>
 #include <poslsh/rng.h>
 
+#include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/gamma.hpp>
 #include <boost/math/quadrature/exp_sinh.hpp>
 #include <cmath>
@@ -270,7 +271,38 @@ TEST(BlockSizeFit, AcceptsTheCorrectSamplerAndRejectsWrongOnes) {
         << "pitch x 1.2 not caught: sigma=" << sigma << " s=" << c.s;
     EXPECT_LT(block_size_fit(sample_b_max(exponential, n, c.s, trials), law).test.p_value, 1e-3)
         << "exponential pitch not caught: sigma=" << sigma << " s=" << c.s;
+    // The exact test the verdicts use has the same power on these defects.
+    EXPECT_GE(good.cdf_p_value, 1e-3) << "sigma=" << sigma << " s=" << c.s;
+    EXPECT_LT(block_size_fit(sample_b_max(scaled, n, c.s, trials), law).cdf_p_value, 1e-3)
+        << "pitch x 1.2 not caught by the exact CDF test: sigma=" << sigma << " s=" << c.s;
+    EXPECT_LT(block_size_fit(sample_b_max(exponential, n, c.s, trials), law).cdf_p_value, 1e-3)
+        << "exponential pitch not caught by the exact CDF test: sigma=" << sigma << " s=" << c.s;
   }
+}
+
+// The exact CDF test against its definition, summed by hand: at every cut
+// point between cells, #{b_max <= cut} against Binomial(trials, F(cut)^s),
+// two-sided, times the number of cuts.
+TEST(BlockSizeFit, ExactCdfTestIsBonferroniOverBinomialTailsAtTheCuts) {
+  const BlockSizeLaw law(std::int64_t{1} << 20, 4.0, 8);
+  std::vector<std::int64_t> sample;
+  for (int t = 0; t < 400; ++t) sample.push_back(12 + (t * 7) % 25);  // a flat, wrong law
+  const BlockSizeFit fit = block_size_fit(sample, law);
+  ASSERT_GE(fit.cdf_cuts, 2);
+  double smallest = 2;
+  for (int i = 0; i < fit.cdf_cuts; ++i) {
+    const std::int64_t cut = fit.cells[static_cast<std::size_t>(i)].hi;
+    std::int64_t k = 0;
+    for (const auto b : sample) k += b <= cut;
+    const boost::math::binomial_distribution<double> bin(400.0, cdf(law, cut));
+    const double lower = boost::math::cdf(bin, static_cast<double>(k));
+    const double upper =
+        k == 0 ? 1.0 : boost::math::cdf(boost::math::complement(bin, static_cast<double>(k - 1)));
+    smallest = std::min(smallest, std::min(1.0, 2 * std::min(lower, upper)));
+  }
+  EXPECT_NEAR(fit.cdf_p_value, std::min(1.0, smallest * fit.cdf_cuts),
+              1e-6 * std::max(1e-300, fit.cdf_p_value));
+  EXPECT_LT(fit.cdf_p_value, 1e-6);
 }
 
 TEST(BlockSizeFit, RejectsValuesOutsideTheSupport) {
@@ -322,6 +354,7 @@ TEST(LawCriterion, FitFailsWhereTheCriterionFails) {
   const BlockSizeFit fit =
       block_size_fit(sample_b_max(correct, n, s, trials), BlockSizeLaw(n, sigma, s));
   EXPECT_LT(fit.test.p_value, 1e-3);
+  EXPECT_LT(fit.cdf_p_value, 1e-3);
   EXPECT_TRUE(law_applies(std::int64_t{1} << 30, sigma, s, 1000));
 }
 

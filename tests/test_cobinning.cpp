@@ -58,7 +58,8 @@ TEST(Cobinning, OffsetsAreDistinctIncreasingAndFitTheRange) {
   const auto t = cobin_offsets(100, 16.0, 24);  // room: 100/2 - 1 = 49
   EXPECT_EQ(t.back(), 49);
   for (std::size_t i = 1; i < t.size(); ++i) EXPECT_LT(t[i - 1], t[i]);
-  EXPECT_EQ(cobin_offsets(1 << 20, 64.0, 24).size(), 24u);
+  EXPECT_EQ(cobin_offsets(1 << 20, 64.0, 24).size(), 25u);  // t = 1 and 24 spread
+  EXPECT_EQ(cobin_offsets(1 << 20, 16.0, 24).front(), 1);   // the spread ones are 4, 8, ...
   EXPECT_THROW(cobin_offsets(3, 1.0, 24), std::invalid_argument);
   EXPECT_THROW(cobin_offsets(100, -1.0, 24), std::invalid_argument);
   EXPECT_THROW(cobin_offsets(100, 1.0, 0), std::invalid_argument);
@@ -89,19 +90,82 @@ TEST(Cobinning, TwoSidedBinomialPValueMatchesNaiveSums) {
   }
 }
 
-// The pooled statistic's null mean and variance from the geometric law of R,
-// summed directly: a z of exactly 0 at the mean, +-1 one sd away.
-TEST(Cobinning, PooledScaleTestUsesTheExactGeometricVariance) {
+// The exact law of a sum of `count` i.i.d. copies of an integer-valued law, by
+// convolution: the oracle of the Chernoff bound at small counts.
+std::vector<double> exact_sum_law(const FiniteLaw& law, int count) {
+  std::vector<double> dist = {1.0};
+  for (int c = 0; c < count; ++c) {
+    std::vector<double> next(dist.size() + law.value.size() - 1, 0.0);
+    for (std::size_t i = 0; i < dist.size(); ++i)
+      for (std::size_t j = 0; j < law.value.size(); ++j)
+        next[i + static_cast<std::size_t>(law.value[j])] += dist[i] * law.prob[j];
+    dist = std::move(next);
+  }
+  return dist;
+}
+
+// The Chernoff p-value bounds twice the exact tail on each side (its
+// validity), and is not loose beyond the polynomial factor of the bound
+// (its power): checked against the exact convolution at 40 copies.
+TEST(Cobinning, ChernoffBoundHoldsAgainstTheExactTailAndIsNearlyTight) {
+  const FiniteLaw law{{0, 1, 2, 3, 4}, {0.4, 0.3, 0.15, 0.1, 0.05}};
+  const int count = 40;
+  const auto dist = exact_sum_law(law, count);
+  const double mean = count * law.mean();
+  for (std::size_t s = 0; s < dist.size(); ++s) {
+    double upper = 0, lower = 0;
+    for (std::size_t j = 0; j < dist.size(); ++j) {
+      if (j >= s) upper += dist[j];
+      if (j <= s) lower += dist[j];
+    }
+    const double tail = static_cast<double>(s) >= mean ? upper : lower;
+    const double p = chernoff_two_sided_p(law, static_cast<double>(s), count);
+    EXPECT_GE(p, std::min(1.0, 2 * tail) * (1 - 1e-9)) << "sum " << s;
+    if (tail > 1e-12) EXPECT_LE(p, 2 * tail * 40) << "sum " << s;  // O(sqrt(count)) slack
+  }
+  // Outside the support: impossible under the null.
+  EXPECT_EQ(chernoff_two_sided_p(law, 4.0 * count + 1, count), 0.0);
+  // At the edge: exactly twice P(every copy at the maximum).
+  EXPECT_NEAR(chernoff_two_sided_p(law, 4.0 * count, count), 2 * std::pow(0.05, count),
+              1e-9 * std::pow(0.05, count));
+}
+
+// A deliberately loose optimiser would only cost power, but the rate must be
+// the supremum: compare with a fine grid over lambda.
+TEST(Cobinning, ChernoffCriticalDeviationMatchesTheLevel) {
+  const FiniteLaw law{{0, 1, 2, 3, 4}, {0.4, 0.3, 0.15, 0.1, 0.05}};
+  for (const double dir : {1.0, -1.0}) {
+    const double d = chernoff_critical_deviation(law, 10000, 1e-6, dir);
+    EXPECT_NEAR(chernoff_two_sided_p(law, 10000 * (law.mean() + dir * d), 10000), 1e-6, 1e-8);
+    // The grid's best lambda gives no smaller bound than the optimiser's.
+    double best = 0;
+    for (int i = 1; i <= 4000; ++i) {
+      const double lambda = dir * i * 1e-4;
+      double m = 0;
+      for (std::size_t j = 0; j < law.value.size(); ++j)
+        m += law.prob[j] * std::exp(lambda * (law.value[j] - law.mean()));
+      best = std::max(best, lambda * dir * d - std::log(m));
+    }
+    EXPECT_NEAR(best, std::log(2 / 1e-6) / 10000, 1e-7);
+  }
+}
+
+// The pooled statistic's null law from the geometric law of R, summed
+// directly: same mean and variance, z of +-1 one sd away, and the p-value is
+// the Chernoff bound of that law.
+TEST(Cobinning, PooledScaleTestUsesTheExactGeometricLaw) {
   const double sigma = 5;
   const std::vector<std::int64_t> t = {1, 4, 9, 20};
   const double q = std::exp(-1 / sigma);
   double mean = 0, second = 0;
+  FiniteLaw law{{0, 1, 2, 3, 4}, {0, 0, 0, 0, 0}};
   for (std::int64_t r = 1; r < 2000; ++r) {
     const double pr = std::pow(q, r - 1) * (1 - q);  // P(R = r)
     double x = 0;
     for (auto ti : t) x += ti < r;
     mean += pr * x;
     second += pr * x * x;
+    law.prob[static_cast<std::size_t>(x)] += pr;
   }
   const double var = second - mean * mean;
   const std::int64_t h = 10000;
@@ -118,40 +182,45 @@ TEST(Cobinning, PooledScaleTestUsesTheExactGeometricVariance) {
   const auto r = pooled_scale_test(t, counts, h, sigma);
   EXPECT_NEAR(r.z, z, 1e-9);
   EXPECT_NEAR(r.z, 1.0, 0.5 / sd + 1e-12);
-  EXPECT_NEAR(r.p_value, std::erfc(z / std::sqrt(2.0)), 1e-12);
+  EXPECT_NEAR(r.p_value, chernoff_two_sided_p(law, total, h), 1e-9);
+  // Near the mean the bound is 2 exp(-z^2 / 2) to first order.
+  EXPECT_NEAR(r.p_value, std::min(1.0, 2 * std::exp(-z * z / 2)), 0.05);
 }
 
-// dispersion_test against its definition with the binomial moments summed
-// over the pmf; a shifted mean alone must not look over-dispersed.
-TEST(Cobinning, DispersionTestMomentsAreExact) {
+// dispersion_test against its definition: the sum of (K_b - m p)^2 and the
+// Chernoff bound of the law of (K - m p)^2 under Binomial(m, p).
+TEST(Cobinning, DispersionTestIsTheChernoffBoundOfTheBatchLaw) {
   const std::int64_t m = 16;
   const double p = 0.4;
   // 400 batches whose counts alternate 9 and 4 around m p = 6.4.
   const std::int64_t batches = 400;
   std::int64_t k_total = 0, sumsq = 0;
+  double observed = 0;
   for (std::int64_t i = 0; i < batches; ++i) {
     const std::int64_t k = i % 2 ? 4 : 9;
     k_total += k;
     sumsq += k * k;
+    observed += (k - m * p) * (k - m * p);
   }
   const DispersionTest d = dispersion_test(k_total, sumsq, batches * m, m, p);
   ASSERT_TRUE(d.applicable);
-  // Centred on the observed mean 6.5 with rate 6.5 / 16; the moments at that rate.
-  const double ph = 6.5 / m;
-  double mu2h = 0, mu4h = 0;
-  const boost::math::binomial_distribution<double> bh(m, ph);
+  FiniteLaw law;
+  double mu2 = 0, mu4 = 0;
+  const boost::math::binomial_distribution<double> b(m, p);
   for (std::int64_t k = 0; k <= m; ++k) {
-    const double dev = k - m * ph, pk = boost::math::pdf(bh, static_cast<double>(k));
-    mu2h += pk * dev * dev;
-    mu4h += pk * dev * dev * dev * dev;
+    const double dev = k - m * p, pk = boost::math::pdf(b, static_cast<double>(k));
+    law.value.push_back(dev * dev);
+    law.prob.push_back(pk);
+    mu2 += pk * dev * dev;
+    mu4 += pk * dev * dev * dev * dev;
   }
-  const double observed = batches * 2.5 * 2.5;  // every count 2.5 from 6.5
-  const double z = (observed - (batches - 1) * mu2h) / std::sqrt(batches * (mu4h - mu2h * mu2h));
-  EXPECT_NEAR(d.z, z, 1e-9 * std::abs(z));
-  EXPECT_NEAR(d.ratio, observed / ((batches - 1) * mu2h), 1e-12);
-  // A shifted mean alone does not move it: all batches at 9 (rate 9/16, no spread).
-  const DispersionTest flat = dispersion_test(9 * batches, 81 * batches, batches * m, m, p);
-  EXPECT_LT(flat.z, -10);  // under-dispersed, as it should be: zero variance
+  EXPECT_NEAR(d.ratio, observed / (batches * mu2), 1e-12);
+  EXPECT_NEAR(d.z, (observed - batches * mu2) / std::sqrt(batches * (mu4 - mu2 * mu2)), 1e-9);
+  EXPECT_NEAR(d.p_value, chernoff_two_sided_p(law, observed, batches), 1e-12);
+  EXPECT_LT(d.p_value, 1e-6);  // over-dispersed: 1.5x the binomial variance
+  // Every batch at the null mean's nearest counts: under-dispersed, detected.
+  const DispersionTest flat = dispersion_test(6 * batches, 36 * batches, batches * m, m, p);
+  EXPECT_LT(flat.p_value, 1e-10);
   // Not applicable where the batch count is nearly always 0.
   EXPECT_FALSE(dispersion_test(1, 1, 1600, 16, 0.01).applicable);
 }

@@ -45,6 +45,23 @@ TEST(Power, BmaxInflationIsCaughtByTheBlocksizeChecks) {
   EXPECT_NE(failed_kinds(power_cell_rows(parse_planted_defect("bmax-sigma-ln-n"), 3, z)), "");
 }
 
+// The defects that no per-hash law or nearby-hash test sees: repeated trials,
+// repeats at lag 64, pitches capped at 10 sigma. With s = 512 hashes per trial
+// the block-size law sees each (identical trials; 256 distinct pitches; no
+// trial's largest pitch above 10 sigma, where 23% of them should be).
+TEST(Power, TrialRepeatsLagRepeatsAndACappedTailAreCaughtByTheLaw) {
+  PowerSizes z;
+  z.blocksize_n = {1 << 16, 1 << 25};
+  z.blocksize_sigma = {4};
+  z.blocksize_s = {512};
+  z.blocksize_trials = 300;
+  EXPECT_EQ(failed_kinds(power_cell_rows(parse_planted_defect("sound"), 3, z)), "");
+  for (const char* d : {"repeated-trials", "repeat-lag-64", "pitch-cap-10sigma"})
+    EXPECT_NE(failed_kinds(power_cell_rows(parse_planted_defect(d), 3, z)).find("blocksize/law"),
+              std::string::npos)
+        << d;
+}
+
 std::string power_table(int sound_failures, int defect_detections, int seeds) {
   std::string t = csv_line(power_columns());
   for (int s = 0; s < seeds; ++s) {
@@ -77,6 +94,41 @@ TEST(Power, ChecksFailOnlyOnClearEvidence) {
   // One false alarm in 50 seeds is not evidence of a rate above 1e-3 at this level.
   out = check_power_table(CsvTable::parse(power_table(1, 50, 50)), 1e-3);
   EXPECT_EQ(verdict_of(out, "false-alarm[sound]"), Verdict::kPass);
+}
+
+TEST(Power, LinesThatCannotFailAreNotApplicable) {
+  // At alpha 1e-4 over two defects (level 5e-5), 0 of 2 detected gives the
+  // interval [0, 1 - (2.5e-5)^(1/2)] = [0, 0.995]: no outcome of two seeds
+  // could FAIL the power line, so it is n/a, naming the seeds it needs.
+  const double alpha = 1e-4, level = alpha / 2;
+  const std::int64_t need = seeds_to_decide_power(level);
+  EXPECT_EQ(need, 3);  // 1 - (level/2)^(1/n) < 0.99 first at n = 3
+  auto out = check_power_table(CsvTable::parse(power_table(0, 0, 2)), alpha);
+  EXPECT_EQ(verdict_of(out, "power[pitch-x1.05]"), Verdict::kNotApplicable);
+  for (const auto& o : out) {
+    if (o.check == "power[pitch-x1.05]") {
+      EXPECT_NE(o.detail.find("needs >= 3 seeds"), std::string::npos) << o.detail;
+    }
+  }
+  // At the needed count the line decides: 0 of 3 FAILs, 3 of 3 PASSes.
+  out = check_power_table(CsvTable::parse(power_table(0, 0, need)), alpha);
+  EXPECT_EQ(verdict_of(out, "power[pitch-x1.05]"), Verdict::kFail);
+  out = check_power_table(CsvTable::parse(power_table(0, need, need)), alpha);
+  EXPECT_EQ(verdict_of(out, "power[pitch-x1.05]"), Verdict::kPass);
+  // The false-alarm line: one seed cannot show a rate above 1e-3.
+  const std::int64_t fa_need = seeds_to_decide_false_alarm(level);
+  EXPECT_EQ(fa_need, 2);
+  out = check_power_table(CsvTable::parse(power_table(1, 1, 1)), alpha);
+  EXPECT_EQ(verdict_of(out, "false-alarm[sound]"), Verdict::kNotApplicable);
+  out = check_power_table(CsvTable::parse(power_table(fa_need, 0, fa_need)), alpha);
+  EXPECT_EQ(verdict_of(out, "false-alarm[sound]"), Verdict::kFail);
+  // The example: five samplers at 1e-3, 0 of 2 seeds: n/a, not PASS.
+  std::string t = power_table(0, 0, 2);
+  for (const char* d : {"pitch-x0.95", "zero-shift", "gamma3-pitch"})
+    for (int s = 0; s < 2; ++s) t += fmt::format("{},{},unbiasedness,cobin-mean,1,\n", d, s);
+  out = check_power_table(CsvTable::parse(t), 1e-3);
+  EXPECT_EQ(verdict_of(out, "power[pitch-x1.05]"), Verdict::kNotApplicable);
+  EXPECT_EQ(verdict_of(out, "power[zero-shift]"), Verdict::kNotApplicable);
 }
 
 TEST(Power, SummaryHasRatesAndClopperPearsonIntervals) {

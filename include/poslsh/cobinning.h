@@ -46,9 +46,11 @@ CobinRegion parse_cobin_region(const std::string& name);
 // The anchor position of a region in [0, n).
 std::int64_t cobin_anchor(CobinRegion region, std::int64_t n);
 
-// The offsets tested at scale sigma: about `points` distinct integers evenly
-// spread over [1, 6 sigma] (all of 1..6 sigma when there are fewer), each at
-// most the room the anchors leave, floor(n / 2) - 1. Throws
+// The offsets tested at scale sigma: t = 1 and about `points` distinct
+// integers evenly spread over [1, 6 sigma] (all of 1..6 sigma when there are
+// fewer), each at most the room the anchors leave, floor(n / 2) - 1. (t = 1
+// because an evenly spread grid can be all even, blind to positions rounded
+// to a grid of 2, as float32 rounds them past 2^24.) Throws
 // std::invalid_argument unless n >= 4, sigma > 0 finite, points >= 1.
 std::vector<std::int64_t> cobin_offsets(std::int64_t n, double sigma, int points);
 
@@ -85,8 +87,27 @@ class CobinCounts {
 // min(1, 2 min(P(X <= k), P(X >= k))).
 double binomial_two_sided_p(std::int64_t k, std::int64_t h, double p);
 
-// The pooled test over the offsets of one anchor: z of sum_t K_t against its
-// exact mean and variance under the null, and the ratio observed/expected.
+// A law on finitely many values (probabilities summing to 1).
+struct FiniteLaw {
+  std::vector<double> value, prob;
+  double mean() const;
+};
+
+// Two-sided p-value bound from the Chernoff inequality for the sum S of
+// `count` i.i.d. copies of V ~ law: with d = S / count - E[V] and I the Cramer
+// rate function of the law, min(1, 2 exp(-count I(E[V] + d))). Valid for any
+// count and any law (P(S / count - E V >= d) <= exp(-count I(E V + d)) for
+// d >= 0, the same below), so a test rejecting when it is <= alpha has
+// false-alarm probability <= alpha with no approximation.
+double chernoff_two_sided_p(const FiniteLaw& law, double sum, double count);
+// The smallest deviation |d| of the mean in direction dir (+1 or -1) whose
+// chernoff_two_sided_p is <= level; infinity when none within the support.
+double chernoff_critical_deviation(const FiniteLaw& law, double count, double level, double dir);
+
+// The pooled test over the offsets of one anchor: sum_t K_t = sum over hashes
+// of Y = #{t : t < R}, whose exact law is P(Y >= j) = exp(-t_j / sigma) (t_j
+// the j-th smallest offset). p-value: the Chernoff bound above with that law;
+// z (reported, not tested): the standardised sum; ratio: observed/expected.
 struct PooledScaleTest {
   double z = 0, p_value = 1, ratio = 1;
 };
@@ -94,26 +115,30 @@ PooledScaleTest pooled_scale_test(std::span<const std::int64_t> offsets,
                                   std::span<const std::int64_t> cobinned, std::int64_t hashes,
                                   double sigma);
 
-// The dispersion test of one offset: sum_b (K_b - Kbar)^2 over the B batches,
-// centred on the observed mean Kbar = K / B so that it sees dependence between
-// hashes and not a wrong mean, against its mean (B - 1) m p q and variance
-// B (mu4 - (m p q)^2), mu4 = m p q (1 + 3 (m - 2) p q) the binomial's fourth
-// central moment, at the observed rate p = K / (B m) (consistent under the
-// null; the O(1/B) corrections are far below the noise for B >= 100). Normal
-// approximation over B batches: applicable only when m min(p0, 1 - p0) >= 2
-// for the null rate p0 and B >= 100 (the summands are then not too skewed for
-// the tail levels used).
+// The dispersion test of one offset: S = sum_b (K_b - m p)^2 over the B batches
+// of m hashes, p the null rate: under the null a sum of B i.i.d. copies of
+// (K - m p)^2, K ~ Binomial(m, p), so its p-value is the Chernoff bound with
+// that exact law. Dependence between the hashes of a batch moves S off B m p q
+// (repeated hashes inflate it, antithetic ones deflate it); a wrong mean also
+// inflates it, by B m^2 (p' - p)^2, which the mean and scale tests see first.
+// Applicable only when m min(p, 1 - p) >= 2 and B >= 100 (a design rule for
+// power, not for validity: the bound holds for any p and B).
 struct DispersionTest {
   bool applicable = false;
   double z = 0, p_value = 1, ratio = 1;  // ratio: observed / expected sum of squares
 };
 DispersionTest dispersion_test(std::int64_t cobinned, std::int64_t batch_sumsq, std::int64_t hashes,
                                std::int64_t batch, double p);
+// The same statistic without the applicability rule (any batch >= 1, any
+// number of whole batches >= 1): for callers that choose their own batches.
+DispersionTest dispersion_statistic(std::int64_t cobinned, std::int64_t batch_sumsq,
+                                    std::int64_t hashes, std::int64_t batch, double p);
 
 // The smallest kernel-scale error |c - 1| (pitch scaled by c) that the pooled
 // test at two-sided level alpha detects with probability `power` from `hashes`
-// hashes at these offsets (normal approximation; the larger of the errors
-// needed for c > 1 and c < 1).
+// hashes at these offsets: the Chernoff critical deviation, cleared by the
+// alternative's pooled count with that probability in its normal
+// approximation (the larger of the errors needed for c > 1 and c < 1).
 double detectable_scale_error(std::span<const std::int64_t> offsets, std::int64_t hashes,
                               double sigma, double alpha, double power);
 

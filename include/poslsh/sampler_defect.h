@@ -25,6 +25,9 @@ enum class SamplerDefect {
   kUnitShift,         // shift ~ Uniform[0, 1) instead of [0, delta)
   kRepeatedHashes,    // hash 2j+1 equals hash 2j: s/2 independent hashes
   kSharedShift,       // the shift fraction u3 is shared by groups of 4 hashes
+  kRepeatedTrials,    // the hash stream ignores the trial index: every trial the same
+  kRepeatLag64,       // hash k equals hash k - 64 whenever k mod 128 >= 64
+  kPitchCap10,        // pitches redrawn while above 10 sigma: right bulk, no far tail
 };
 
 // Every defect except kNone, in declaration order.

@@ -1,4 +1,5 @@
 #include <poslsh/block_size_law.h>
+#include <poslsh/cobinning.h>
 #include <poslsh/pitch_law.h>
 #include <poslsh/positional_hash.h>
 
@@ -168,6 +169,28 @@ std::vector<LawCell> merged_cells(const BlockSizeLaw& law, std::int64_t trials,
   return cells;
 }
 
+namespace {
+
+// Exact binomial tails of the empirical CDF at the cells' cut points (see the header).
+void exact_cdf_test(BlockSizeFit& fit, const BlockSizeLaw& law, std::int64_t trials) {
+  fit.cdf_cuts = static_cast<int>(fit.cells.size()) - 1;
+  if (fit.cdf_cuts < 1) return;
+  std::int64_t at_most = 0;
+  double smallest = 2;
+  for (std::size_t i = 0; i + 1 < fit.cells.size(); ++i) {
+    at_most += fit.observed[i];
+    const std::int64_t b = fit.cells[i].hi;
+    const double below = cdf(law, b), above = survival(law, b);
+    // The smaller side keeps precision: #{<= b} ~ Bin(T, below) iff #{> b} ~ Bin(T, above).
+    const double p = below <= 0.5 ? binomial_two_sided_p(at_most, trials, below)
+                                  : binomial_two_sided_p(trials - at_most, trials, above);
+    if (p < smallest) smallest = p, fit.worst_cut = b;
+  }
+  fit.cdf_p_value = std::min(1.0, smallest * fit.cdf_cuts);
+}
+
+}  // namespace
+
 BlockSizeFit block_size_fit(std::span<const std::int64_t> sample, const BlockSizeLaw& law) {
   if (sample.empty()) throw std::invalid_argument("sample must not be empty");
   BlockSizeFit fit;
@@ -185,6 +208,7 @@ BlockSizeFit block_size_fit(std::span<const std::int64_t> sample, const BlockSiz
   std::vector<double> expected;
   for (const auto& c : fit.cells) expected.push_back(c.expected);
   fit.test = chi_square_test(observed, expected);
+  exact_cdf_test(fit, law, static_cast<std::int64_t>(sample.size()));
   return fit;
 }
 

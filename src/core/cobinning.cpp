@@ -52,12 +52,13 @@ std::vector<std::int64_t> cobin_offsets(std::int64_t n, double sigma, int points
     throw std::invalid_argument("cobinning: sigma must be a finite number > 0");
   if (points < 1) throw std::invalid_argument("cobinning: points must be >= 1");
   const double top = std::min(6 * sigma, static_cast<double>(n / 2 - 1));
-  std::vector<std::int64_t> t;
+  // t = 1 always: an even grid of offsets (4, 8, ... at sigma = 16) cannot see
+  // positions rounded to a grid of 2 (float32 past 2^24), t = 1 can.
+  std::vector<std::int64_t> t = {1};
   for (int j = 1; j <= points; ++j) {
     const auto v = static_cast<std::int64_t>(std::llround(top * j / points));
-    if (v >= 1 && (t.empty() || v > t.back())) t.push_back(v);
+    if (v > t.back()) t.push_back(v);
   }
-  if (t.empty()) t.push_back(1);
   return t;
 }
 
@@ -101,90 +102,186 @@ double binomial_two_sided_p(std::int64_t k, std::int64_t h, double p) {
   return std::min(1.0, 2 * std::min(lower, upper));
 }
 
-namespace {
-
-double normal_two_sided_p(double z) {
-  const boost::math::normal_distribution<double> nd;
-  return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(nd, std::abs(z))));
+double FiniteLaw::mean() const {
+  double m = 0;
+  for (std::size_t i = 0; i < value.size(); ++i) m += prob[i] * value[i];
+  return m;
 }
 
-// Per-hash mean and variance of sum_t 1[R > t] when P(R > t) = exp(-t / sigma).
-std::pair<double, double> pooled_moments(std::span<const std::int64_t> offsets, double sigma) {
-  double mean = 0, var = 0;
-  for (std::size_t i = 0; i < offsets.size(); ++i) {
-    const double pi = cobin_probability(sigma, offsets[i]);
-    mean += pi;
-    for (std::size_t j = 0; j < offsets.size(); ++j) {
-      const double pj = cobin_probability(sigma, offsets[j]);
-      var += std::min(pi, pj) - pi * pj;
-    }
+namespace {
+
+// log E exp(lambda (V - mu)), shifted for stability.
+double centred_log_mgf(const FiniteLaw& law, double mu, double lambda) {
+  double top = -INFINITY;
+  for (std::size_t i = 0; i < law.value.size(); ++i)
+    if (law.prob[i] > 0) top = std::max(top, lambda * (law.value[i] - mu));
+  double s = 0;
+  for (std::size_t i = 0; i < law.value.size(); ++i)
+    if (law.prob[i] > 0) s += law.prob[i] * std::exp(lambda * (law.value[i] - mu) - top);
+  return top + std::log(s);
+}
+
+// Mean of V - mu under the law tilted by exp(lambda (V - mu)).
+double tilted_centred_mean(const FiniteLaw& law, double mu, double lambda) {
+  const double lm = centred_log_mgf(law, mu, lambda);
+  double s = 0;
+  for (std::size_t i = 0; i < law.value.size(); ++i)
+    if (law.prob[i] > 0)
+      s += law.prob[i] * (law.value[i] - mu) * std::exp(lambda * (law.value[i] - mu) - lm);
+  return s;
+}
+
+// The rate I(mu + d) = sup_{lambda d >= 0} lambda d - log E exp(lambda (V - mu))
+// for a deviation d of the mean (either sign). Any lambda gives a valid
+// Chernoff bound, so an inexact optimiser only costs power, never validity.
+double cramer_rate(const FiniteLaw& law, double d) {
+  const double mu = law.mean();
+  if (d == 0) return 0;
+  const double dir = d > 0 ? 1 : -1;
+  double edge = -INFINITY, edge_prob = 0;  // the extreme support point in direction dir
+  for (std::size_t i = 0; i < law.value.size(); ++i) {
+    if (!(law.prob[i] > 0)) continue;
+    const double v = dir * (law.value[i] - mu);
+    if (v > edge) edge = v, edge_prob = 0;
+    if (v == edge) edge_prob += law.prob[i];
   }
-  return {mean, var};
+  const double x = dir * d;
+  if (x > edge * (1 + 1e-12)) return INFINITY;
+  if (x >= edge) return -std::log(edge_prob);
+  // Bracket lambda (in direction dir) with tilted mean above x, then bisect.
+  double lo = 0, hi = 1 / std::max(edge, 1e-300);
+  for (int i = 0; i < 200 && dir * tilted_centred_mean(law, mu, dir * hi) < x; ++i) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (dir * tilted_centred_mean(law, mu, dir * mid) < x ? lo : hi) = mid;
+  }
+  const double lambda = dir * lo;
+  return std::max(0.0, lambda * d - centred_log_mgf(law, mu, lambda));
+}
+
+// P(Y >= j) = exp(-t_j / sigma) for the offsets in increasing order: the law
+// of the number of offsets one hash co-bins, Y = #{t : t < R}.
+FiniteLaw pooled_law(std::span<const std::int64_t> offsets, double sigma) {
+  std::vector<std::int64_t> t(offsets.begin(), offsets.end());
+  std::sort(t.begin(), t.end());
+  FiniteLaw law;
+  double above = 1;  // P(Y >= j)
+  for (std::size_t j = 0; j <= t.size(); ++j) {
+    const double next = j < t.size() ? cobin_probability(sigma, t[j]) : 0.0;
+    law.value.push_back(static_cast<double>(j));
+    law.prob.push_back(above - next);
+    above = next;
+  }
+  return law;
+}
+
+// The law of (K - m p)^2 for K ~ Binomial(m, p).
+FiniteLaw squared_deviation_law(std::int64_t m, double p) {
+  const boost::math::binomial_distribution<double> b(static_cast<double>(m), p);
+  FiniteLaw law;
+  for (std::int64_t k = 0; k <= m; ++k) {
+    const double dev = static_cast<double>(k) - static_cast<double>(m) * p;
+    law.value.push_back(dev * dev);
+    law.prob.push_back(boost::math::pdf(b, static_cast<double>(k)));
+    if (law.prob.back() == 0) law.value.pop_back(), law.prob.pop_back();  // underflowed
+  }
+  return law;
+}
+
+double variance(const FiniteLaw& law) {
+  const double mu = law.mean();
+  double v = 0;
+  for (std::size_t i = 0; i < law.value.size(); ++i)
+    v += law.prob[i] * (law.value[i] - mu) * (law.value[i] - mu);
+  return v;
 }
 
 }  // namespace
+
+double chernoff_two_sided_p(const FiniteLaw& law, double sum, double count) {
+  const double d = sum / count - law.mean();
+  return std::min(1.0, 2 * std::exp(-count * cramer_rate(law, d)));
+}
+
+double chernoff_critical_deviation(const FiniteLaw& law, double count, double level, double dir) {
+  // The smallest |d| in direction dir with 2 exp(-count I(mu + d)) <= level.
+  const double target = std::log(2 / level) / count;
+  double edge = 0;
+  for (std::size_t i = 0; i < law.value.size(); ++i)
+    if (law.prob[i] > 0) edge = std::max(edge, dir * (law.value[i] - law.mean()));
+  if (cramer_rate(law, dir * edge) < target) return INFINITY;
+  double lo = 0, hi = edge;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (cramer_rate(law, dir * mid) < target ? lo : hi) = mid;
+  }
+  return hi;
+}
 
 PooledScaleTest pooled_scale_test(std::span<const std::int64_t> offsets,
                                   std::span<const std::int64_t> cobinned, std::int64_t hashes,
                                   double sigma) {
   if (offsets.size() != cobinned.size())
     throw std::invalid_argument("pooled_scale_test: offsets and counts differ in size");
-  const auto [mean, var] = pooled_moments(offsets, sigma);
+  const FiniteLaw law = pooled_law(offsets, sigma);
+  const double mean = law.mean(), var = variance(law);
   double total = 0;
   for (auto k : cobinned) total += static_cast<double>(k);
   const auto h = static_cast<double>(hashes);
   PooledScaleTest r;
   r.ratio = total / (h * mean);
   r.z = var > 0 ? (total - h * mean) / std::sqrt(h * var) : 0.0;
-  r.p_value = normal_two_sided_p(r.z);
+  r.p_value = chernoff_two_sided_p(law, total, h);
   return r;
 }
 
 DispersionTest dispersion_test(std::int64_t cobinned, std::int64_t batch_sumsq, std::int64_t hashes,
                                std::int64_t batch, double p) {
-  DispersionTest r;
   const double m = static_cast<double>(batch);
   const double batches = static_cast<double>(hashes / batch);
-  // Applicability is decided by the design (the null p), never by the data.
-  r.applicable = m * std::min(p, 1 - p) >= 2 && batches >= 100;
-  if (!r.applicable) return r;
-  // Centred on the observed mean, so that a wrong mean (the mean and scale
-  // tests' business) does not show up here: only dependence between hashes.
+  // Applicability is decided by the design (the null p), never by the data:
+  // the Chernoff tail holds for any p, but rows with a batch count nearly
+  // always 0 (or m) carry little power and would only thin the level.
+  if (!(m * std::min(p, 1 - p) >= 2 && batches >= 100)) return DispersionTest{};
+  return dispersion_statistic(cobinned, batch_sumsq, hashes, batch, p);
+}
+
+DispersionTest dispersion_statistic(std::int64_t cobinned, std::int64_t batch_sumsq,
+                                    std::int64_t hashes, std::int64_t batch, double p) {
+  DispersionTest r;
+  r.applicable = true;
+  const double m = static_cast<double>(batch);
+  const double batches = static_cast<double>(hashes / batch);
+  // sum_b (K_b - m p)^2 = sum_b K_b^2 - 2 m p K + B (m p)^2, a sum of B i.i.d.
+  // copies of (K - m p)^2, K ~ Binomial(m, p), under the null.
   const double k = static_cast<double>(cobinned), sumsq = static_cast<double>(batch_sumsq);
-  const double ph = k / (batches * m), qh = 1 - ph;
-  const double observed = sumsq - k * k / batches;
-  const double mpq = m * ph * qh;
-  const double expected = (batches - 1) * mpq;
-  const double mu4 = mpq * (1 + 3 * (m - 2) * ph * qh);
-  const double var = batches * (mu4 - mpq * mpq);
-  if (!(var > 0)) {  // every batch count 0 or m: no variance to compare
-    r.z = observed > 0 ? INFINITY : 0;
-    r.ratio = 1;
-    r.p_value = observed > 0 ? 0 : 1;
-    return r;
-  }
-  r.z = (observed - expected) / std::sqrt(var);
+  const double observed = sumsq - 2 * m * p * k + batches * m * m * p * p;
+  const FiniteLaw law = squared_deviation_law(batch, p);
+  const double expected = batches * law.mean();
+  r.z = (observed - expected) / std::sqrt(batches * variance(law));
   r.ratio = observed / expected;
-  r.p_value = normal_two_sided_p(r.z);
+  r.p_value = chernoff_two_sided_p(law, observed, batches);
   return r;
 }
 
 double detectable_scale_error(std::span<const std::int64_t> offsets, std::int64_t hashes,
                               double sigma, double alpha, double power) {
   const boost::math::normal_distribution<double> nd;
-  const double z_alpha = boost::math::quantile(boost::math::complement(nd, alpha / 2));
   const double z_power = boost::math::quantile(nd, power);
   const auto h = static_cast<double>(hashes);
-  // (Named variables, not a structured binding: clang before 16 cannot
-  // capture one in a lambda, and the fuzz build compiles this file with clang 14.)
-  const std::pair<double, double> null_moments = pooled_moments(offsets, sigma);
-  const double mean0 = null_moments.first, var0 = null_moments.second;
+  const FiniteLaw null_law = pooled_law(offsets, sigma);
+  const double mean0 = null_law.mean();
+  // The Chernoff test's critical deviations of the pooled mean, per side.
+  const double up = chernoff_critical_deviation(null_law, h, alpha, 1),
+               down = chernoff_critical_deviation(null_law, h, alpha, -1);
   // Detected with the given power at scale c when the mean shift clears the
-  // null's critical value by z_power standard deviations of the alternative.
+  // critical deviation by z_power standard deviations of the alternative
+  // (normal approximation of the alternative's pooled count).
   const auto detected = [&](double c) {
-    const auto [mean_c, var_c] = pooled_moments(offsets, c * sigma);
-    return h * std::abs(mean_c - mean0) - z_alpha * std::sqrt(h * var0) >=
-           z_power * std::sqrt(h * var_c);
+    const FiniteLaw alt = pooled_law(offsets, c * sigma);
+    const double shift = alt.mean() - mean0;
+    const double crit = shift > 0 ? up : down;
+    return h * (std::abs(shift) - crit) >= z_power * std::sqrt(h * variance(alt));
   };
   double worst = 0;
   for (const double limit : {2.0, 0.5}) {

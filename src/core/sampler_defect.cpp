@@ -12,7 +12,8 @@ const std::vector<SamplerDefect>& all_sampler_defects() {
       SamplerDefect::kPitchScale095, SamplerDefect::kExponentialPitch,
       SamplerDefect::kGamma3Pitch,   SamplerDefect::kZeroShift,
       SamplerDefect::kUnitShift,     SamplerDefect::kRepeatedHashes,
-      SamplerDefect::kSharedShift};
+      SamplerDefect::kSharedShift,   SamplerDefect::kRepeatedTrials,
+      SamplerDefect::kRepeatLag64,   SamplerDefect::kPitchCap10};
   return all;
 }
 
@@ -38,6 +39,12 @@ std::string sampler_defect_name(SamplerDefect defect) {
       return "repeated-hashes";
     case SamplerDefect::kSharedShift:
       return "shared-shift";
+    case SamplerDefect::kRepeatedTrials:
+      return "repeated-trials";
+    case SamplerDefect::kRepeatLag64:
+      return "repeat-lag-64";
+    case SamplerDefect::kPitchCap10:
+      return "pitch-cap-10sigma";
   }
   return "unknown";
 }
@@ -82,6 +89,17 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
       const PositionalHash h = draw_hash(seed, trial, k, sigma);
       const PositionalHash leader = draw_hash(seed, trial, k & ~std::uint64_t{3}, sigma);
       return {h.pitch, h.pitch * (leader.shift / leader.pitch)};
+    }
+    case SamplerDefect::kRepeatedTrials:
+      return draw_hash(seed, 0, k, sigma);
+    case SamplerDefect::kRepeatLag64:
+      return draw_hash(seed, trial, k % 128 >= 64 ? k - 64 : k, sigma);
+    case SamplerDefect::kPitchCap10: {
+      // Redraws from streams no sound hash uses (k + j 2^48; k stays below 2^48).
+      PositionalHash h = draw_hash(seed, trial, k, sigma);
+      for (std::uint64_t j = 1; h.pitch > 10 * sigma; ++j)
+        h = draw_hash(seed, trial, k + (j << 48), sigma);
+      return h;
     }
   }
   return draw_hash(seed, trial, k, sigma);

@@ -1,0 +1,339 @@
+// No verdict without evidence: every PASS/FAIL line kind that `poslsh check`
+// and `poslsh verify` print is shown FAILing here on a table (or a sampler
+// defect) built for it.
+//
+// The kinds are not listed by hand: a sound run of each checker (fixed seeds,
+// small sizes) prints them, and every kind that run prints as PASS or FAIL
+// must have a failing case below. A new line kind without one fails
+// EveryKindASoundRunPrintsHasAFailingCase.
+//
+// False alarms: the sound tables come from fixed seeds and are each checked
+// at kCheckFamilyAlpha, so fresh seeds would fail one of the six sound runs
+// here with probability <= 6e-3.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <poslsh/bounds.h>
+#include <poslsh/sampler_defect.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "experiments/attention.h"
+#include "experiments/blocksize.h"
+#include "experiments/convergence.h"
+#include "experiments/power.h"
+#include "experiments/unbiasedness.h"
+#include "experiments/verify.h"
+#include "runner/cli_common.h"
+#include "runner/csv_table.h"
+
+namespace poslsh {
+namespace {
+
+using Outcomes = std::vector<CheckOutcome>;
+
+// The kind of a line: its name up to '[', trailing spaces dropped.
+std::string kind_of(const std::string& check) {
+  std::string kind = check.substr(0, check.find('['));
+  while (!kind.empty() && kind.back() == ' ') kind.pop_back();
+  return kind;
+}
+
+CsvTable table_of(const std::vector<std::string>& columns, const std::vector<CsvRow>& rows) {
+  std::string text = csv_line(columns);
+  for (const auto& r : rows) text += csv_line(r);
+  return CsvTable::parse(text);
+}
+
+// --- unbiasedness -------------------------------------------------------
+Outcomes unbiasedness_outcomes(SamplerDefect defect) {
+  std::vector<CsvRow> rows;
+  for (const double sigma : {2.0, 8.0}) {
+    auto part = unbiasedness_cell_rows(4096, sigma, 1 << 16, 16, 12, hash_drawer(1, defect));
+    rows.insert(rows.end(), part.begin(), part.end());
+  }
+  return check_unbiasedness_table(table_of(unbiasedness_columns(), rows));
+}
+
+// --- blocksize (the sizes of tests/test_blocksize_checks.cpp) ------------
+Outcomes blocksize_outcomes(SamplerDefect defect, std::int64_t trials) {
+  std::vector<CsvRow> rows;
+  const std::vector<SampleCount> counts = {{8, 0}, {64, 0}, {0, 2}};
+  for (const std::int64_t n : {std::int64_t{1} << 16, std::int64_t{1} << 20, std::int64_t{1} << 25,
+                               std::int64_t{1} << 30}) {
+    auto part = blocksize_cell_rows(n, 4, counts, trials, hash_drawer(2024, defect), 0.01);
+    rows.insert(rows.end(), part.begin(), part.end());
+  }
+  return check_blocksize_table(table_of(blocksize_columns(), rows));
+}
+
+// --- convergence: synthetic rows with the bound columns as written -------
+CsvRow convergence_synthetic_row(std::int64_t s, int trial, double spectral, double max_error,
+                                 std::int64_t b_max) {
+  const std::int64_t n = 512;
+  const double sigma = 4, p = 0.01;
+  return {std::to_string(n),
+          format_double(sigma),
+          std::to_string(s),
+          std::to_string(trial),
+          "symmetric",
+          format_double(p),
+          format_double(spectral),
+          "1e-07",
+          format_double(spectral),
+          format_double(spectral * 1.001),
+          format_double(spectral_bound(n, sigma, s, p)),
+          format_double(max_error),
+          format_double(max_bound(n, s, p)),
+          format_double(max_error * 3),
+          std::to_string(b_max),
+          std::to_string(b_max_bound(n, sigma, s, p)),
+          "20",
+          "20",
+          "ok",
+          "0.1"};
+}
+
+// Trials j with errors 0.05 s^slopes[j], s = 4..256; `edit` may change a row.
+Outcomes convergence_outcomes(const std::vector<double>& slopes,
+                              const std::function<void(CsvRow&, std::int64_t s)>& edit = {}) {
+  std::vector<CsvRow> rows;
+  for (std::size_t j = 0; j < slopes.size(); ++j)
+    for (const std::int64_t s : {4, 8, 16, 32, 64, 128, 256}) {
+      const double e = 0.05 * std::pow(static_cast<double>(s), slopes[j]);
+      CsvRow row = convergence_synthetic_row(s, static_cast<int>(j), e, e, 5);
+      if (edit) edit(row, s);
+      rows.push_back(std::move(row));
+    }
+  return check_convergence_table(table_of(convergence_columns(), rows));
+}
+
+const std::vector<double> kBandSlopes = {-0.5, -0.45, -0.55, -0.48, -0.52, -0.5, -0.47, -0.53};
+
+std::size_t convergence_col(const std::string& c) {
+  const auto& cols = convergence_columns();
+  return static_cast<std::size_t>(std::find(cols.begin(), cols.end(), c) - cols.begin());
+}
+
+// --- attention: rows as `poslsh attention` writes them -------------------
+const std::string kAttentionHeader =
+    "n,d,sigma,head,form,s,trial,estimator,width,keys_per_query,largest_block,max_error,"
+    "rel_frobenius_error,certificate,uniform_bound,rounding_allowance,max_abs_logit,seconds\n";
+
+std::string attention_row(std::int64_t n, int s, int trial, double err, double rel, double cert,
+                          double unif) {
+  return fmt::format("{},4,4,0,symmetric,{},{},lsh,,8,9,{},{},{},{},1e-12,1,0.01\n", n, s, trial,
+                     format_double(err), format_double(rel), format_double(cert),
+                     format_double(unif));
+}
+
+// Trials j with max_error 0.8 s^slopes[j] at s = 1..64, certificate 4x, and
+// rel_frobenius_error 0.1 growth(n) at n = 1024..65536 (s = 16).
+Outcomes attention_outcomes(const std::vector<double>& slopes,
+                            const std::function<double(double)>& growth, double cert_factor = 4,
+                            double unif = 1e6) {
+  std::string text = kAttentionHeader;
+  for (std::size_t j = 0; j < slopes.size(); ++j)
+    for (const int s : {1, 4, 16, 64}) {
+      const double e = 0.8 * std::pow(s, slopes[j]);
+      text += attention_row(64, s, static_cast<int>(j), e, 0.1, cert_factor * e, unif);
+    }
+  const double noise[6] = {0.3, -0.8, 0.5, -0.2, 0.9, -0.6};
+  for (int trial = 0; trial < 6; ++trial)
+    for (const int n : {1024, 4096, 16384, 65536}) {
+      const double rel = 0.1 * growth(n) * (1 + 0.01 * noise[(trial + n / 1024) % 6]);
+      const double e = 0.1 * std::log(n);
+      text += attention_row(n, 16, trial, e, rel, 4 * e, 1e6);
+    }
+  return check_attention_table(CsvTable::parse(text));
+}
+
+// --- power ---------------------------------------------------------------
+Outcomes power_outcomes(int seeds, int sound_failures, int detections) {
+  std::string t = csv_line(power_columns());
+  for (int s = 0; s < seeds; ++s) {
+    t += fmt::format("sound,{},unbiasedness,cobin-mean,{},\n", s, s < sound_failures ? 1 : 0);
+    t += fmt::format("pitch-x1.05,{},unbiasedness,cobin-scale,{},\n", s, s < detections ? 1 : 0);
+  }
+  return check_power_table(CsvTable::parse(t), kCheckFamilyAlpha);
+}
+
+// --- verify: hashes exported as `poslsh sample` writes them --------------
+Outcomes verify_outcomes(const std::function<PositionalHash(std::uint64_t k)>& draw,
+                         std::int64_t samples) {
+  std::string text = "sample,pitch,shift\n";
+  for (std::int64_t k = 0; k < samples; ++k) {
+    const PositionalHash h = draw(static_cast<std::uint64_t>(k));
+    text += fmt::format("{},{},{}\n", k, format_double(h.pitch), format_double(h.shift));
+  }
+  const std::int64_t n = std::int64_t{1} << 20;
+  VerifyOptions o;
+  o.n = n;
+  o.sigma = 4;
+  return verify_samples(samples_from_hashes(CsvTable::parse(text), n), o).outcomes;
+}
+
+Outcomes verify_outcomes(SamplerDefect defect, std::int64_t samples) {
+  return verify_outcomes([defect](std::uint64_t k) { return draw_hash(7, 0, k, 4.0, defect); },
+                         samples);
+}
+
+// Every run of 32 hashes repeated once (a generator with a short period).
+PositionalHash repeated_runs_of_32(std::uint64_t k) {
+  return draw_hash(7, 0, k % 64 >= 32 ? k - 32 : k, 4.0);
+}
+
+// Pitches redrawn while above 10 sigma (a "limit the block size" shortcut).
+PositionalHash pitch_capped_at_10_sigma(std::uint64_t k) {
+  PositionalHash h = draw_hash(7, 0, k, 4.0);
+  for (std::uint64_t j = 1; h.pitch > 40; ++j) h = draw_hash(7, j, k, 4.0);
+  return h;
+}
+
+// --- the sound runs and the failing cases ---------------------------------
+struct Source {
+  std::string name;
+  std::function<Outcomes()> sound;
+};
+
+const std::vector<Source>& sources() {
+  static const std::vector<Source> all = {
+      {"unbiasedness", [] { return unbiasedness_outcomes(SamplerDefect::kNone); }},
+      {"blocksize", [] { return blocksize_outcomes(SamplerDefect::kNone, 300); }},
+      {"convergence", [] { return convergence_outcomes(kBandSlopes); }},
+      {"attention", [] { return attention_outcomes(kBandSlopes, [](double) { return 1.0; }); }},
+      {"power", [] { return power_outcomes(50, 0, 50); }},
+      {"verify", [] { return verify_outcomes(SamplerDefect::kNone, 1 << 16); }},
+  };
+  return all;
+}
+
+struct FailingCase {
+  std::string source, kind, how;
+  std::function<Outcomes()> run;
+};
+
+const std::vector<FailingCase>& failing_cases() {
+  static const std::vector<FailingCase> all = {
+      {"unbiasedness", "cobin-mean", "pitch x 1.05",
+       [] { return unbiasedness_outcomes(SamplerDefect::kPitchScale105); }},
+      {"unbiasedness", "cobin-scale", "pitch x 1.05",
+       [] { return unbiasedness_outcomes(SamplerDefect::kPitchScale105); }},
+      {"unbiasedness", "cobin-dispersion", "every hash drawn twice in a row",
+       [] { return unbiasedness_outcomes(SamplerDefect::kRepeatedHashes); }},
+      {"unbiasedness", "unbiasedness", "a table without rows",
+       [] { return check_unbiasedness_table(table_of(unbiasedness_columns(), {})); }},
+      {"blocksize", "bound", "exponential pitch of the right mean",
+       [] { return blocksize_outcomes(SamplerDefect::kExponentialPitch, 300); }},
+      {"blocksize", "law", "pitch x 1.05",
+       [] { return blocksize_outcomes(SamplerDefect::kPitchScale105, 1000); }},
+      {"blocksize", "growth", "pitch x 1.05",
+       [] { return blocksize_outcomes(SamplerDefect::kPitchScale105, 1000); }},
+      {"convergence", "rate", "an error flat in s",
+       [] {
+         return convergence_outcomes({0.0, 0.01, -0.01, 0.0, 0.02, -0.02, 0.0, 0.01});
+       }},
+      {"convergence", "bound max", "max_error above its bound in every trial",
+       [] {
+         return convergence_outcomes(kBandSlopes, [](CsvRow& r, std::int64_t s) {
+           r[convergence_col("max_error")] = format_double(1.01 * max_bound(512, s, 0.01));
+         });
+       }},
+      {"convergence", "bound b_max", "b_max above its bound in every trial",
+       [] {
+         return convergence_outcomes(kBandSlopes, [](CsvRow& r, std::int64_t s) {
+           r[convergence_col("b_max")] = std::to_string(b_max_bound(512, 4, s, 0.01) + 1);
+         });
+       }},
+      {"convergence", "bound spectral", "spectral error above its bound in every trial",
+       [] {
+         return convergence_outcomes(kBandSlopes, [](CsvRow& r, std::int64_t s) {
+           const double e = 1.01 * spectral_bound(512, 4, s, 0.01);
+           for (const char* c : {"spectral_error", "spectral_lower"})
+             r[convergence_col(c)] = format_double(e);
+           r[convergence_col("spectral_upper")] = format_double(e * 1.001);
+         });
+       }},
+      {"convergence", "rows", "a table without rows",
+       [] { return check_convergence_table(table_of(convergence_columns(), {})); }},
+      {"attention", "certificate", "an error above its certificate",
+       [] {
+         return attention_outcomes(
+             kBandSlopes, [](double) { return 1.0; }, 0.5);
+       }},
+      {"attention", "uniform-bound", "an error above the uniform bound",
+       [] {
+         return attention_outcomes(
+             kBandSlopes, [](double) { return 1.0; }, 4, 0.01);
+       }},
+      {"attention", "rate", "an error flat in s",
+       [] {
+         return attention_outcomes({0.0, 0.01, -0.01, 0.0, 0.02, -0.02, 0.0, 0.01},
+                                   [](double) { return 1.0; });
+       }},
+      {"attention", "length", "a relative error growing like n^0.2",
+       [] { return attention_outcomes(kBandSlopes, [](double n) { return std::pow(n, 0.2); }); }},
+      {"power", "power", "a defect detected in no seed", [] { return power_outcomes(50, 0, 0); }},
+      {"power", "false-alarm", "the sound sampler failing every seed",
+       [] { return power_outcomes(50, 50, 50); }},
+      {"verify", "cobin-mean", "pitch x 1.05",
+       [] { return verify_outcomes(SamplerDefect::kPitchScale105, 1 << 16); }},
+      {"verify", "cobin-scale", "pitch x 1.05",
+       [] { return verify_outcomes(SamplerDefect::kPitchScale105, 1 << 16); }},
+      {"verify", "cobin-dispersion", "every hash drawn twice in a row",
+       [] { return verify_outcomes(SamplerDefect::kRepeatedHashes, 1 << 16); }},
+      {"verify", "dispersion-lags", "every run of 32 hashes repeated once",
+       [] { return verify_outcomes(repeated_runs_of_32, 1 << 16); }},
+      {"verify", "pitch-law", "pitches capped at 10 sigma",
+       [] { return verify_outcomes(pitch_capped_at_10_sigma, 1 << 16); }},
+      {"verify", "law", "pitch x 1.05",
+       [] { return verify_outcomes(SamplerDefect::kPitchScale105, 1 << 16); }},
+  };
+  return all;
+}
+
+std::string dump(const Outcomes& out) {
+  std::string text;
+  for (const auto& o : out)
+    text += fmt::format("{} {}: {}\n", verdict_name(o.verdict), o.check, o.detail);
+  return text;
+}
+
+TEST(LineKinds, EveryKindASoundRunPrintsHasAFailingCase) {
+  std::set<std::pair<std::string, std::string>> covered;
+  for (const auto& c : failing_cases()) covered.insert({c.source, c.kind});
+  for (const auto& source : sources()) {
+    const Outcomes out = source.sound();
+    std::set<std::string> kinds;
+    for (const auto& o : out) {
+      EXPECT_NE(o.verdict, Verdict::kFail) << source.name << " sound run: " << dump(out);
+      if (o.verdict == Verdict::kPass || o.verdict == Verdict::kFail)
+        kinds.insert(kind_of(o.check));
+    }
+    EXPECT_FALSE(kinds.empty()) << source.name << ": no PASS line at all\n" << dump(out);
+    for (const auto& k : kinds)
+      EXPECT_TRUE(covered.contains({source.name, k}))
+          << source.name << " prints PASS/FAIL lines of kind '" << k
+          << "' but no case in failing_cases() shows one failing";
+  }
+}
+
+TEST(LineKinds, EveryFailingCaseFails) {
+  std::map<std::string, Outcomes> memo;  // cases sharing a table run it once
+  for (const auto& c : failing_cases()) {
+    const std::string key = c.source + "/" + c.how;
+    if (!memo.contains(key)) memo[key] = c.run();
+    const Outcomes& out = memo[key];
+    bool failed = false;
+    for (const auto& o : out)
+      failed = failed || (kind_of(o.check) == c.kind && o.verdict == Verdict::kFail);
+    EXPECT_TRUE(failed) << c.source << " " << c.kind << " on " << c.how << ":\n" << dump(out);
+  }
+}
+
+}  // namespace
+}  // namespace poslsh
