@@ -2,6 +2,7 @@
 // hand computation, and its swap-in rate check: PASS on errors falling like
 // s^-1/2, FAIL on errors with a floor (what a wrong mask leaves), n/a where
 // the context holds too few block boundaries. The CLI's bad options.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
