@@ -9,7 +9,7 @@
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
-#include "runner/meta_json.h"
+#include "runner/run_record.h"
 #include "runner/version.h"
 
 namespace poslsh {
@@ -57,11 +57,11 @@ Action add_sample_command(CLI::App& app) {
     file.write(text);
     // Provenance, as every experiment writes it: `poslsh rerun` replays it.
     AtomicFile meta(o->out + ".meta.json", "--out");
-    meta.write(
-        fmt::format("{{\n  \"tool\": \"poslsh\",\n  \"version\": {},\n  \"git_commit\": {},\n"
-                    "  \"experiment\": \"sample\",\n  \"seed\": {},\n  \"config\": {}\n}}\n",
-                    json_quote(kVersion), json_quote(git_commit()), o->seed,
-                    json_quote(resolved_config(*cmd))));
+    meta.write(RunRecord::of_this_build()
+                   .set("experiment", "sample")
+                   .set("seed", o->seed)
+                   .set("config", resolved_config(*cmd))
+                   .to_text());
     file.commit();
     meta.commit();
     return 0;

@@ -10,7 +10,7 @@
 // escapes, which libFuzzer reports as a finding and the replay test as a
 // failure.
 //
-// The .meta.json reader (json_field) and the TOML config handling (the CLI11
+// The .meta.json reads of merge (RunRecord) and the TOML config handling (the CLI11
 // app and the error messages of apps/poslsh.cpp) live in apps/, which no
 // library target compiles. To fuzz that exact code, not a copy, this header
 // includes the sources of apps/: the subcommands, and poslsh.cpp with its
@@ -50,6 +50,7 @@
 #include "experiments/experiment.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
+#include "runner/run_record.h"
 #include "runner/sweep.h"
 #include "runner/version.h"
 
@@ -193,20 +194,21 @@ struct MetaResult {
 // The .meta.json reads of `poslsh merge` (apps/merge_command.cpp), in its
 // order: experiment, config_fingerprint, shard (through parse_shard),
 // csv_fnv1a64 when present, then the seed and config it copies into the
-// merged sidecar. Invariant: a config
-// merge writes back (json_quote) reads back unchanged.
+// merged sidecar. Invariant: a record read back from the text it writes is
+// the same record (the same text again, the same config).
 inline MetaResult fuzz_meta(const std::uint8_t* data, std::size_t size) {
   const std::string json(reinterpret_cast<const char*>(data), size);
   const std::string path = "fuzz.csv";
   MetaResult r;
+  std::optional<poslsh::RunRecord> record;
   try {
-    r.experiment = poslsh::json_field(json, "experiment", path);
-    r.fingerprint = poslsh::json_field(json, "config_fingerprint", path);
-    r.shard = poslsh::parse_shard(poslsh::json_field(json, "shard", path));
-    if (json.find("\"csv_fnv1a64\": ") != std::string::npos)
-      r.csv_hash = poslsh::json_field(json, "csv_fnv1a64", path);
-    r.seed = poslsh::json_field(json, "seed", path);
-    r.config = poslsh::json_field(json, "config", path);
+    record = poslsh::RunRecord::parse(json, path, "merge");
+    r.experiment = record->text("experiment");
+    r.fingerprint = record->text("config_fingerprint");
+    r.shard = poslsh::parse_shard(record->text("shard"));
+    if (record->has("csv_fnv1a64")) r.csv_hash = record->text("csv_fnv1a64");
+    r.seed = poslsh::RunRecord().copy("seed", *record).to_text();
+    r.config = record->text("config");
   } catch (...) {
     if (!expected_rejection(std::current_exception())) throw;
     return r;
@@ -215,9 +217,10 @@ inline MetaResult fuzz_meta(const std::uint8_t* data, std::size_t size) {
   if (r.shard.index < 1 || r.shard.index > r.shard.count)
     invariant_failed("parse_shard accepted shard " + std::to_string(r.shard.index) + "/" +
                      std::to_string(r.shard.count));
-  const std::string rewritten = "{\n  \"config\": " + poslsh::json_quote(r.config) + "\n}\n";
-  if (poslsh::json_field(rewritten, "config", path) != r.config)
-    invariant_failed("json_field(json_quote(config)) != config");
+  const std::string text = record->to_text();
+  const poslsh::RunRecord again = poslsh::RunRecord::parse(text, path, "merge");
+  if (again.to_text() != text) invariant_failed("a record's text does not read back as itself");
+  if (again.text("config") != r.config) invariant_failed("the config does not read back unchanged");
   return r;
 }
 
