@@ -22,6 +22,7 @@
 #include "runner/child_process.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
+#include "runner/csv_writer.h"
 #include "runner/launcher.h"
 #include "runner/report_document.h"
 #include "runner/sweep.h"
@@ -127,14 +128,6 @@ std::string check_family(const std::string& check) {
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
   return out;
-}
-
-// An RFC 4180 CSV field (the check details hold commas).
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 // Runs one experiment (command: poslsh, its name, --config) as plan.shards
@@ -325,7 +318,7 @@ Action add_reproduce_command(CLI::App& app) {
     };
     std::vector<Family> families;
     std::vector<std::string> failures, warnings;
-    std::string checks_csv = "table,verdict,check,detail\n";
+    CsvWriter checks_csv({"table", "verdict", "check", "detail"});  // details hold commas
     std::vector<std::pair<std::string, std::string>> power_tables;  // (section, markdown)
     std::vector<std::pair<std::string, std::string>> bench_tables;  // (section, csv)
     // Bonferroni over the checked tables: the report's false-alarm rate is kCheckFamilyAlpha.
@@ -335,8 +328,7 @@ Action add_reproduce_command(CLI::App& app) {
         kCheckFamilyAlpha / static_cast<double>(std::max<long>(checked_tables, 1));
     const auto tally = [&](const std::string& table, const std::string& check, Verdict v,
                            const std::string& detail) {
-      checks_csv += fmt::format("{},{},{},{}\n", csv_field(table), verdict_name(v),
-                                csv_field(check), csv_field(detail));
+      checks_csv.row({table, verdict_name(v), check, detail});
       const std::string family = check_family(check);
       auto it = std::find_if(families.begin(), families.end(), [&](const Family& f) {
         return f.table == table && f.family == family;
@@ -490,7 +482,7 @@ Action add_reproduce_command(CLI::App& app) {
     doc.code(toml, "toml");
 
     AtomicFile checks_file((fs::path(out) / "checks.csv").string(), "--out");
-    checks_file.write(checks_csv);
+    checks_file.write(checks_csv.take());
     AtomicFile report((fs::path(out) / "report.md").string(), "--out");
     report.write(doc.markdown());
     AtomicFile html((fs::path(out) / "report.html").string(), "--out");

@@ -12,6 +12,7 @@
 
 #include "experiments/unbiasedness.h"
 #include "runner/cli_common.h"
+#include "runner/csv_writer.h"
 
 namespace poslsh {
 

@@ -20,6 +20,7 @@
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
+#include "runner/csv_writer.h"
 #include "runner/progress.h"
 #include "runner/run_record.h"
 #include "runner/version.h"
