@@ -23,6 +23,7 @@
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 #include "runner/csv_writer.h"
+#include "runner/data_files.h"
 #include "runner/launcher.h"
 #include "runner/report_document.h"
 #include "runner/sweep.h"
@@ -67,19 +68,17 @@ const std::vector<FigureScript>& figure_scripts() {
   return f;
 }
 
-// The plot scripts: beside an installed binary (bin/../share/poslsh/plots, so an
-// installed or moved prefix works without the sources), else in the source tree
-// this binary was built from. Throws InputError when neither holds them.
+// The plot scripts, found beside the binary (runner/data_files.h). Throws
+// InputError when they are not there.
 fs::path plot_scripts_dir() {
-  const fs::path installed =
-      (fs::path(self_executable()).parent_path() / POSLSH_PLOTS_FROM_BIN).lexically_normal();
-  const fs::path source = fs::path(POSLSH_SOURCE_DIR) / "plots";
-  for (const fs::path& dir : {installed, source})
-    if (fs::exists(dir / "plotlib.py")) return dir;
+  if (const auto dir = find_data_dir("plots/plotlib.py")) return *dir / "plots";
+  std::string searched;
+  for (const fs::path& dir : data_dirs())
+    searched += (searched.empty() ? "" : ", ") + (dir / "plots").string();
   throw InputError(
-      fmt::format("reproduce: the plot scripts are in neither {} (installed) nor {} (source tree); "
+      fmt::format("reproduce: the plot scripts are not beside this binary (searched {}); "
                   "reinstall poslsh, or give --no-plots",
-                  installed.string(), source.string()));
+                  searched));
 }
 
 // A small CSV (a benchmark table) as report rows, numbers at 4 significant digits.
