@@ -14,7 +14,7 @@
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
-#include "runner/meta_json.h"
+#include "runner/run_record.h"
 #include "runner/sweep.h"
 #include "runner/version.h"
 
@@ -23,7 +23,8 @@ namespace poslsh {
 namespace {
 
 struct ShardFile {
-  std::string path, csv, meta, experiment, fingerprint;
+  std::string path, csv;
+  RunRecord meta;
   Shard shard;
   std::size_t rows = 0;  // data rows of its table
 };
@@ -46,15 +47,12 @@ Action add_merge_command(CLI::App& app) {
       ShardFile s;
       s.path = path;
       s.csv = read_file("merge", path);
-      s.meta = read_file("merge", path + ".meta.json");
-      s.experiment = json_field(s.meta, "experiment", path);
-      s.fingerprint = json_field(s.meta, "config_fingerprint", path);
-      s.shard = parse_shard(json_field(s.meta, "shard", path));
+      s.meta = RunRecord::parse(read_file("merge", path + ".meta.json"), path, "merge");
+      s.shard = parse_shard(s.meta.text("shard"));
       // The sidecar records the table's bytes: a shard cut short or edited
       // since it was written is refused, not merged (sidecars written before
       // this field existed are checked for well-formed rows only).
-      if (s.meta.find("\"csv_fnv1a64\": ") != std::string::npos &&
-          json_field(s.meta, "csv_fnv1a64", path) != fmt::format("{:016x}", fingerprint(s.csv)))
+      if (s.meta.has("csv_fnv1a64") && s.meta.text("csv_fnv1a64") != hex64(fingerprint(s.csv)))
         throw UsageError(fmt::format(
             "merge: '{}' does not match its .meta.json (the table was cut short or edited after "
             "it was written)",
@@ -86,7 +84,8 @@ Action add_merge_command(CLI::App& app) {
       if (s.shard.index != k + 1 || s.shard.count != count)
         throw UsageError(fmt::format("merge: expected shard {}/{}, '{}' is shard {}/{}", k + 1,
                                      count, s.path, s.shard.index, s.shard.count));
-      if (s.experiment != first.experiment || s.fingerprint != first.fingerprint ||
+      if (s.meta.text("experiment") != first.meta.text("experiment") ||
+          s.meta.text("config_fingerprint") != first.meta.text("config_fingerprint") ||
           header_of(s.csv) != header_of(first.csv))
         throw UsageError(
             fmt::format("merge: '{}' comes from a different sweep than '{}'", s.path, first.path));
@@ -96,22 +95,24 @@ Action add_merge_command(CLI::App& app) {
     csv.write(merged);
     std::size_t rows = 0;
     for (const auto& s : shards) rows += s.rows;
-    std::string from;
-    for (const auto& s : shards) from += (from.empty() ? "" : ", ") + json_quote(s.path);
+    std::vector<std::string> from;
+    for (const auto& s : shards) from.push_back(s.path);
     AtomicFile meta(o->out + ".meta.json", "--out");
-    meta.write(fmt::format(
-        "{{\n  \"tool\": \"poslsh\",\n  \"version\": {},\n  \"git_commit\": {},\n"
-        "  \"experiment\": {},\n  \"shard\": \"1/1\",\n  \"config_fingerprint\": {},\n"
-        "  \"seed\": {},\n  \"merged_from\": [{}],\n  \"rows\": {},\n"
-        "  \"csv_fnv1a64\": \"{:016x}\",\n  \"config\": {}\n}}\n",
-        json_quote(kVersion), json_quote(git_commit()), json_quote(first.experiment),
-        json_quote(first.fingerprint), json_field(first.meta, "seed", first.path), from, rows,
-        fingerprint(merged), json_quote(json_field(first.meta, "config", first.path))));
+    meta.write(RunRecord::of_this_build()
+                   .set("experiment", first.meta.text("experiment"))
+                   .set("shard", "1/1")
+                   .set("config_fingerprint", first.meta.text("config_fingerprint"))
+                   .copy("seed", first.meta)
+                   .set("merged_from", from)
+                   .set("rows", std::uint64_t{rows})
+                   .set("csv_fnv1a64", hex64(fingerprint(merged)))
+                   .set("config", first.meta.text("config"))
+                   .to_text());
     // Experiments that write a summary beside their table get it recomputed
     // from the merged table: the same bytes a single run writes.
     std::optional<AtomicFile> summary;
     for (const auto& e : experiments())
-      if (e.name == first.experiment && e.summarize) {
+      if (e.name == first.meta.text("experiment") && e.summarize) {
         summary.emplace(summary_path(o->out), "--out");
         try {
           summary->write(e.summarize(CsvTable::parse(merged, o->out)));

@@ -23,6 +23,8 @@
 #include "runner/child_process.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
+#include "runner/csv_writer.h"
+#include "runner/data_files.h"
 #include "runner/launcher.h"
 #include "runner/report_document.h"
 #include "runner/sweep.h"
@@ -70,19 +72,17 @@ const std::vector<FigureScript>& figure_scripts() {
   return f;
 }
 
-// The plot scripts: beside an installed binary (bin/../share/poslsh/plots, so an
-// installed or moved prefix works without the sources), else in the source tree
-// this binary was built from. Throws InputError when neither holds them.
+// The plot scripts, found beside the binary (runner/data_files.h). Throws
+// InputError when they are not there.
 fs::path plot_scripts_dir() {
-  const fs::path installed =
-      (fs::path(self_executable()).parent_path() / POSLSH_PLOTS_FROM_BIN).lexically_normal();
-  const fs::path source = fs::path(POSLSH_SOURCE_DIR) / "plots";
-  for (const fs::path& dir : {installed, source})
-    if (fs::exists(dir / "plotlib.py")) return dir;
+  if (const auto dir = find_data_dir("plots/plotlib.py")) return *dir / "plots";
+  std::string searched;
+  for (const fs::path& dir : data_dirs())
+    searched += (searched.empty() ? "" : ", ") + (dir / "plots").string();
   throw InputError(
-      fmt::format("reproduce: the plot scripts are in neither {} (installed) nor {} (source tree); "
+      fmt::format("reproduce: the plot scripts are not beside this binary (searched {}); "
                   "reinstall poslsh, or give --no-plots",
-                  installed.string(), source.string()));
+                  searched));
 }
 
 // A small CSV (a benchmark table) as report rows, numbers at 4 significant digits.
@@ -145,14 +145,6 @@ std::string check_family(const std::string& check) {
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
   return out;
-}
-
-// An RFC 4180 CSV field (the check details hold commas).
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 // Runs one experiment (command: poslsh, its name, --config) as plan.shards
@@ -347,7 +339,7 @@ Action add_reproduce_command(CLI::App& app) {
     };
     std::vector<Family> families;
     std::vector<std::string> failures, warnings;
-    std::string checks_csv = "table,verdict,check,detail\n";
+    CsvWriter checks_csv({"table", "verdict", "check", "detail"});  // details hold commas
     std::vector<std::pair<std::string, std::string>> power_tables;  // (section, markdown)
     std::vector<std::pair<std::string, std::string>> bench_tables;  // (section, csv)
     // Bonferroni over the checked tables: the report's false-alarm rate is kCheckFamilyAlpha.
@@ -357,8 +349,7 @@ Action add_reproduce_command(CLI::App& app) {
         kCheckFamilyAlpha / static_cast<double>(std::max<long>(checked_tables, 1));
     const auto tally = [&](const std::string& table, const std::string& check, Verdict v,
                            const std::string& detail) {
-      checks_csv += fmt::format("{},{},{},{}\n", csv_field(table), verdict_name(v),
-                                csv_field(check), csv_field(detail));
+      checks_csv.row({table, verdict_name(v), check, detail});
       const std::string family = check_family(check);
       auto it = std::find_if(families.begin(), families.end(), [&](const Family& f) {
         return f.table == table && f.family == family;
@@ -517,7 +508,7 @@ Action add_reproduce_command(CLI::App& app) {
     doc.code(toml, "toml");
 
     AtomicFile checks_file((fs::path(out) / "checks.csv").string(), "--out");
-    checks_file.write(checks_csv);
+    checks_file.write(checks_csv.take());
     AtomicFile report((fs::path(out) / "report.md").string(), "--out");
     report.write(doc.markdown());
     AtomicFile html((fs::path(out) / "report.html").string(), "--out");

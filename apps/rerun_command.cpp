@@ -14,7 +14,7 @@
 #include "runner/atomic_file.h"
 #include "runner/child_process.h"
 #include "runner/cli_common.h"
-#include "runner/meta_json.h"
+#include "runner/run_record.h"
 #include "runner/sha256.h"
 #include "runner/version.h"
 
@@ -72,28 +72,28 @@ Action add_rerun_command(CLI::App& app) {
                   "Worker threads (0 = all cores; results do not depend on it)");
   return [o] {
     require_at_least("--threads", o->threads, 0);
-    const std::string meta = read_file("rerun", o->sidecar);
-    if (json_field(meta, "tool", o->sidecar, "rerun") != "poslsh")
+    const RunRecord meta = RunRecord::read(o->sidecar, "rerun");
+    if (meta.text("tool") != "poslsh")
       throw InputError(
           fmt::format("rerun: '{}' was not written by poslsh", printable(o->sidecar, 200)));
-    const std::string experiment = json_field(meta, "experiment", o->sidecar, "rerun");
+    const std::string experiment = meta.text("experiment");
     const bool sweep = is_sweep_experiment(experiment);
     if (!sweep && experiment != "sample")
       throw InputError(fmt::format(
           "rerun: '{}' records experiment '{}', which rerun cannot replay (accepted: the "
           "experiments of `poslsh --help`, and sample)",
           printable(o->sidecar, 200), printable(experiment)));
-    if (meta.find("\"merged_from\": ") != std::string::npos)
+    if (meta.has("merged_from"))
       throw InputError(fmt::format(
           "rerun: '{}' describes a merge of shards; rerun the experiment without --shard, or "
           "rerun each shard's sidecar",
           printable(o->sidecar, 200)));
-    const std::string config = json_field(meta, "config", o->sidecar, "rerun");
+    const std::string config = meta.text("config");
     verify_inputs(config, o->sidecar);
     require_writable("--out", o->out);
 
-    const std::string version = json_field(meta, "version", o->sidecar, "rerun");
-    const std::string commit = json_field(meta, "git_commit", o->sidecar, "rerun");
+    const std::string version = meta.text("version");
+    const std::string commit = meta.text("git_commit");
     if ((version != kVersion || commit != git_commit()) && !o->quiet)
       std::fprintf(stderr,
                    "rerun: note: the run was made by poslsh %s (%s), this is %s (%s); a "
@@ -111,7 +111,7 @@ Action add_rerun_command(CLI::App& app) {
     std::vector<std::string> args = {self_executable(), experiment, "--config",
                                      toml.string(),     "--out",    o->out};
     if (sweep) {
-      const std::string shard = json_field(meta, "shard", o->sidecar, "rerun");
+      const std::string shard = meta.text("shard");
       if (shard != "1/1") args.insert(args.end(), {"--shard", shard});
       if (o->no_timing) args.push_back("--no-timing");
       if (o->quiet) args.push_back("--quiet");

@@ -1,6 +1,5 @@
 // `poslsh sample`: exports exactly the hashes every experiment uses for a
 // (seed, trial), so any result can be recomputed independently.
-#include <fmt/format.h>
 #include <poslsh/positional_hash.h>
 
 #include <memory>
@@ -8,8 +7,8 @@
 #include "commands.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
-#include "runner/csv_table.h"
-#include "runner/meta_json.h"
+#include "runner/csv_writer.h"
+#include "runner/run_record.h"
 #include "runner/version.h"
 
 namespace poslsh {
@@ -39,29 +38,26 @@ Action add_sample_command(CLI::App& app) {
     require_at_least("--s", o->s, 1);
     AtomicFile file(o->out, "--out");
     const auto hashes = draw_hashes(o->seed, o->trial, o->s, o->sigma);
-    std::string text = o->blocks ? "sample,start,end\n" : "sample,pitch,shift\n";
+    CsvWriter table(o->blocks ? std::vector<std::string>{"sample", "start", "end"}
+                              : std::vector<std::string>{"sample", "pitch", "shift"});
     for (std::int64_t k = 0; k < o->s; ++k) {
       const auto& h = hashes[k];
       if (!o->blocks) {
-        text += fmt::format("{},{},{}\n", k, format_double(h.pitch), format_double(h.shift));
+        table.row_of(k, h.pitch, h.shift);
         continue;
       }
       const auto starts = block_starts(h, o->n);
-      for (std::size_t b = 0; b + 1 < starts.size(); ++b)
-        text += fmt::format("{},{},{}\n", k, starts[b], starts[b + 1]);
-      if (text.size() > (1u << 24)) {
-        file.write(text);
-        text.clear();
-      }
+      for (std::size_t b = 0; b + 1 < starts.size(); ++b) table.row_of(k, starts[b], starts[b + 1]);
+      if (table.buffered_bytes() > (1u << 24)) file.write(table.take());
     }
-    file.write(text);
+    file.write(table.take());
     // Provenance, as every experiment writes it: `poslsh rerun` replays it.
     AtomicFile meta(o->out + ".meta.json", "--out");
-    meta.write(
-        fmt::format("{{\n  \"tool\": \"poslsh\",\n  \"version\": {},\n  \"git_commit\": {},\n"
-                    "  \"experiment\": \"sample\",\n  \"seed\": {},\n  \"config\": {}\n}}\n",
-                    json_quote(kVersion), json_quote(git_commit()), o->seed,
-                    json_quote(resolved_config(*cmd))));
+    meta.write(RunRecord::of_this_build()
+                   .set("experiment", "sample")
+                   .set("seed", o->seed)
+                   .set("config", resolved_config(*cmd))
+                   .to_text());
     file.commit();
     meta.commit();
     return 0;

@@ -26,6 +26,7 @@
 #include "experiments/bench_timing.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
+#include "runner/csv_writer.h"
 #include "runner/least_squares.h"
 
 namespace poslsh {
@@ -56,9 +57,8 @@ int run_attention_bench(const AttentionBenchOptions& o) {
   require_positive_finite("--sigma", o.sigma);
   const int threads = resolve_threads(o.threads);
   AtomicFile file(o.out, "--out");
-  file.write(
-      "n,method,seconds,max_error,error_rows,keys_per_query,half_width,gflops,threads,"
-      "certificate,error_over_certificate\n");
+  CsvWriter table({"n", "method", "seconds", "max_error", "error_rows", "keys_per_query",
+                   "half_width", "gflops", "threads", "certificate", "error_over_certificate"});
   const AttentionOptions opts{.threads = threads};
   struct Row {
     std::int64_t n = 0;
@@ -158,12 +158,10 @@ int run_attention_bench(const AttentionBenchOptions& o) {
     auto line = [&](const char* method, double secs, double err, double kpq, std::int64_t w,
                     double gflops, double certificate = NAN, double ratio = NAN) {
       if (std::isnan(secs)) return;
-      file.write(fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", n, method, format_double(secs),
-                             format_double(err), ref_rows, format_double(kpq),
-                             w < 0 ? "" : std::to_string(w),
-                             std::isnan(gflops) ? "" : format_double(gflops), threads,
-                             std::isnan(certificate) ? "" : format_double(certificate),
-                             std::isnan(ratio) ? "" : format_double(ratio)));
+      // Empty fields: what does not apply to the method.
+      const auto unless_nan = [](double x) { return std::isnan(x) ? "" : csv_cell(x); };
+      table.row_of(n, method, secs, err, ref_rows, kpq, w < 0 ? "" : csv_cell(w),
+                   unless_nan(gflops), threads, unless_nan(certificate), unless_nan(ratio));
     };
     line("exact", row.exact_s, row.exact_err, static_cast<double>(n), -1, exact_gflops);
     line("band", row.band_s, row.band_err, row.band_kpq, row.band_w, NAN, row.band_cert,
@@ -174,6 +172,7 @@ int run_attention_bench(const AttentionBenchOptions& o) {
     rows.push_back(row);
     std::fprintf(stderr, "bench attention: n=%lld done\n", static_cast<long long>(n));
   }
+  file.write(table.take());
   file.commit();
 
   fmt::print(

@@ -19,6 +19,7 @@
 #include "experiments/experiment.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
+#include "runner/csv_writer.h"
 
 namespace poslsh {
 
@@ -53,12 +54,9 @@ int run_blocksize_bench(const BlocksizeBenchOptions& o) {
   if (o.oracle_n > (std::int64_t{1} << 24))
     throw UsageError(fmt::format("--oracle-n must be at most 2^24 (got {})", o.oracle_n));
   std::unique_ptr<AtomicFile> file;
-  if (!o.out.empty()) {
-    file = std::make_unique<AtomicFile>(o.out, "--out");
-    file->write(
-        "n,sigma,hashes,seconds_per_hash,mean_bins_measured,mean_runs,worst_work,above_ceil_"
-        "pitch\n");
-  }
+  CsvWriter table({"n", "sigma", "hashes", "seconds_per_hash", "mean_bins_measured", "mean_runs",
+                   "worst_work", "above_ceil_pitch"});
+  if (!o.out.empty()) file = std::make_unique<AtomicFile>(o.out, "--out");  // fails early
   // Hash t of the bench is hash 0 of trial t, as `poslsh blocksize --s 1` draws them.
   std::vector<PositionalHash> hashes;
   hashes.reserve(static_cast<std::size_t>(o.hashes));
@@ -88,11 +86,8 @@ int run_blocksize_bench(const BlocksizeBenchOptions& o) {
     fmt::print("{:>6} {:>18} {:>10.1f} {:>10.2f} {:>10.2f} {:>11} {:>14}\n", power_of_two(n),
                fmt::format("({})", n), secs / count * 1e9, static_cast<double>(bins) / count,
                static_cast<double>(runs) / count, worst, above);
-    if (file)
-      file->write(fmt::format("{},{},{},{},{},{},{},{}\n", n, format_double(o.sigma), o.hashes,
-                              format_double(secs / count),
-                              format_double(static_cast<double>(bins) / count),
-                              format_double(static_cast<double>(runs) / count), worst, above));
+    table.row_of(n, o.sigma, o.hashes, secs / count, static_cast<double>(bins) / count,
+                 static_cast<double>(runs) / count, worst, above);
   }
   int rc = 0;
   if (o.oracle_n > 0) {
@@ -115,6 +110,7 @@ int run_blocksize_bench(const BlocksizeBenchOptions& o) {
     if (agree != m) rc = 1;
   }
   if (file) {
+    file->write(table.take());
     file->commit();
     fmt::print("wrote {}\n", o.out);
   }

@@ -18,6 +18,7 @@
 #include "experiments/convergence.h"
 #include "runner/child_process.h"
 #include "runner/cli_common.h"
+#include "runner/data_files.h"
 
 namespace poslsh {
 
@@ -62,23 +63,21 @@ void time_rows_over_seeds(const ConvergenceBenchOptions& o) {
              peak_rss_mib());
 }
 
-#ifndef POSLSH_SOURCE_DIR
-#define POSLSH_SOURCE_DIR ""
-#endif
-
 // scipy's eigsh (ARPACK) on a numpy operator of the same cost, against a whole
 // poslsh row on one thread, per seed at n_scipy: scripts/bench_scipy_eigsh.py,
 // run as a child on the same hashes (it exports them with `poslsh sample`).
 // Skipped with a line saying why when the script or scipy is missing.
 void scipy_rows(const ConvergenceBenchOptions& o) {
   namespace fs = std::filesystem;
-  const fs::path script = fs::path(POSLSH_SOURCE_DIR) / "scripts" / "bench_scipy_eigsh.py";
+  const fs::path relative = fs::path("scripts") / "bench_scipy_eigsh.py";
+  const auto data = find_data_dir(relative);
+  const fs::path script = data ? *data / relative : relative;
   fmt::print(
       "# scipy eigsh baseline (ARPACK, tol 1e-8, numpy operator) vs a whole poslsh row on 1 "
       "thread, n={} sigma={} s={}: {} {}\n",
       o.n_scipy, o.sigma, o.s, o.python, script.string());
-  if (!fs::exists(script)) {
-    fmt::print("  skipped: the script is not there (it ships with the source tree)\n");
+  if (!data) {
+    fmt::print("  skipped: the script is not installed beside this binary (share/poslsh)\n");
     return;
   }
   fmt::print("{:>6} {:>12} {:>9} {:>12} {:>8} {:>16} {:>16} {:>10}\n", "seed", "eigsh_s", "matvecs",

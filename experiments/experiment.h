@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "runner/csv_table.h"
+#include "runner/csv_writer.h"  // summaries are CSV text written with it
 
 namespace CLI {
 class App;
@@ -82,7 +83,8 @@ struct ExperimentRegistration {
   Checker checker;                                          // run may be empty
   // May be empty. The table's summary, written beside it as summary_path(out)
   // by the experiment and, from the merged table, by `poslsh merge`, so a
-  // sharded run ends with the files a single run writes.
+  // sharded run ends with the files a single run writes. CSV text, written
+  // with runner/csv_writer.h as every table is.
   std::function<std::string(const CsvTable&)> summarize = {};
 };
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,7 +15,6 @@
 #include "runner/atomic_file.h"
 #include "runner/child_process.h"
 #include "runner/cli_common.h"
-#include "runner/meta_json.h"
 #include "runner/sweep.h"
 
 namespace poslsh {
@@ -178,24 +178,35 @@ std::string corpus_note(const LmOptions& o) {
                      o.corpus, sha, train, validation, test);
 }
 
-std::string json_list(const std::vector<std::int64_t>& v) {
-  return fmt::format("[{}]", fmt::join(v, ", "));
-}
-
+// The cell's spec for python/poslsh/lm/cell.py's CellSpec (its field names).
 std::string cell_spec(const LmOptions& o, const Training& t, const fs::path& work,
                       const fs::path& qkv) {
-  return fmt::format(
-      R"({{"corpus": {}, "variant": "{}", "s": {}, "seed": {}, "layers": {}, "heads": {}, )"
-      R"("width": {}, "context": {}, "batch": {}, "steps": {}, "lr": {}, "warmup": {}, )"
-      R"("weight_decay": {}, "checkpoint_every": {}, "window_s": {}, "eval_lengths": {}, )"
-      R"("eval_batches": {}, "eval_batch": {}, "swap_s": {}, "swap_trials": {}, )"
-      R"("checkpoint": {}, "qkv_dir": {}, "threads": 1, "progress": {}}})",
-      json_quote(o.corpus), t.variant, t.s, t.seed, o.layers, o.heads, o.width, o.context, o.batch,
-      o.steps, format_double(o.lr), o.warmup, format_double(o.weight_decay), o.checkpoint_every,
-      o.window_s, json_list(o.eval_lengths), o.eval_batches, o.eval_batch, json_list(o.swap_s),
-      o.swap_trials, json_quote((work / (t.file_stem() + ".pt")).string()),
-      json_quote(t.variant == "exact" ? (qkv / fmt::format("seed{}", t.seed)).string() : ""),
-      o.sweep.quiet ? "false" : "true");
+  const nlohmann::ordered_json spec = {
+      {"corpus", o.corpus},
+      {"variant", t.variant},
+      {"s", t.s},
+      {"seed", t.seed},
+      {"layers", o.layers},
+      {"heads", o.heads},
+      {"width", o.width},
+      {"context", o.context},
+      {"batch", o.batch},
+      {"steps", o.steps},
+      {"lr", o.lr},
+      {"warmup", o.warmup},
+      {"weight_decay", o.weight_decay},
+      {"checkpoint_every", o.checkpoint_every},
+      {"window_s", o.window_s},
+      {"eval_lengths", o.eval_lengths},
+      {"eval_batches", o.eval_batches},
+      {"eval_batch", o.eval_batch},
+      {"swap_s", o.swap_s},
+      {"swap_trials", o.swap_trials},
+      {"checkpoint", (work / (t.file_stem() + ".pt")).string()},
+      {"qkv_dir", t.variant == "exact" ? (qkv / fmt::format("seed{}", t.seed)).string() : ""},
+      {"threads", 1},
+      {"progress", !o.sweep.quiet}};
+  return spec.dump();
 }
 
 std::vector<std::string> split_tabs(const std::string& line) {

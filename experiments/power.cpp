@@ -17,6 +17,7 @@
 #include "experiments/unbiasedness.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
+#include "runner/csv_writer.h"
 
 namespace poslsh {
 

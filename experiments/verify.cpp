@@ -14,6 +14,7 @@
 
 #include "experiments/unbiasedness.h"
 #include "runner/cli_common.h"
+#include "runner/csv_writer.h"
 
 namespace poslsh {
 

@@ -10,13 +10,10 @@
 // escapes, which libFuzzer reports as a finding and the replay test as a
 // failure.
 //
-// The .meta.json reader (json_field) and the TOML config handling (the CLI11
-// app and the error messages of apps/poslsh.cpp) live in apps/, which no
-// library target compiles. To fuzz that exact code, not a copy, this header
-// includes the sources of apps/: the subcommands, and poslsh.cpp with its
-// main() renamed poslsh_cli_main (never called).
-// Include this header in exactly ONE translation unit per binary, which must
-// not also link apps/.
+// The .meta.json reads are RunRecord's (src/runner/run_record.h) and the TOML
+// config handling is the CLI's own (src/runner/cli_app.h: the CLI11 app, its
+// argument handling and error messages), both linked from the library, so the
+// fuzzers run that exact code, not a copy.
 #pragma once
 
 #include <poslsh/input_error.h>
@@ -41,21 +38,13 @@
 #include <string_view>
 #include <vector>
 
-#include "../apps/check_command.cpp"
-#include "../apps/merge_command.cpp"
-#include "../apps/reproduce_command.cpp"
-#include "../apps/rerun_command.cpp"
-#include "../apps/sample_command.cpp"
-#include "../apps/verify_command.cpp"
 #include "experiments/experiment.h"
+#include "runner/cli_app.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
+#include "runner/run_record.h"
 #include "runner/sweep.h"
 #include "runner/version.h"
-
-#define main poslsh_cli_main
-#include "../apps/poslsh.cpp"
-#undef main
 
 namespace poslsh_fuzz {
 
@@ -193,20 +182,21 @@ struct MetaResult {
 // The .meta.json reads of `poslsh merge` (apps/merge_command.cpp), in its
 // order: experiment, config_fingerprint, shard (through parse_shard),
 // csv_fnv1a64 when present, then the seed and config it copies into the
-// merged sidecar. Invariant: a config
-// merge writes back (json_quote) reads back unchanged.
+// merged sidecar. Invariant: a record read back from the text it writes is
+// the same record (the same text again, the same config).
 inline MetaResult fuzz_meta(const std::uint8_t* data, std::size_t size) {
   const std::string json(reinterpret_cast<const char*>(data), size);
   const std::string path = "fuzz.csv";
   MetaResult r;
+  std::optional<poslsh::RunRecord> record;
   try {
-    r.experiment = poslsh::json_field(json, "experiment", path);
-    r.fingerprint = poslsh::json_field(json, "config_fingerprint", path);
-    r.shard = poslsh::parse_shard(poslsh::json_field(json, "shard", path));
-    if (json.find("\"csv_fnv1a64\": ") != std::string::npos)
-      r.csv_hash = poslsh::json_field(json, "csv_fnv1a64", path);
-    r.seed = poslsh::json_field(json, "seed", path);
-    r.config = poslsh::json_field(json, "config", path);
+    record = poslsh::RunRecord::parse(json, path, "merge");
+    r.experiment = record->text("experiment");
+    r.fingerprint = record->text("config_fingerprint");
+    r.shard = poslsh::parse_shard(record->text("shard"));
+    if (record->has("csv_fnv1a64")) r.csv_hash = record->text("csv_fnv1a64");
+    r.seed = poslsh::RunRecord().copy("seed", *record).to_text();
+    r.config = record->text("config");
   } catch (...) {
     if (!expected_rejection(std::current_exception())) throw;
     return r;
@@ -215,42 +205,14 @@ inline MetaResult fuzz_meta(const std::uint8_t* data, std::size_t size) {
   if (r.shard.index < 1 || r.shard.index > r.shard.count)
     invariant_failed("parse_shard accepted shard " + std::to_string(r.shard.index) + "/" +
                      std::to_string(r.shard.count));
-  const std::string rewritten = "{\n  \"config\": " + poslsh::json_quote(r.config) + "\n}\n";
-  if (poslsh::json_field(rewritten, "config", path) != r.config)
-    invariant_failed("json_field(json_quote(config)) != config");
+  const std::string text = record->to_text();
+  const poslsh::RunRecord again = poslsh::RunRecord::parse(text, path, "merge");
+  if (again.to_text() != text) invariant_failed("a record's text does not read back as itself");
+  if (again.text("config") != r.config) invariant_failed("the config does not read back unchanged");
   return r;
 }
 
 // -------------------------------------------------------- TOML config ----
-
-// The CLI app of main() in apps/poslsh.cpp, built the same way (the same
-// top-level --config option, the same subcommands in the same order). The actions are
-// kept alive (the options are bound to state they own) but never run.
-struct CliApp {
-  CLI::App app{"poslsh: numerical verification of positional LSH for ALiBi attention"};
-  std::vector<poslsh::Action> actions;
-  CliApp() {
-    app.set_version_flag(
-        "--version", std::string("poslsh ") + poslsh::kVersion + " (" + poslsh::git_commit() + ")");
-    app.set_config("--config", "",
-                   "TOML file; section [subcommand] sets that subcommand's options");
-    app.allow_config_extras(false);
-    app.config_formatter(std::make_shared<RangeConfig>(app));  // ranges in configs, as main()
-    app.require_subcommand(1);
-    actions.push_back(poslsh::add_sample_command(app));
-    actions.push_back(poslsh::add_check_command(app));
-    actions.push_back(poslsh::add_verify_command(app));
-    actions.push_back(poslsh::add_merge_command(app));
-    actions.push_back(poslsh::add_reproduce_command(app));
-    actions.push_back(poslsh::add_rerun_command(app));
-    auto* bench = app.add_subcommand("bench", "Speed benchmarks (ratios measured side by side)");
-    bench->require_subcommand(1);
-    for (const auto& e : poslsh::experiments()) {
-      if (e.add_command) actions.push_back(e.add_command(app));
-      if (e.add_bench) actions.push_back(e.add_bench(*bench));
-    }
-  }
-};
 
 struct ConfigResult {
   int tried = 0;            // subcommands the config was parsed for
@@ -286,11 +248,11 @@ inline std::vector<std::string> config_sections(const std::string& toml) {
 // `poslsh <section> --config FILE --out X.csv` for the first two sections of
 // the input that name a subcommand (else the first experiment), as `poslsh
 // reproduce` runs them ([bench.attention] -> `bench attention`), parsed exactly
-// as main() does (hoisted --config, reversed argument vector) but not run
-// (nothing is written), followed by resolved_config() of the chosen
+// as run_cli() does (CliApp::parse: hoisted --config, expanded ranges) but
+// not run (nothing is written), followed by resolved_config() of the chosen
 // subcommand: the provenance every experiment derives from its options.
-// main() catches only CLI::ParseError around parse(): any other exception
-// would end the CLI.
+// run_cli() catches only CLI::ParseError and UsageError around parse(): any
+// other exception would end the CLI.
 inline ConfigResult fuzz_config(const std::uint8_t* data, std::size_t size) {
   const std::string toml(reinterpret_cast<const char*>(data), size);
   const std::string path = config_scratch_path();
@@ -303,8 +265,8 @@ inline ConfigResult fuzz_config(const std::uint8_t* data, std::size_t size) {
   // a subcommand, at most two of them.
   static const std::set<std::string> subcommands = [] {
     std::set<std::string> names;
-    CliApp cli;
-    for (CLI::App* sub : cli.app.get_subcommands([](CLI::App*) { return true; })) {
+    poslsh::CliApp cli;
+    for (CLI::App* sub : cli.app().get_subcommands([](CLI::App*) { return true; })) {
       names.insert(sub->get_name());
       for (CLI::App* nested : sub->get_subcommands([](CLI::App*) { return true; }))
         names.insert(sub->get_name() + "." + nested->get_name());
@@ -334,27 +296,21 @@ inline ConfigResult fuzz_config(const std::uint8_t* data, std::size_t size) {
     for (auto& w : words) argv.push_back(w.data());
     argv.push_back(nullptr);
     const int argc = static_cast<int>(words.size());
-    CliApp cli;
+    poslsh::CliApp cli;
     ++r.tried;
-    // From here on as main() does, up to the action, which is not run.
+    // From here on as run_cli() does, up to the action, which is not run.
     try {
-      std::vector<std::string> args = hoist_config(argc, argv.data());
-      expand_list_ranges(args, cli.app);
-      for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--config" && i > 0) poslsh::check_config_syntax(args[i - 1]);
-        if (args[i].rfind("--config=", 0) == 0) poslsh::check_config_syntax(args[i].substr(9));
-      }
-      cli.app.parse(args);
+      cli.parse(argc, argv.data());
     } catch (const poslsh::UsageError& e) {
       if (r.first_error.empty()) r.first_error = section + ": " + e.what();
       continue;
     } catch (const CLI::ParseError& e) {
-      const std::string message = describe(e, cli.app, argc, argv.data());
+      const std::string message = cli.describe(e, argc, argv.data());
       if (r.first_error.empty()) r.first_error = section + ": " + e.get_name() + ": " + message;
       continue;
     }
     ++r.parsed;
-    CLI::App* chosen = cli.app.get_subcommands().front();
+    CLI::App* chosen = cli.app().get_subcommands().front();
     while (!chosen->get_subcommands().empty()) chosen = chosen->get_subcommands().front();
     (void)poslsh::resolved_config(*chosen);
   }

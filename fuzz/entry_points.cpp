@@ -1,5 +1,5 @@
-// The one translation unit of the fuzz library that includes fuzz/entries.h
-// (and with it apps/): see fuzz/entry_points.h.
+// The translation unit of the fuzz library that compiles fuzz/entries.h: see
+// fuzz/entry_points.h.
 #include "entry_points.h"
 
 #include "entries.h"

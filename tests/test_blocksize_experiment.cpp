@@ -19,6 +19,7 @@
 #include "experiments/blocksize.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
+#include "runner/csv_writer.h"
 
 namespace poslsh {
 namespace {

@@ -23,6 +23,7 @@
 #include "experiments/convergence.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
+#include "runner/csv_writer.h"
 
 namespace poslsh {
 namespace {

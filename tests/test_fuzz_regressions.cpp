@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -55,6 +56,22 @@ bool replay(const fs::path& file, Result (*entry)(const std::uint8_t*, std::size
     ADD_FAILURE() << file << ": unexpected exception of a non-std type";
   }
   return false;
+}
+
+// The fuzz targets link the library (src/runner/cli_app.h and the rest) and
+// so fuzz the code the CLI runs; none compiles a copy of a source file.
+TEST(FuzzRegressions, FuzzSourcesIncludeNoCppFile) {
+  const std::regex includes_cpp(R"(#\s*include\s*["<][^">]*\.cpp[">])");
+  int scanned = 0;
+  for (const auto& entry : fs::directory_iterator(fuzz_dir())) {
+    const std::string ext = entry.path().extension().string();
+    if (ext != ".h" && ext != ".cpp") continue;
+    ++scanned;
+    std::ifstream in(entry.path());
+    const std::string text{std::istreambuf_iterator<char>(in), {}};
+    EXPECT_FALSE(std::regex_search(text, includes_cpp)) << entry.path();
+  }
+  EXPECT_GE(scanned, 6);
 }
 
 TEST(FuzzRegressions, CorporaAreInTheTree) {

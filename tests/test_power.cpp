@@ -5,6 +5,7 @@
 
 #include "cli_harness.h"
 #include "experiments/power.h"
+#include "runner/csv_writer.h"
 
 namespace poslsh {
 namespace {

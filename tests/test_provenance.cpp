@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli_harness.h"
-#include "runner/meta_json.h"
+#include "runner/run_record.h"
 
 namespace poslsh {
 namespace {
@@ -43,7 +43,7 @@ TEST_F(Provenance, RecordedConfigsRerunToTheSameBytes) {
                            " --quiet --no-timing --out " + a + " >/dev/null 2>&1")
                               .c_str()),
               0);
-    const std::string config = json_field(testing::slurp(a + ".meta.json"), "config", a);
+    const std::string config = RunRecord::read(a + ".meta.json", "test").text("config");
     EXPECT_EQ(config.find("[["), std::string::npos) << config;
     std::ofstream(toml) << "[" << runs[k].experiment << "]\n" << config;
     const auto r =

@@ -9,6 +9,7 @@
 #include "cli_harness.h"
 #include "experiments/unbiasedness.h"
 #include "runner/cli_common.h"
+#include "runner/csv_writer.h"
 
 namespace poslsh {
 namespace {

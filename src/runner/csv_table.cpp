@@ -13,16 +13,6 @@
 
 namespace poslsh {
 
-std::string csv_line(const std::vector<std::string>& fields) {
-  std::string line;
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    if (i) line += ',';
-    line += fields[i];
-  }
-  line += '\n';
-  return line;
-}
-
 namespace {
 // The fields of one line. poslsh's own tables never quote, but tables other
 // tools wrote (pandas, spreadsheets) and poslsh's checks.csv may: a field

@@ -1,8 +1,9 @@
-// A CSV table read back for checking, merging and plotting-side validation.
-// poslsh writes plain CSV: one header line, comma-separated fields, no quoting
-// (no field of an experiment's table contains a comma, quote or newline). The
-// reader also takes RFC 4180 quoted fields within a line (what pandas writes,
-// and the check details of a report's checks.csv).
+// A CSV table read back for checking, merging and plotting-side validation;
+// csv_writer.h writes them. poslsh writes plain CSV: one header line,
+// comma-separated fields, quoted only where a field holds a comma, quote or
+// newline (no field of an experiment's table does; the check details of a
+// report's checks.csv do). The reader takes RFC 4180 quoted fields within a
+// line (what pandas writes, too).
 #pragma once
 
 #include <cstddef>
@@ -11,9 +12,6 @@
 #include <vector>
 
 namespace poslsh {
-
-// Join fields into one CSV line (with trailing newline).
-std::string csv_line(const std::vector<std::string>& fields);
 
 class CsvTable {
  public:

@@ -20,8 +20,9 @@
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
-#include "runner/meta_json.h"
+#include "runner/csv_writer.h"
 #include "runner/progress.h"
+#include "runner/run_record.h"
 #include "runner/version.h"
 
 namespace poslsh {
@@ -109,6 +110,12 @@ std::map<std::size_t, std::string> read_partial(const std::string& path,
   return done;
 }
 
+// What --resume and merge compare to tell sweeps apart: the experiment and
+// its resolved options.
+std::uint64_t sweep_fingerprint(const Sweep& sweep) {
+  return fingerprint(sweep.experiment + "\n" + sweep.resolved_config);
+}
+
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
@@ -142,13 +149,11 @@ bool already_complete(const Sweep& sweep, const SweepOptions& opt) {
   const std::string meta{std::istreambuf_iterator<char>(meta_in), {}};
   const std::string csv{std::istreambuf_iterator<char>(csv_in), {}};
   try {
-    const auto field = [&](const char* key) { return json_field(meta, key, opt.out, "--resume"); };
-    return field("experiment") == sweep.experiment && field("shard") == opt.shard &&
-           field("version") == kVersion && field("timing") == (opt.no_timing ? "false" : "true") &&
-           field("config_fingerprint") ==
-               fmt::format("{:016x}",
-                           fingerprint(sweep.experiment + "\n" + sweep.resolved_config)) &&
-           field("csv_fnv1a64") == fmt::format("{:016x}", fingerprint(csv));
+    const RunRecord record = RunRecord::parse(meta, opt.out, "--resume");
+    return record.text("experiment") == sweep.experiment && record.text("shard") == opt.shard &&
+           record.text("version") == kVersion && record.boolean("timing") == !opt.no_timing &&
+           record.text("config_fingerprint") == hex64(sweep_fingerprint(sweep)) &&
+           record.text("csv_fnv1a64") == hex64(fingerprint(csv));
   } catch (const InputError&) {
     return false;  // a sidecar without these fields: run the sweep
   }
@@ -332,21 +337,22 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   AtomicFile meta(opt.out + ".meta.json", "--out");
-  std::string cols;
-  for (const auto& c : sweep.columns) cols += (cols.empty() ? "" : ", ") + json_quote(c);
-  meta.write(fmt::format(
-      "{{\n  \"tool\": \"poslsh\",\n  \"version\": {},\n  \"git_commit\": {},\n"
-      "  \"experiment\": {},\n  \"seed\": {},\n  \"shard\": {},\n  \"cells_total\": {},\n"
-      "  \"cells_in_shard\": {},\n  \"threads\": {},\n  \"timing\": {},\n"
-      "  \"config_fingerprint\": \"{:016x}\",\n  \"finished_utc\": {},\n"
-      "  \"duration_seconds_this_run\": {:.3f},\n  \"machine\": {},\n  \"columns\": [{}],\n"
-      "  \"rows\": {},\n  \"csv_fnv1a64\": \"{:016x}\",\n  \"config\": {}\n}}\n",
-      json_quote(kVersion), json_quote(git_commit()), json_quote(sweep.experiment), sweep.seed,
-      json_quote(opt.shard), sweep.num_cells, end - begin, threads,
-      opt.no_timing ? "false" : "true",
-      fingerprint(sweep.experiment + "\n" + sweep.resolved_config), json_quote(utc_now()), seconds,
-      json_quote(machine_description()), cols, rows, fingerprint(table),
-      json_quote(sweep.resolved_config)));
+  meta.write(sweep_record({.experiment = sweep.experiment,
+                           .shard = opt.shard,
+                           .finished_utc = utc_now(),
+                           .machine = machine_description(),
+                           .config = sweep.resolved_config,
+                           .seed = sweep.seed,
+                           .cells_total = sweep.num_cells,
+                           .cells_in_shard = end - begin,
+                           .threads = static_cast<std::uint64_t>(threads),
+                           .rows = rows,
+                           .timing = !opt.no_timing,
+                           .config_fingerprint = sweep_fingerprint(sweep),
+                           .csv_fnv1a64 = fingerprint(table),
+                           .duration_seconds = seconds,
+                           .columns = sweep.columns})
+                 .to_text());
   csv.commit();
   meta.commit();
   std::remove(partial_path.c_str());
