@@ -50,7 +50,8 @@ def main(argv=None):
         if sel.any():
             ax.axhline(t["vs_exact_mean"][sel][0], color=color, lw=1, label=label)
             if np.isfinite(t["vs_exact_low"][sel][0]):
-                ax.axhspan(t["vs_exact_low"][sel][0], t["vs_exact_high"][sel][0], color=color, alpha=0.15, lw=0)
+                low, high = t["vs_exact_low"][sel][0], t["vs_exact_high"][sel][0]
+                ax.axhspan(low, high, color=color, alpha=0.15, lw=0)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("hashes s")
     ax.set_ylabel(f"loss − exact ALiBi at n = {n:g} (bits/byte)")

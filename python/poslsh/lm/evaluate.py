@@ -71,7 +71,8 @@ def swap_in_errors(qkv: list[tuple], sigmas: list[float], s_values: list[int], t
         exact = attend(q, k, v, alibi_bias(sigmas, n).double())
         for trial in range(trials):
             for s in s_values:
-                approx = attend(q, k, v, lsh_bias(seed, trial * len(qkv) + layer, s, sigmas, n, torch.float64))
+                bias = lsh_bias(seed, trial * len(qkv) + layer, s, sigmas, n, torch.float64)
+                approx = attend(q, k, v, bias)
                 rows += [(s, trial, layer, h, float(e))
                          for h, e in enumerate(relative_errors(exact, approx))]
     return rows
