@@ -145,20 +145,13 @@ void require_importable(const LmOptions& o) {
                     printable(o.python)));
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Runs `python3 -m poslsh.lm MODE ARG RESULT` and returns RESULT's text. Exit
 // 2: unusable input, RESULT holds the one-line reason; 130/143: interrupted.
 std::string run_python(const LmOptions& o, const std::string& mode, const std::string& arg,
                        const fs::path& result) {
   const int rc = run_child({o.python, "-m", "poslsh.lm", mode, arg, result.string()});
   if (rc == 130 || rc == 143) throw CellInterrupted(rc - 128);
-  std::string text = fs::exists(result) ? read_text(result) : std::string();
+  std::string text = fs::exists(result) ? read_file("lm", result.string()) : std::string();
   fs::remove(result);
   if (rc == 2 && !text.empty()) throw InputError(single_line(text));
   if (rc != 0)
@@ -265,7 +258,6 @@ int run_lm(const LmOptions& o, const CLI::App& cmd) {
   const fs::path checkpoints = beside_table(o.sweep.out, ".checkpoints"),
                  qkv = beside_table(o.sweep.out, "_qkv");
   if (!o.sweep.resume) fs::remove_all(checkpoints);
-  fs::create_directories(checkpoints);
   const auto cells = std::make_shared<std::vector<Training>>(trainings(o));
   Sweep sweep;
   sweep.experiment = "lm";
@@ -275,6 +267,9 @@ int run_lm(const LmOptions& o, const CLI::App& cmd) {
   sweep.label = [cells](std::size_t c) { return (*cells)[c].label(); };
   sweep.run_cell = [&o, cells, checkpoints, qkv](std::size_t c) {
     const Training& t = (*cells)[c];
+    // Made by the first cell, not up front: a run the sweep refuses (a bad
+    // --shard, too little memory) leaves nothing behind.
+    fs::create_directories(checkpoints);
     const std::string spec = cell_spec(o, t, checkpoints, qkv);
     return cell_rows(o, t, run_python(o, "cell", spec, checkpoints / (t.file_stem() + ".rows")));
   };

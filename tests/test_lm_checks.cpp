@@ -111,10 +111,12 @@ TEST_F(LmCli, BadOptionsAreOneLineErrorsAndWriteNothing) {
 }
 
 // The cells' own checks need the Python package, which sanitizer builds leave out.
-TEST_F(LmCli, AnUnreadableCorpusIsOneLineAndWritesNothing) {
+TEST_F(LmCli, AnUnreadableCorpusOrABadShardIsOneLineAndWritesNothing) {
   const auto package = std::filesystem::path(POSLSH_CLI).parent_path() / "../python/poslsh/lm";
   if (!std::filesystem::exists(package)) GTEST_SKIP() << "no Python package in this build";
   expect_usage_error("lm --corpus /nonexistent/text.txt --out " + path("lm.csv"), "corpus");
+  // Refused by the sweep itself, after the corpus was read: still nothing written.
+  expect_usage_error("lm --shard 3/2 --out " + path("lm.csv"), "--shard");
   EXPECT_FALSE(std::filesystem::exists(path("lm.csv")));
   EXPECT_FALSE(std::filesystem::exists(path("lm.checkpoints")));
 }
