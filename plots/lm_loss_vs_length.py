@@ -35,10 +35,7 @@ def main(argv=None):
         if variant == "exact":
             right.axhline(0, color=color, lw=1, label=label(variant, s))
             continue
-        d = t["vs_exact_mean"][m][order]
-        err = np.vstack([d - t["vs_exact_low"][m][order], t["vs_exact_high"][m][order] - d])
-        right.plot(x, d, marker + "-", color=color, ms=4, label=label(variant, s))
-        right.errorbar(x, d, yerr=err, fmt="none", ecolor=color, capsize=0)
+        pl.plot_vs_exact(right, t["context"], t, m, marker + "-", color, label(variant, s))
     for ax in (left, right):
         ax.axvline(n, color="k", lw=0.6, ls=":")
         ax.set_xscale("log", base=2)

@@ -25,11 +25,6 @@ def rows(t, n, variant, eval_):
     return (t["metric"] == "val_bpb") & (t["context"] == n) & (t["variant"] == variant) & (t["eval"] == eval_)
 
 
-def bars(t, sel):
-    m = t["vs_exact_mean"][sel]
-    return np.vstack([m - t["vs_exact_low"][sel], t["vs_exact_high"][sel] - m])
-
-
 def main(argv=None):
     args = pl.parse_args(__doc__, "lm_loss_vs_s.png", argv)
     t = pl.load(pl.summary_path(args.csv), ["variant", "train_s", "eval", "eval_s", "context", "metric",
@@ -41,10 +36,7 @@ def main(argv=None):
     for variant, eval_, x_col, fmt, color, label in CURVES:
         sel = rows(t, n, variant, eval_)
         if sel.any():
-            order = np.argsort(t[x_col][sel])
-            x, y = t[x_col][sel][order], t["vs_exact_mean"][sel][order]
-            ax.plot(x, y, fmt, color=color, ms=4, label=label)
-            ax.errorbar(x, y, yerr=bars(t, sel)[:, order], fmt="none", ecolor=color, capsize=0)
+            pl.plot_vs_exact(ax, t[x_col], t, sel, fmt, color, label)
     for variant, label, color in LEVELS:
         sel = rows(t, n, variant, "self")
         if sel.any():

@@ -72,6 +72,16 @@ def summary_path(csv_path):
     return csv_path[:-4] + ".summary.csv" if csv_path.endswith(".csv") else csv_path + ".summary.csv"
 
 
+def plot_vs_exact(ax, x, t, sel, fmt_str, color, label):
+    """An lm summary's paired difference to exact ALiBi (vs_exact_mean) against x over
+    the rows sel, ordered by x, with its 95% interval (vs_exact_low/high) as bars."""
+    order = np.argsort(x[sel])
+    x, mean = x[sel][order], t["vs_exact_mean"][sel][order]
+    bars = np.vstack([mean - t["vs_exact_low"][sel][order], t["vs_exact_high"][sel][order] - mean])
+    ax.plot(x, mean, fmt_str, color=color, ms=4, label=label)
+    ax.errorbar(x, mean, yerr=bars, fmt="none", ecolor=color, capsize=0)
+
+
 def style():
     plt.rcParams.update({
         "figure.dpi": 150, "savefig.dpi": 200, "font.size": 9, "axes.grid": True,
