@@ -34,7 +34,9 @@ namespace poslsh {
 
 namespace fs = std::filesystem;
 
-namespace {
+// A named namespace, not an anonymous one: the runner is a unity build, and
+// names such as Figure or seconds_since recur in other files.
+namespace reproduce_steps {
 
 // Section names in a TOML file: "[convergence]" -> "convergence".
 std::vector<std::string> sections(const std::string& toml) {
@@ -189,339 +191,420 @@ std::string figure_title(const std::string& name) {
   return name;
 }
 
-}  // namespace
+// The options of `poslsh reproduce`.
+struct ReproduceOptions {
+  std::string out;
+  int threads = 0;
+  int shards = 1;
+  std::string launcher = "local";
+  bool resume = false, no_plots = false, quiet = false, no_timing = false;
+};
+
+void declare_reproduce_options(CLI::App& cmd, ReproduceOptions& o) {
+  cmd.add_option("--out", o.out, "Results directory (default: results/<config name>)");
+  cmd.add_option("--threads", o.threads, "Worker threads per experiment (0: all cores)")
+      ->capture_default_str();
+  cmd.add_flag("--resume", o.resume, "Continue interrupted experiments from their .partial files");
+  cmd.add_flag("--no-plots", o.no_plots, "Skip the figures (no Python needed)");
+  cmd.add_flag("--quiet", o.quiet, "No progress output");
+  cmd.add_flag("--no-timing", o.no_timing,
+               "Experiments write their timing columns empty (tables comparable byte for byte)");
+  cmd.add_option("--shards", o.shards,
+                 "Run each experiment as N shards (--shard K/N) and merge them (poslsh merge)")
+      ->capture_default_str();
+  cmd.add_option("--launcher", o.launcher,
+                 "Where shards run: local (child processes), parallel (GNU parallel), slurm "
+                 "(one sbatch job array per experiment; benchmarks as one job)")
+      ->capture_default_str();
+}
+
+// What one reproduce run does, from its validated options and config.
+struct ReproducePlan {
+  std::string config, toml, out;
+  LaunchPlan launch;
+  bool sharded = false;               // more than one shard, or a launcher other than local
+  std::vector<std::string> sections;  // to run, in config order
+};
+
+// The launch plan of --shards, --launcher and --threads.
+LaunchPlan launch_plan(const ReproduceOptions& o, const std::string& out) {
+  if (o.threads < 0) throw UsageError("--threads must be an integer >= 0");
+  if (o.shards < 1 || o.shards > 10000)
+    throw UsageError(fmt::format("--shards must be an integer in [1, 10000] (got {})", o.shards));
+  LaunchPlan plan;
+  plan.launcher = parse_launcher(o.launcher);
+  require_launcher(plan.launcher);
+  plan.shards = o.shards;
+  plan.quiet = o.quiet;
+  // Shards share this machine unless SLURM places them: split its threads.
+  plan.threads =
+      o.threads > 0 ? o.threads
+      : plan.launcher == Launcher::kSlurm
+          ? 1
+          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / o.shards);
+  plan.log_dir = fs::absolute(fs::path(out) / "shards").string();
+  return plan;
+}
+
+// Sections name what to run: [convergence] runs `poslsh convergence`,
+// [bench.attention] runs `poslsh bench attention`.
+std::vector<std::string> sections_to_run(const std::string& toml, const std::string& config) {
+  std::set<std::string> known;
+  for (const auto& e : experiments()) {
+    known.insert(e.name);
+    if (e.add_bench) known.insert("bench." + e.name);
+  }
+  std::vector<std::string> to_run;
+  for (const auto& s : sections(toml)) {
+    if (known.count(s))
+      to_run.push_back(s);
+    else if (s != "reproduce" && s != "sample" && s != "bench")
+      throw UsageError(fmt::format("--config: section [{}] names no experiment (accepted: {})", s,
+                                   fmt::join(known, ", ")));
+  }
+  if (to_run.empty())
+    throw UsageError(fmt::format("--config '{}' has no experiment section (accepted: {})", config,
+                                 fmt::join(known, ", ")));
+  return to_run;
+}
+
+ReproducePlan plan_reproduce(const CLI::App& top, const ReproduceOptions& o) {
+  const auto* config_opt = top.get_option("--config");
+  if (config_opt->count() == 0)
+    throw UsageError("reproduce needs --config FILE.toml (e.g. configs/default.toml)");
+  ReproducePlan plan;
+  plan.config = config_opt->as<std::string>();
+  plan.toml = read_file("--config", plan.config);
+  plan.out = o.out.empty() ? (fs::path("results") / fs::path(plan.config).stem()).string() : o.out;
+  std::error_code ec;
+  fs::create_directories(plan.out, ec);
+  require_writable("--out", (fs::path(plan.out) / "report.md").string());
+  plan.launch = launch_plan(o, plan.out);
+  plan.sharded = o.shards > 1 || plan.launch.launcher != Launcher::kLocal;
+  plan.sections = sections_to_run(plan.toml, plan.config);
+  return plan;
+}
+
+// One experiment (or benchmark) run by reproduce.
+struct Ran {
+  std::string section, csv;
+  bool is_bench = false;
+  int exit_code = 0;
+  double seconds = 0;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Runs `section` as a child `poslsh` (through the launcher when sharded).
+Ran run_section(const std::string& section, const ReproducePlan& plan, const ReproduceOptions& o) {
+  const bool is_bench = section.rfind("bench.", 0) == 0;
+  const std::string name = is_bench ? section.substr(6) : section;
+  const std::string csv =
+      (fs::path(plan.out) / (is_bench ? name + "_bench.csv" : name + ".csv")).string();
+  const bool sharded = plan.sharded;
+  std::vector<std::string> args = {self_executable()};
+  if (is_bench) args.push_back("bench");
+  // Absolute paths: a SLURM job may start in another directory.
+  args.insert(args.end(),
+              {name, "--config", sharded ? fs::absolute(plan.config).string() : plan.config});
+  if (!o.quiet) std::fprintf(stderr, "== reproduce: %s -> %s\n", section.c_str(), csv.c_str());
+  const auto t = std::chrono::steady_clock::now();
+  int rc = 0;
+  if (!sharded || is_bench) {
+    args.insert(args.end(), {"--out", sharded ? fs::absolute(csv).string() : csv});
+    if (o.threads || sharded)
+      args.insert(args.end(),
+                  {"--threads", std::to_string(sharded ? plan.launch.threads : o.threads)});
+    if (!is_bench) {
+      if (o.resume && (fs::exists(csv + ".partial") || fs::exists(csv))) args.push_back("--resume");
+      if (o.quiet) args.push_back("--quiet");
+      if (o.no_timing) args.push_back("--no-timing");
+    }
+    rc = sharded ? launch_one(plan.launch, args, "poslsh-" + name + "-bench") : run_child(args);
+  } else {
+    rc = run_shards(plan.launch, args, name, csv, o.resume, o.no_timing, o.quiet);
+  }
+  return {section, csv, is_bench, rc, seconds_since(t)};
+}
+
+std::vector<Ran> run_sections(const ReproducePlan& plan, const ReproduceOptions& o) {
+  std::vector<Ran> ran;
+  if (plan.launch.launcher == Launcher::kSlurm) {
+    // The experiments are independent: every job array is submitted at once
+    // and the cluster runs them side by side (a benchmark job asks for a
+    // whole node, so nothing else runs beside it).
+    ran.resize(plan.sections.size());
+    std::vector<std::thread> submitters;
+    for (std::size_t i = 0; i < plan.sections.size(); ++i)
+      submitters.emplace_back([&, i] { ran[i] = run_section(plan.sections[i], plan, o); });
+    for (auto& t : submitters) t.join();
+    return ran;
+  }
+  for (const auto& section : plan.sections) {
+    ran.push_back(run_section(section, plan, o));
+    const int rc = ran.back().exit_code;
+    if (rc == 2 || rc == 130 || rc == 143) break;
+  }
+  return ran;
+}
+
+// The exit code that ends reproduce before the checks (unusable input,
+// interruption), or 0 to go on.
+int early_exit_code(const std::vector<Ran>& ran) {
+  for (const auto& r : ran) {
+    if (r.exit_code == 2) return 2;  // unusable input: the child said why
+    if (r.exit_code == 130 || r.exit_code == 143) {
+      std::fprintf(stderr, "reproduce: interrupted; rerun with --resume to continue\n");
+      return 130;
+    }
+  }
+  return 0;
+}
+
+// Checks: every outcome goes to checks.csv; the report summarises them per
+// table and family and quotes every FAIL in full.
+struct CheckSummary {
+  struct Family {
+    std::string table, family;
+    int pass = 0, fail = 0, info = 0, not_applicable = 0, warn = 0;
+  };
+  std::vector<Family> families;
+  std::vector<std::string> failures, warnings;
+  CsvWriter checks_csv{{"table", "verdict", "check", "detail"}};  // details hold commas
+  std::vector<std::pair<std::string, std::string>> power_tables;  // (summary file, markdown)
+  std::vector<std::pair<std::string, std::string>> bench_tables;  // (section, csv)
+  int failed = 0;
+
+  void tally(const std::string& table, const std::string& check, Verdict v,
+             const std::string& detail) {
+    checks_csv.row({table, verdict_name(v), check, detail});
+    const std::string family = check_family(check);
+    auto it = std::find_if(families.begin(), families.end(),
+                           [&](const Family& f) { return f.table == table && f.family == family; });
+    if (it == families.end()) it = families.insert(families.end(), {table, family});
+    (v == Verdict::kFail      ? it->fail
+     : v == Verdict::kPass    ? it->pass
+     : v == Verdict::kInfo    ? it->info
+     : v == Verdict::kWarning ? it->warn
+                              : it->not_applicable)++;
+    if (v == Verdict::kWarning)
+      warnings.push_back(fmt::format("**{}** `{}`: {}", table, check, detail));
+    if (v == Verdict::kFail) {
+      ++failed;
+      failures.push_back(fmt::format("**{}** `{}`: {}", table, check, detail));
+    }
+  }
+};
+
+CheckSummary check_tables(const std::vector<Ran>& ran) {
+  CheckSummary summary;
+  // Bonferroni over the checked tables: the report's false-alarm rate is kCheckFamilyAlpha.
+  const auto checked_tables =
+      std::count_if(ran.begin(), ran.end(), [](const auto& r) { return !r.is_bench; });
+  const double table_alpha =
+      kCheckFamilyAlpha / static_cast<double>(std::max<long>(checked_tables, 1));
+  for (const auto& r : ran) {
+    if (r.exit_code != 0) {
+      summary.tally(r.section, "run", Verdict::kFail, fmt::format("exit code {}", r.exit_code));
+      continue;
+    }
+    if (r.is_bench) {
+      summary.bench_tables.emplace_back(r.section, r.csv);
+      continue;
+    }
+    if (r.section == "power")
+      summary.power_tables.emplace_back(fs::path(summary_path(r.csv)).filename().string(),
+                                        power_report_markdown(CsvTable::read(summary_path(r.csv))));
+    for (const auto& c : check_file(r.csv, table_alpha).outcomes)
+      summary.tally(r.section, c.check, c.verdict, c.detail);
+  }
+  return summary;
+}
+
+// A figure drawn (or not) by its plot script.
+struct Figure {
+  std::string script, name, caption;
+  int exit_code;
+};
+
+// Figures: each script writes NAME.png, .pdf, .svg and a one-line
+// NAME.caption.txt (what it shows, what the theory predicts).
+std::vector<Figure> draw_figures(const std::vector<Ran>& ran, const fs::path& plots,
+                                 const std::string& out, bool quiet) {
+  std::vector<Figure> figures;
+  for (const auto& figure : figure_scripts()) {
+    const auto it = std::find_if(ran.begin(), ran.end(),
+                                 [&](const Ran& r) { return r.section == figure.experiment; });
+    if (it == ran.end() || it->exit_code != 0) continue;
+    const fs::path py = plots / (figure.script + ".py");
+    const std::string png = (fs::path(out) / (figure.file() + ".png")).string();
+    int rc = run_child({"/usr/bin/python3", py.string(), it->csv, "-o", png}, quiet);
+    std::string caption;
+    if (rc == 0) {
+      std::ifstream in(fs::path(out) / (figure.file() + ".caption.txt"));
+      std::getline(in, caption);
+      if (caption.empty() || !fs::exists(png)) rc = -1;  // a script that broke its contract
+    }
+    figures.push_back({figure.script, figure.file(), caption, rc});
+  }
+  return figures;
+}
+
+// The report's opening bullets: what ran, where, how long, the verdict.
+std::vector<std::string> report_header(const ReproducePlan& plan, const ReproduceOptions& o,
+                                       const fs::path& plots, double seconds, int failed) {
+  const LaunchPlan& launch = plan.launch;
+  return {fmt::format("config: `{}`", plan.config),
+          fmt::format("poslsh {} (commit `{}`)", kVersion, git_commit()),
+          fmt::format("machine: {} hardware threads", std::thread::hardware_concurrency()),
+          fmt::format("duration: {:.1f} s", seconds),
+          plan.sharded
+              ? fmt::format("execution: each experiment as {} shard{} ({}, {} "
+                            "thread{} each), merged with `poslsh merge`; shard "
+                            "tables and logs in [shards/](shards/)",
+                            launch.shards, launch.shards == 1 ? "" : "s",
+                            launch.launcher == Launcher::kSlurm      ? "a SLURM job array"
+                            : launch.launcher == Launcher::kParallel ? "run by GNU parallel"
+                                                                     : "local processes",
+                            launch.threads, launch.threads == 1 ? "" : "s")
+              : std::string("execution: one process per experiment, on this machine"),
+          o.no_plots ? std::string("plots: not drawn (--no-plots)")
+                     : fmt::format("plot scripts: `{}`", plots.string()),
+          fmt::format("verdict: **{}**", failed ? fmt::format("{} checks FAILED", failed)
+                                                : std::string("all checks passed"))};
+}
+
+void add_checks_section(ReportDocument& doc, const CheckSummary& checks) {
+  doc.heading(2, "Checks");
+  std::vector<std::vector<std::string>> family_rows;
+  for (const auto& f : checks.families)
+    family_rows.push_back({f.table, f.family, std::to_string(f.pass), std::to_string(f.fail),
+                           std::to_string(f.info), std::to_string(f.not_applicable),
+                           std::to_string(f.warn)});
+  doc.paragraph(fmt::format(
+      "Counts per table and family of checks (family-wise false-alarm rate <= {:g} on a sound "
+      "sampler). Every check line, in full: [checks.csv](checks.csv).",
+      kCheckFamilyAlpha));
+  doc.table({"table", "family", "PASS", "FAIL", "info", "n/a", "WARN"}, family_rows);
+  if (checks.failures.empty()) {
+    doc.paragraph("No check failed.");
+  } else {
+    doc.paragraph("Failed checks, in full:");
+    doc.bullets(checks.failures);
+  }
+  if (!checks.warnings.empty()) {
+    doc.paragraph("Warnings (not failures; worth acting on):");
+    doc.bullets(checks.warnings);
+  }
+}
+
+void add_figures_section(ReportDocument& doc, const std::vector<Figure>& figures, bool no_plots) {
+  doc.heading(2, "Figures");
+  if (figures.empty())
+    doc.paragraph(no_plots ? "(not drawn: --no-plots)" : "(no experiment with a figure ran)");
+  for (std::size_t i = 0; i < figures.size(); ++i) {
+    const auto& f = figures[i];
+    doc.heading(3, fmt::format("Figure {}: {}", i + 1, figure_title(f.name)));
+    if (f.exit_code == 0)
+      doc.figure(f.name + ".png", f.caption, {{"PDF", f.name + ".pdf"}, {"SVG", f.name + ".svg"}});
+    else
+      doc.paragraph(
+          fmt::format("`plots/{}.py` failed (exit code {}): no figure.", f.script, f.exit_code));
+  }
+}
+
+// The experiments table, the power tables, the lm section and the benchmarks.
+void add_results_sections(ReportDocument& doc, const std::vector<Ran>& ran,
+                          const CheckSummary& checks) {
+  doc.heading(2, "Experiments");
+  std::vector<std::vector<std::string>> run_rows;
+  for (const auto& r : ran)
+    run_rows.push_back({r.section, fmt::format("[{0}]({0})", fs::path(r.csv).filename().string()),
+                        std::to_string(r.exit_code), fmt::format("{:.1f}", r.seconds)});
+  doc.table({"experiment", "table", "exit", "seconds"}, run_rows);
+  if (!checks.power_tables.empty()) {
+    doc.heading(2, "What the checks detect");
+    for (const auto& [summary, md] : checks.power_tables) {
+      const auto [header, rows] = parse_markdown_table(md);
+      doc.table(header, rows);
+      doc.paragraph(fmt::format(
+          "A sampler is detected by a seed when some check of the family tables built from it "
+          "fails (per check: [{0}]({0})).",
+          summary));
+    }
+  }
+  if (const auto lm =
+          std::find_if(ran.begin(), ran.end(),
+                       [](const Ran& r) { return r.section == "lm" && r.exit_code == 0; });
+      lm != ran.end())
+    add_lm_section(doc, CsvTable::read(summary_path(lm->csv)),
+                   fs::path(summary_path(lm->csv)).filename().string());
+  if (!checks.bench_tables.empty()) {
+    doc.heading(2, "Benchmarks");
+    for (const auto& [section, csv] : checks.bench_tables) {
+      doc.heading(3, section);
+      const auto [header, rows] = report_table(csv);
+      doc.table(header, rows);
+    }
+  }
+}
+
+// checks.csv, report.md and report.html, each written atomically.
+void write_report_files(const std::string& out, CsvWriter& checks_csv, const ReportDocument& doc) {
+  AtomicFile checks_file((fs::path(out) / "checks.csv").string(), "--out");
+  checks_file.write(checks_csv.take());
+  AtomicFile report((fs::path(out) / "report.md").string(), "--out");
+  report.write(doc.markdown());
+  AtomicFile html((fs::path(out) / "report.html").string(), "--out");
+  html.write(doc.html(out));
+  checks_file.commit();
+  report.commit();
+  html.commit();
+}
+
+int reproduce(const CLI::App& top, const ReproduceOptions& o) {
+  const ReproducePlan plan = plan_reproduce(top, o);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<Ran> ran = run_sections(plan, o);
+  if (const int rc = early_exit_code(ran); rc != 0) return rc;
+  CheckSummary checks = check_tables(ran);
+  const fs::path plots = o.no_plots ? fs::path() : plot_scripts_dir();
+  const std::vector<Figure> figures =
+      o.no_plots ? std::vector<Figure>() : draw_figures(ran, plots, plan.out, o.quiet);
+  const auto plot_failures =
+      std::count_if(figures.begin(), figures.end(), [](const Figure& f) { return f.exit_code; });
+
+  ReportDocument doc("poslsh reproduction report");
+  doc.bullets(report_header(plan, o, plots, seconds_since(t0), checks.failed));
+  doc.paragraph(
+      "Each table's provenance (resolved options, seed, inputs' SHA-256, version) is in its "
+      "`.meta.json`; `poslsh rerun TABLE.csv.meta.json --out X` runs it again. This report "
+      "is also written as a self-contained `report.html`.");
+  add_checks_section(doc, checks);
+  add_figures_section(doc, figures, o.no_plots);
+  add_results_sections(doc, ran, checks);
+  doc.heading(2, "Configuration");
+  doc.code(plan.toml, "toml");
+  write_report_files(plan.out, checks.checks_csv, doc);
+  if (!o.quiet)
+    std::fprintf(stderr, "reproduce: %s (%d failed checks, %d failed plots); report: %s\n",
+                 checks.failed ? "FAIL" : "PASS", checks.failed, static_cast<int>(plot_failures),
+                 (fs::path(plan.out) / "report.md").c_str());
+  return checks.failed || plot_failures ? 1 : 0;
+}
+
+}  // namespace reproduce_steps
 
 Action add_reproduce_command(CLI::App& app) {
-  struct Options {
-    std::string out;
-    int threads = 0;
-    int shards = 1;
-    std::string launcher = "local";
-    bool resume = false, no_plots = false, quiet = false, no_timing = false;
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<reproduce_steps::ReproduceOptions>();
   auto* cmd = app.add_subcommand(
       "reproduce",
       "Run every experiment of --config, check the tables, draw figures, write report.md");
-  cmd->add_option("--out", o->out, "Results directory (default: results/<config name>)");
-  cmd->add_option("--threads", o->threads, "Worker threads per experiment (0: all cores)")
-      ->capture_default_str();
-  cmd->add_flag("--resume", o->resume,
-                "Continue interrupted experiments from their .partial files");
-  cmd->add_flag("--no-plots", o->no_plots, "Skip the figures (no Python needed)");
-  cmd->add_flag("--quiet", o->quiet, "No progress output");
-  cmd->add_flag("--no-timing", o->no_timing,
-                "Experiments write their timing columns empty (tables comparable byte for byte)");
-  cmd->add_option("--shards", o->shards,
-                  "Run each experiment as N shards (--shard K/N) and merge them (poslsh merge)")
-      ->capture_default_str();
-  cmd->add_option("--launcher", o->launcher,
-                  "Where shards run: local (child processes), parallel (GNU parallel), slurm "
-                  "(one sbatch job array per experiment; benchmarks as one job)")
-      ->capture_default_str();
+  reproduce_steps::declare_reproduce_options(*cmd, *o);
   CLI::App* top = &app;
-  return [o, top] {
-    const auto* config_opt = top->get_option("--config");
-    if (config_opt->count() == 0)
-      throw UsageError("reproduce needs --config FILE.toml (e.g. configs/default.toml)");
-    const std::string config = config_opt->as<std::string>();
-    const std::string toml = read_file("--config", config);
-    const std::string out =
-        o->out.empty() ? (fs::path("results") / fs::path(config).stem()).string() : o->out;
-    std::error_code ec;
-    fs::create_directories(out, ec);
-    require_writable("--out", (fs::path(out) / "report.md").string());
-    if (o->threads < 0) throw UsageError("--threads must be an integer >= 0");
-    if (o->shards < 1 || o->shards > 10000)
-      throw UsageError(
-          fmt::format("--shards must be an integer in [1, 10000] (got {})", o->shards));
-    LaunchPlan plan;
-    plan.launcher = parse_launcher(o->launcher);
-    require_launcher(plan.launcher);
-    plan.shards = o->shards;
-    plan.quiet = o->quiet;
-    // Shards share this machine unless SLURM places them: split its threads.
-    plan.threads =
-        o->threads > 0 ? o->threads
-        : plan.launcher == Launcher::kSlurm
-            ? 1
-            : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / o->shards);
-    const bool sharded = o->shards > 1 || plan.launcher != Launcher::kLocal;
-    plan.log_dir = fs::absolute(fs::path(out) / "shards").string();
-
-    // Sections name what to run: [convergence] runs `poslsh convergence`,
-    // [bench.attention] runs `poslsh bench attention`.
-    std::set<std::string> known;
-    for (const auto& e : experiments()) {
-      known.insert(e.name);
-      if (e.add_bench) known.insert("bench." + e.name);
-    }
-    std::vector<std::string> to_run;
-    for (const auto& s : sections(toml)) {
-      if (known.count(s))
-        to_run.push_back(s);
-      else if (s != "reproduce" && s != "sample" && s != "bench")
-        throw UsageError(fmt::format("--config: section [{}] names no experiment (accepted: {})", s,
-                                     fmt::join(known, ", ")));
-    }
-    if (to_run.empty())
-      throw UsageError(fmt::format("--config '{}' has no experiment section (accepted: {})", config,
-                                   fmt::join(known, ", ")));
-
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::string exe = self_executable();
-    struct Ran {
-      std::string section, csv;
-      bool is_bench;
-      int exit_code;
-      double seconds;
-    };
-    std::vector<Ran> ran;
-    const auto run_section = [&](const std::string& section) -> Ran {
-      const bool is_bench = section.rfind("bench.", 0) == 0;
-      const std::string name = is_bench ? section.substr(6) : section;
-      const std::string csv =
-          (fs::path(out) / (is_bench ? name + "_bench.csv" : name + ".csv")).string();
-      std::vector<std::string> args = {exe};
-      if (is_bench) args.push_back("bench");
-      // Absolute paths: a SLURM job may start in another directory.
-      args.insert(args.end(), {name, "--config", sharded ? fs::absolute(config).string() : config});
-      if (!o->quiet) std::fprintf(stderr, "== reproduce: %s -> %s\n", section.c_str(), csv.c_str());
-      const auto t = std::chrono::steady_clock::now();
-      int rc = 0;
-      if (!sharded || is_bench) {
-        args.insert(args.end(), {"--out", sharded ? fs::absolute(csv).string() : csv});
-        if (o->threads || sharded)
-          args.insert(args.end(),
-                      {"--threads", std::to_string(sharded ? plan.threads : o->threads)});
-        if (!is_bench) {
-          if (o->resume && (fs::exists(csv + ".partial") || fs::exists(csv))) args.push_back("--resume");
-          if (o->quiet) args.push_back("--quiet");
-          if (o->no_timing) args.push_back("--no-timing");
-        }
-        rc = sharded ? launch_one(plan, args, "poslsh-" + name + "-bench") : run_child(args);
-      } else {
-        rc = run_shards(plan, args, name, csv, o->resume, o->no_timing, o->quiet);
-      }
-      return {section, csv, is_bench, rc,
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count()};
-    };
-    if (plan.launcher == Launcher::kSlurm) {
-      // The experiments are independent: every job array is submitted at once
-      // and the cluster runs them side by side (a benchmark job asks for a
-      // whole node, so nothing else runs beside it).
-      ran.resize(to_run.size());
-      std::vector<std::thread> submitters;
-      for (std::size_t i = 0; i < to_run.size(); ++i)
-        submitters.emplace_back([&, i] { ran[i] = run_section(to_run[i]); });
-      for (auto& t : submitters) t.join();
-    } else {
-      for (const auto& section : to_run) {
-        ran.push_back(run_section(section));
-        const int rc = ran.back().exit_code;
-        if (rc == 2 || rc == 130 || rc == 143) break;
-      }
-    }
-    for (const auto& r : ran) {
-      if (r.exit_code == 2) return 2;  // unusable input: the child said why
-      if (r.exit_code == 130 || r.exit_code == 143) {
-        std::fprintf(stderr, "reproduce: interrupted; rerun with --resume to continue\n");
-        return 130;
-      }
-    }
-
-    // Checks: every outcome goes to checks.csv; the report summarises them
-    // per table and family and quotes every FAIL in full.
-    int failed = 0;
-    struct Family {
-      std::string table, family;
-      int pass = 0, fail = 0, info = 0, not_applicable = 0, warn = 0;
-    };
-    std::vector<Family> families;
-    std::vector<std::string> failures, warnings;
-    CsvWriter checks_csv({"table", "verdict", "check", "detail"});  // details hold commas
-    std::vector<std::pair<std::string, std::string>> power_tables;  // (section, markdown)
-    std::vector<std::pair<std::string, std::string>> bench_tables;  // (section, csv)
-    // Bonferroni over the checked tables: the report's false-alarm rate is kCheckFamilyAlpha.
-    const auto checked_tables =
-        std::count_if(ran.begin(), ran.end(), [](const auto& r) { return !r.is_bench; });
-    const double table_alpha =
-        kCheckFamilyAlpha / static_cast<double>(std::max<long>(checked_tables, 1));
-    const auto tally = [&](const std::string& table, const std::string& check, Verdict v,
-                           const std::string& detail) {
-      checks_csv.row({table, verdict_name(v), check, detail});
-      const std::string family = check_family(check);
-      auto it = std::find_if(families.begin(), families.end(), [&](const Family& f) {
-        return f.table == table && f.family == family;
-      });
-      if (it == families.end()) it = families.insert(families.end(), {table, family});
-      (v == Verdict::kFail      ? it->fail
-       : v == Verdict::kPass    ? it->pass
-       : v == Verdict::kInfo    ? it->info
-       : v == Verdict::kWarning ? it->warn
-                                : it->not_applicable)++;
-      if (v == Verdict::kWarning)
-        warnings.push_back(fmt::format("**{}** `{}`: {}", table, check, detail));
-      if (v == Verdict::kFail) {
-        ++failed;
-        failures.push_back(fmt::format("**{}** `{}`: {}", table, check, detail));
-      }
-    };
-    for (const auto& r : ran) {
-      if (r.exit_code != 0) {
-        tally(r.section, "run", Verdict::kFail, fmt::format("exit code {}", r.exit_code));
-        continue;
-      }
-      if (r.is_bench) {
-        bench_tables.emplace_back(r.section, r.csv);
-        continue;
-      }
-      if (r.section == "power")
-        power_tables.emplace_back(fs::path(summary_path(r.csv)).filename().string(),
-                                  power_report_markdown(CsvTable::read(summary_path(r.csv))));
-      for (const auto& c : check_file(r.csv, table_alpha).outcomes)
-        tally(r.section, c.check, c.verdict, c.detail);
-    }
-
-    // Figures: each script writes NAME.png, .pdf, .svg and a one-line
-    // NAME.caption.txt (what it shows, what the theory predicts).
-    struct Figure {
-      std::string script, name, caption;
-      int exit_code;
-    };
-    std::vector<Figure> figures;
-    int plot_failures = 0;
-    const fs::path plots = o->no_plots ? fs::path() : plot_scripts_dir();
-    if (!o->no_plots) {
-      for (const auto& figure : figure_scripts()) {
-        const auto it = std::find_if(ran.begin(), ran.end(),
-                                     [&](const Ran& r) { return r.section == figure.experiment; });
-        if (it == ran.end() || it->exit_code != 0) continue;
-        const fs::path py = plots / (figure.script + ".py");
-        const std::string png = (fs::path(out) / (figure.file() + ".png")).string();
-        int rc = run_child({"/usr/bin/python3", py.string(), it->csv, "-o", png}, o->quiet);
-        std::string caption;
-        if (rc == 0) {
-          std::ifstream in(fs::path(out) / (figure.file() + ".caption.txt"));
-          std::getline(in, caption);
-          if (caption.empty() || !fs::exists(png)) rc = -1;  // a script that broke its contract
-        }
-        if (rc != 0) ++plot_failures;
-        figures.push_back({figure.script, figure.file(), caption, rc});
-      }
-    }
-
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ReportDocument doc("poslsh reproduction report");
-    doc.bullets({fmt::format("config: `{}`", config),
-                 fmt::format("poslsh {} (commit `{}`)", kVersion, git_commit()),
-                 fmt::format("machine: {} hardware threads", std::thread::hardware_concurrency()),
-                 fmt::format("duration: {:.1f} s", seconds),
-                 sharded
-                     ? fmt::format("execution: each experiment as {} shard{} ({}, {} "
-                                   "thread{} each), merged with `poslsh merge`; shard "
-                                   "tables and logs in [shards/](shards/)",
-                                   plan.shards, plan.shards == 1 ? "" : "s",
-                                   plan.launcher == Launcher::kSlurm      ? "a SLURM job array"
-                                   : plan.launcher == Launcher::kParallel ? "run by GNU parallel"
-                                                                          : "local processes",
-                                   plan.threads, plan.threads == 1 ? "" : "s")
-                     : std::string("execution: one process per experiment, on this machine"),
-                 o->no_plots ? std::string("plots: not drawn (--no-plots)")
-                             : fmt::format("plot scripts: `{}`", plots.string()),
-                 fmt::format("verdict: **{}**", failed ? fmt::format("{} checks FAILED", failed)
-                                                       : std::string("all checks passed"))});
-    doc.paragraph(
-        "Each table's provenance (resolved options, seed, inputs' SHA-256, version) is in its "
-        "`.meta.json`; `poslsh rerun TABLE.csv.meta.json --out X` runs it again. This report "
-        "is also written as a self-contained `report.html`.");
-
-    doc.heading(2, "Checks");
-    std::vector<std::vector<std::string>> family_rows;
-    for (const auto& f : families)
-      family_rows.push_back({f.table, f.family, std::to_string(f.pass), std::to_string(f.fail),
-                             std::to_string(f.info), std::to_string(f.not_applicable),
-                             std::to_string(f.warn)});
-    doc.paragraph(fmt::format(
-        "Counts per table and family of checks (family-wise false-alarm rate <= {:g} on a sound "
-        "sampler). Every check line, in full: [checks.csv](checks.csv).",
-        kCheckFamilyAlpha));
-    doc.table({"table", "family", "PASS", "FAIL", "info", "n/a", "WARN"}, family_rows);
-    if (failures.empty()) {
-      doc.paragraph("No check failed.");
-    } else {
-      doc.paragraph("Failed checks, in full:");
-      doc.bullets(failures);
-    }
-    if (!warnings.empty()) {
-      doc.paragraph("Warnings (not failures; worth acting on):");
-      doc.bullets(warnings);
-    }
-
-    doc.heading(2, "Figures");
-    if (figures.empty())
-      doc.paragraph(o->no_plots ? "(not drawn: --no-plots)" : "(no experiment with a figure ran)");
-    for (std::size_t i = 0; i < figures.size(); ++i) {
-      const auto& f = figures[i];
-      doc.heading(3, fmt::format("Figure {}: {}", i + 1, figure_title(f.name)));
-      if (f.exit_code == 0)
-        doc.figure(f.name + ".png", f.caption,
-                   {{"PDF", f.name + ".pdf"}, {"SVG", f.name + ".svg"}});
-      else
-        doc.paragraph(
-            fmt::format("`plots/{}.py` failed (exit code {}): no figure.", f.script, f.exit_code));
-    }
-
-    doc.heading(2, "Experiments");
-    std::vector<std::vector<std::string>> run_rows;
-    for (const auto& r : ran)
-      run_rows.push_back({r.section, fmt::format("[{0}]({0})", fs::path(r.csv).filename().string()),
-                          std::to_string(r.exit_code), fmt::format("{:.1f}", r.seconds)});
-    doc.table({"experiment", "table", "exit", "seconds"}, run_rows);
-
-    if (!power_tables.empty()) {
-      doc.heading(2, "What the checks detect");
-      for (const auto& [summary, md] : power_tables) {
-        const auto [header, rows] = parse_markdown_table(md);
-        doc.table(header, rows);
-        doc.paragraph(fmt::format(
-            "A sampler is detected by a seed when some check of the family tables built from it "
-            "fails (per check: [{0}]({0})).",
-            summary));
-      }
-    }
-    if (const auto lm = std::find_if(ran.begin(), ran.end(),
-                                     [](const Ran& r) { return r.section == "lm" && r.exit_code == 0; });
-        lm != ran.end())
-      add_lm_section(doc, CsvTable::read(summary_path(lm->csv)),
-                     fs::path(summary_path(lm->csv)).filename().string());
-    if (!bench_tables.empty()) {
-      doc.heading(2, "Benchmarks");
-      for (const auto& [section, csv] : bench_tables) {
-        doc.heading(3, section);
-        const auto [header, rows] = report_table(csv);
-        doc.table(header, rows);
-      }
-    }
-    doc.heading(2, "Configuration");
-    doc.code(toml, "toml");
-
-    AtomicFile checks_file((fs::path(out) / "checks.csv").string(), "--out");
-    checks_file.write(checks_csv.take());
-    AtomicFile report((fs::path(out) / "report.md").string(), "--out");
-    report.write(doc.markdown());
-    AtomicFile html((fs::path(out) / "report.html").string(), "--out");
-    html.write(doc.html(out));
-    checks_file.commit();
-    report.commit();
-    html.commit();
-    if (!o->quiet)
-      std::fprintf(stderr, "reproduce: %s (%d failed checks, %d failed plots); report: %s\n",
-                   failed ? "FAIL" : "PASS", failed, plot_failures,
-                   (fs::path(out) / "report.md").c_str());
-    return failed || plot_failures ? 1 : 0;
-  };
+  return [o, top] { return reproduce_steps::reproduce(*top, *o); };
 }
 
 }  // namespace poslsh

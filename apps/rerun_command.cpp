@@ -20,7 +20,8 @@
 
 namespace poslsh {
 
-namespace {
+// A named namespace, not an anonymous one: the runner is a unity build.
+namespace rerun_steps {
 
 // Experiments whose sidecars rerun can replay: the sweeps, and `sample`.
 bool is_sweep_experiment(const std::string& name) {
@@ -50,15 +51,76 @@ void verify_inputs(const std::string& config, const std::string& sidecar) {
   }
 }
 
-}  // namespace
+struct RerunOptions {
+  std::string sidecar, out;
+  bool no_timing = false, quiet = false;
+  int threads = 0;
+};
+
+// The sidecar, refused unless poslsh wrote it for one run that rerun can replay.
+RunRecord read_replayable(const std::string& sidecar) {
+  RunRecord meta = RunRecord::read(sidecar, "rerun");
+  if (meta.text("tool") != "poslsh")
+    throw InputError(fmt::format("rerun: '{}' was not written by poslsh", printable(sidecar, 200)));
+  const std::string experiment = meta.text("experiment");
+  if (!is_sweep_experiment(experiment) && experiment != "sample")
+    throw InputError(
+        fmt::format("rerun: '{}' records experiment '{}', which rerun cannot replay (accepted: the "
+                    "experiments of `poslsh --help`, and sample)",
+                    printable(sidecar, 200), printable(experiment)));
+  if (meta.has("merged_from"))
+    throw InputError(fmt::format(
+        "rerun: '{}' describes a merge of shards; rerun the experiment without --shard, or "
+        "rerun each shard's sidecar",
+        printable(sidecar, 200)));
+  return meta;
+}
+
+// The command line that replays `meta` from the config file `toml`.
+std::vector<std::string> replay_command(const RunRecord& meta, const std::string& toml,
+                                        const RerunOptions& o) {
+  const std::string experiment = meta.text("experiment");
+  std::vector<std::string> args = {self_executable(), experiment, "--config", toml, "--out", o.out};
+  if (is_sweep_experiment(experiment)) {
+    const std::string shard = meta.text("shard");
+    if (shard != "1/1") args.insert(args.end(), {"--shard", shard});
+    if (o.no_timing) args.push_back("--no-timing");
+    if (o.quiet) args.push_back("--quiet");
+    if (o.threads > 0) args.insert(args.end(), {"--threads", std::to_string(o.threads)});
+  }
+  return args;
+}
+
+int rerun(const RerunOptions& o) {
+  require_at_least("--threads", o.threads, 0);
+  const RunRecord meta = read_replayable(o.sidecar);
+  const std::string config = meta.text("config");
+  verify_inputs(config, o.sidecar);
+  require_writable("--out", o.out);
+  const std::string version = meta.text("version");
+  const std::string commit = meta.text("git_commit");
+  if ((version != kVersion || commit != git_commit()) && !o.quiet)
+    std::fprintf(stderr,
+                 "rerun: note: the run was made by poslsh %s (%s), this is %s (%s); a "
+                 "different version may give different bytes\n",
+                 printable(version).c_str(), printable(commit).c_str(), kVersion, git_commit());
+  // The recorded options, as the config file the experiment reads.
+  const auto toml =
+      std::filesystem::temp_directory_path() / fmt::format("poslsh-rerun-{}.toml", ::getpid());
+  {
+    AtomicFile file(toml.string(), "rerun (temporary config)");
+    file.write(fmt::format("[{}]\n{}", meta.text("experiment"), config));
+    file.commit();
+  }
+  const int rc = run_child(replay_command(meta, toml.string(), o));
+  std::filesystem::remove(toml);
+  return rc;
+}
+
+}  // namespace rerun_steps
 
 Action add_rerun_command(CLI::App& app) {
-  struct Options {
-    std::string sidecar, out;
-    bool no_timing = false, quiet = false;
-    int threads = 0;
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<rerun_steps::RerunOptions>();
   auto* cmd = app.add_subcommand(
       "rerun",
       "Run again what a .meta.json sidecar records (same experiment, options, seed and shard; "
@@ -70,57 +132,7 @@ Action add_rerun_command(CLI::App& app) {
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   cmd->add_option("--threads", o->threads,
                   "Worker threads (0 = all cores; results do not depend on it)");
-  return [o] {
-    require_at_least("--threads", o->threads, 0);
-    const RunRecord meta = RunRecord::read(o->sidecar, "rerun");
-    if (meta.text("tool") != "poslsh")
-      throw InputError(
-          fmt::format("rerun: '{}' was not written by poslsh", printable(o->sidecar, 200)));
-    const std::string experiment = meta.text("experiment");
-    const bool sweep = is_sweep_experiment(experiment);
-    if (!sweep && experiment != "sample")
-      throw InputError(fmt::format(
-          "rerun: '{}' records experiment '{}', which rerun cannot replay (accepted: the "
-          "experiments of `poslsh --help`, and sample)",
-          printable(o->sidecar, 200), printable(experiment)));
-    if (meta.has("merged_from"))
-      throw InputError(fmt::format(
-          "rerun: '{}' describes a merge of shards; rerun the experiment without --shard, or "
-          "rerun each shard's sidecar",
-          printable(o->sidecar, 200)));
-    const std::string config = meta.text("config");
-    verify_inputs(config, o->sidecar);
-    require_writable("--out", o->out);
-
-    const std::string version = meta.text("version");
-    const std::string commit = meta.text("git_commit");
-    if ((version != kVersion || commit != git_commit()) && !o->quiet)
-      std::fprintf(stderr,
-                   "rerun: note: the run was made by poslsh %s (%s), this is %s (%s); a "
-                   "different version may give different bytes\n",
-                   printable(version).c_str(), printable(commit).c_str(), kVersion, git_commit());
-
-    // The recorded options, as the config file the experiment reads.
-    const auto toml =
-        std::filesystem::temp_directory_path() / fmt::format("poslsh-rerun-{}.toml", ::getpid());
-    {
-      AtomicFile file(toml.string(), "rerun (temporary config)");
-      file.write(fmt::format("[{}]\n{}", experiment, config));
-      file.commit();
-    }
-    std::vector<std::string> args = {self_executable(), experiment, "--config",
-                                     toml.string(),     "--out",    o->out};
-    if (sweep) {
-      const std::string shard = meta.text("shard");
-      if (shard != "1/1") args.insert(args.end(), {"--shard", shard});
-      if (o->no_timing) args.push_back("--no-timing");
-      if (o->quiet) args.push_back("--quiet");
-      if (o->threads > 0) args.insert(args.end(), {"--threads", std::to_string(o->threads)});
-    }
-    const int rc = run_child(args);
-    std::filesystem::remove(toml);
-    return rc;
-  };
+  return [o] { return rerun_steps::rerun(*o); };
 }
 
 }  // namespace poslsh

@@ -30,7 +30,8 @@
 #include "runner/least_squares.h"
 
 namespace poslsh {
-namespace {
+// A named namespace, not an anonymous one: the runner is a unity build.
+namespace attention_bench {
 
 struct AttentionBenchOptions {
   std::vector<std::int64_t> n = {4096, 8192, 16384, 32768, 65536, 131072};
@@ -47,7 +48,7 @@ double timed(std::int64_t repeats, F&& f) {
   return best_time(repeats, std::forward<F>(f), 5.0);
 }
 
-int run_attention_bench(const AttentionBenchOptions& o) {
+void validate_attention_bench(const AttentionBenchOptions& o) {
   require_nonempty("--n", o.n.size());
   require_at_least("--n", o.n, 2);
   require_at_least("--d", o.d, 1);
@@ -55,126 +56,138 @@ int run_attention_bench(const AttentionBenchOptions& o) {
   require_at_least("--repeats", o.repeats, 1);
   require_at_least("--reference-rows", o.reference_rows, 1);
   require_positive_finite("--sigma", o.sigma);
-  const int threads = resolve_threads(o.threads);
-  AtomicFile file(o.out, "--out");
-  CsvWriter table({"n", "method", "seconds", "max_error", "error_rows", "keys_per_query",
-                   "half_width", "gflops", "threads", "certificate", "error_over_certificate"});
-  const AttentionOptions opts{.threads = threads};
-  struct Row {
-    std::int64_t n = 0;
-    double exact_s = NAN, lsh_s = NAN, window_s = NAN, exact_err = NAN, lsh_err = NAN,
-           window_err = NAN, kpq = NAN, band_s = NAN, band_err = NAN, band_cert = NAN,
-           band_kpq = NAN, band_ratio64 = NAN;
-    std::int64_t w = 0, band_w = 0;
-  };
-  std::vector<Row> rows;
-  for (std::int64_t n : o.n) {
-    const QkvData data = synthetic_qkv(o.seed, n, o.d, 1.0);
-    const RowMatrix<float> q = data.q.data.cast<float>(), k = data.k.data.cast<float>(),
-                           v = data.v.data.cast<float>();
-    const MaskMean mask(n, draw_hashes(o.seed, 0, o.s, o.sigma), Form::kSymmetric);
-    Row row;
-    row.n = n;
-    row.kpq = lsh_keys_per_query(mask);
-    row.w = equal_cost_half_width(row.kpq, Form::kSymmetric);
+}
 
-    // float64 reference on evenly spaced 64-row tiles.
+// The measurements at one n (NaN: not measured).
+struct Row {
+  std::int64_t n = 0;
+  double exact_s = NAN, lsh_s = NAN, window_s = NAN, exact_err = NAN, lsh_err = NAN,
+         window_err = NAN, kpq = NAN, band_s = NAN, band_err = NAN, band_cert = NAN, band_kpq = NAN,
+         band_ratio64 = NAN;
+  std::int64_t w = 0, band_w = 0;
+  std::int64_t ref_rows = 0;  // query rows the errors are measured on
+};
+
+// The float64 reference on evenly spaced 64-row tiles of query rows.
+struct Reference {
+  std::vector<std::int64_t> tiles;  // tile indices
+  RowMatrix<double> output;         // rows outside the tiles left unset
+  std::int64_t rows = 0;            // query rows covered
+
+  Reference(const QkvData& data, std::int64_t n, std::int64_t d, double sigma,
+            std::int64_t reference_rows, int threads)
+      : output(n, d) {
     const std::int64_t tiles_total = (n + kQueryTile - 1) / kQueryTile;
-    const std::int64_t tiles =
-        std::min<std::int64_t>(tiles_total, (o.reference_rows + kQueryTile - 1) / kQueryTile);
-    std::vector<std::int64_t> ref_tiles;
-    for (std::int64_t t = 0; t < tiles; ++t) ref_tiles.push_back(t * tiles_total / tiles);
-    RowMatrix<double> ref(n, o.d);
-    std::int64_t ref_rows = 0;
-    {
-      std::vector<OnlineSoftmax<double>> states;
-      for (int w = 0; w < threads; ++w) states.emplace_back(kQueryTile, o.d, o.d);
-      for_each_unit(tiles, threads, [&](std::int64_t u, int worker) {
-        const Eigen::Index q0 = ref_tiles[u] * kQueryTile,
-                           q1 = std::min<Eigen::Index>(n, q0 + kQueryTile);
-        auto& st = states[worker];
-        st.reset(q0);
-        st.accumulate(data.q.data, data.k.data, data.v.data, q0, q1, 0, n,
-                      LogitRule{1.0 / o.sigma, false, -1});
-        st.write_output(ref, q1 - q0);
-      });
-      for (auto t : ref_tiles)
-        ref_rows += std::min<std::int64_t>(n, (t + 1) * kQueryTile) - t * kQueryTile;
-    }
-    auto error = [&](const RowMatrix<float>& out) {
-      double e = 0;
-      for (auto t : ref_tiles) {
-        const Eigen::Index q0 = t * kQueryTile,
-                           len = std::min<Eigen::Index>(n, q0 + kQueryTile) - q0;
-        e = std::max(e, (out.middleRows(q0, len).cast<double>() - ref.middleRows(q0, len))
-                            .cwiseAbs()
-                            .maxCoeff());
-      }
-      return e;
-    };
-
-    RowMatrix<float> out;
-    if (n <= o.exact_max_n) {
-      row.exact_s = timed(o.repeats, [&] {
-        out = exact_alibi_attention<float>(q, k, v, o.sigma, Form::kSymmetric, opts);
-      });
-      row.exact_err = error(out);
-    }
-    BandAttentionResult<float> band;
-    const BandAttentionOptions band_opts{.attention = opts};
-    row.band_s = timed(o.repeats, [&] {
-      band = band_exact_attention<float>(q, k, v, o.sigma, Form::kSymmetric, band_opts);
+    const std::int64_t count =
+        std::min<std::int64_t>(tiles_total, (reference_rows + kQueryTile - 1) / kQueryTile);
+    for (std::int64_t t = 0; t < count; ++t) tiles.push_back(t * tiles_total / count);
+    std::vector<OnlineSoftmax<double>> states;
+    for (int w = 0; w < threads; ++w) states.emplace_back(kQueryTile, d, d);
+    for_each_unit(count, threads, [&](std::int64_t u, int worker) {
+      const Eigen::Index q0 = tiles[u] * kQueryTile,
+                         q1 = std::min<Eigen::Index>(n, q0 + kQueryTile);
+      auto& st = states[worker];
+      st.reset(q0);
+      st.accumulate(data.q.data, data.k.data, data.v.data, q0, q1, 0, n,
+                    LogitRule{1.0 / sigma, false, -1});
+      st.write_output(output, q1 - q0);
     });
-    row.band_err = error(band.output);
-    row.band_cert = band.certificate();
-    row.band_kpq = band.keys_per_query;
-    row.band_w = *std::max_element(band.tile_half_width.begin(), band.tile_half_width.end());
-    {
-      // The certificate is about real arithmetic; float32 rounding (~1e-6,
-      // as for dense exact) comes on top of it. In float64 the rounding is
-      // ~1e-16, so there the error must be below each row's own bound: the
-      // worst ratio over the sampled rows (<= 1; not timed).
-      BandAttentionOptions opts64 = band_opts;
-      const auto band64 = band_exact_attention<double>(data.q.data, data.k.data, data.v.data,
-                                                       o.sigma, Form::kSymmetric, opts64);
-      row.band_ratio64 = 0;
-      for (auto t : ref_tiles)
-        for (Eigen::Index i = t * kQueryTile; i < std::min<Eigen::Index>(n, (t + 1) * kQueryTile);
-             ++i) {
-          const double err = (band64.output.row(i) - ref.row(i)).cwiseAbs().maxCoeff();
-          const double bound = band64.row_bound[i];
-          row.band_ratio64 = std::max(row.band_ratio64, bound > 0 ? err / bound
-                                                        : err > 0 ? INFINITY
-                                                                  : 0.0);
-        }
-    }
-    row.lsh_s = timed(o.repeats, [&] { out = lsh_attention<float>(q, k, v, mask, opts); });
-    row.lsh_err = error(out);
-    row.window_s = timed(o.repeats, [&] {
-      out = sliding_window_attention<float>(q, k, v, o.sigma, row.w, Form::kSymmetric, opts);
-    });
-    row.window_err = error(out);
-    const double exact_gflops = exact_attention_flops(n, o.d, Form::kSymmetric) / row.exact_s / 1e9;
-    auto line = [&](const char* method, double secs, double err, double kpq, std::int64_t w,
-                    double gflops, double certificate = NAN, double ratio = NAN) {
-      if (std::isnan(secs)) return;
-      // Empty fields: what does not apply to the method.
-      const auto unless_nan = [](double x) { return std::isnan(x) ? "" : csv_cell(x); };
-      table.row_of(n, method, secs, err, ref_rows, kpq, w < 0 ? "" : csv_cell(w),
-                   unless_nan(gflops), threads, unless_nan(certificate), unless_nan(ratio));
-    };
-    line("exact", row.exact_s, row.exact_err, static_cast<double>(n), -1, exact_gflops);
-    line("band", row.band_s, row.band_err, row.band_kpq, row.band_w, NAN, row.band_cert,
-         row.band_ratio64);
-    line("lsh", row.lsh_s, row.lsh_err, row.kpq, -1, NAN);
-    line("window", row.window_s, row.window_err, window_keys_per_query(n, row.w, Form::kSymmetric),
-         row.w, NAN);
-    rows.push_back(row);
-    std::fprintf(stderr, "bench attention: n=%lld done\n", static_cast<long long>(n));
+    for (auto t : tiles) rows += std::min<std::int64_t>(n, (t + 1) * kQueryTile) - t * kQueryTile;
   }
-  file.write(table.take());
-  file.commit();
 
+  // Largest |out - reference| over the tiles' rows.
+  double error(const RowMatrix<float>& out) const {
+    const Eigen::Index n = output.rows();
+    double e = 0;
+    for (auto t : tiles) {
+      const Eigen::Index q0 = t * kQueryTile, len = std::min<Eigen::Index>(n, q0 + kQueryTile) - q0;
+      e = std::max(e, (out.middleRows(q0, len).cast<double>() - output.middleRows(q0, len))
+                          .cwiseAbs()
+                          .maxCoeff());
+    }
+    return e;
+  }
+
+  // The certificate is about real arithmetic; float32 rounding (~1e-6, as
+  // for dense exact) comes on top of it. In float64 the rounding is ~1e-16,
+  // so there the error must be below each row's own bound: the worst ratio
+  // over the sampled rows (<= 1; not timed).
+  double worst_ratio_to_bound(const BandAttentionResult<double>& band64) const {
+    const Eigen::Index n = output.rows();
+    double ratio = 0;
+    for (auto t : tiles)
+      for (Eigen::Index i = t * kQueryTile; i < std::min<Eigen::Index>(n, (t + 1) * kQueryTile);
+           ++i) {
+        const double err = (band64.output.row(i) - output.row(i)).cwiseAbs().maxCoeff();
+        const double bound = band64.row_bound[i];
+        ratio = std::max(ratio, bound > 0 ? err / bound : err > 0 ? INFINITY : 0.0);
+      }
+    return ratio;
+  }
+};
+
+// Times every method at one n and measures its error against the reference.
+Row measure(const AttentionBenchOptions& o, std::int64_t n, int threads) {
+  const QkvData data = synthetic_qkv(o.seed, n, o.d, 1.0);
+  const RowMatrix<float> q = data.q.data.cast<float>(), k = data.k.data.cast<float>(),
+                         v = data.v.data.cast<float>();
+  const MaskMean mask(n, draw_hashes(o.seed, 0, o.s, o.sigma), Form::kSymmetric);
+  const AttentionOptions opts{.threads = threads};
+  Row row;
+  row.n = n;
+  row.kpq = lsh_keys_per_query(mask);
+  row.w = equal_cost_half_width(row.kpq, Form::kSymmetric);
+  const Reference ref(data, n, o.d, o.sigma, o.reference_rows, threads);
+  row.ref_rows = ref.rows;
+  RowMatrix<float> out;
+  if (n <= o.exact_max_n) {
+    row.exact_s = timed(o.repeats, [&] {
+      out = exact_alibi_attention<float>(q, k, v, o.sigma, Form::kSymmetric, opts);
+    });
+    row.exact_err = ref.error(out);
+  }
+  BandAttentionResult<float> band;
+  const BandAttentionOptions band_opts{.attention = opts};
+  row.band_s = timed(o.repeats, [&] {
+    band = band_exact_attention<float>(q, k, v, o.sigma, Form::kSymmetric, band_opts);
+  });
+  row.band_err = ref.error(band.output);
+  row.band_cert = band.certificate();
+  row.band_kpq = band.keys_per_query;
+  row.band_w = *std::max_element(band.tile_half_width.begin(), band.tile_half_width.end());
+  row.band_ratio64 = ref.worst_ratio_to_bound(band_exact_attention<double>(
+      data.q.data, data.k.data, data.v.data, o.sigma, Form::kSymmetric, band_opts));
+  row.lsh_s = timed(o.repeats, [&] { out = lsh_attention<float>(q, k, v, mask, opts); });
+  row.lsh_err = ref.error(out);
+  row.window_s = timed(o.repeats, [&] {
+    out = sliding_window_attention<float>(q, k, v, o.sigma, row.w, Form::kSymmetric, opts);
+  });
+  row.window_err = ref.error(out);
+  return row;
+}
+
+// The four table rows (one per method) of one n; a method not timed (NaN) has none.
+void write_rows(CsvWriter& table, const Row& row, std::int64_t d, int threads) {
+  const std::int64_t n = row.n, ref_rows = row.ref_rows;
+  auto line = [&](const char* method, double secs, double err, double kpq, std::int64_t w,
+                  double gflops, double certificate = NAN, double ratio = NAN) {
+    if (std::isnan(secs)) return;
+    // Empty fields: what does not apply to the method.
+    const auto unless_nan = [](double x) { return std::isnan(x) ? "" : csv_cell(x); };
+    table.row_of(n, method, secs, err, ref_rows, kpq, w < 0 ? "" : csv_cell(w), unless_nan(gflops),
+                 threads, unless_nan(certificate), unless_nan(ratio));
+  };
+  const double exact_gflops = exact_attention_flops(n, d, Form::kSymmetric) / row.exact_s / 1e9;
+  line("exact", row.exact_s, row.exact_err, static_cast<double>(n), -1, exact_gflops);
+  line("band", row.band_s, row.band_err, row.band_kpq, row.band_w, NAN, row.band_cert,
+       row.band_ratio64);
+  line("lsh", row.lsh_s, row.lsh_err, row.kpq, -1, NAN);
+  line("window", row.window_s, row.window_err, window_keys_per_query(n, row.w, Form::kSymmetric),
+       row.w, NAN);
+}
+
+// The table on stdout, and the slopes of log time against log n.
+void print_summary(const AttentionBenchOptions& o, const std::vector<Row>& rows, int threads) {
   fmt::print(
       "bench attention: float32, d={}, sigma={}, s={}, threads={}, symmetric; errors vs "
       "float64 exact on {} sampled rows\n",
@@ -207,14 +220,31 @@ int run_attention_bench(const AttentionBenchOptions& o) {
   };
   fmt::print("slope of log time vs log n: exact {}, band {}, lsh {}, window {}\n",
              slope(ln_ne, ln_e), slope(ln_n, ln_b), slope(ln_n, ln_l), slope(ln_n, ln_w));
+}
+
+int run_attention_bench(const AttentionBenchOptions& o) {
+  validate_attention_bench(o);
+  const int threads = resolve_threads(o.threads);
+  AtomicFile file(o.out, "--out");
+  CsvWriter table({"n", "method", "seconds", "max_error", "error_rows", "keys_per_query",
+                   "half_width", "gflops", "threads", "certificate", "error_over_certificate"});
+  std::vector<Row> rows;
+  for (std::int64_t n : o.n) {
+    rows.push_back(measure(o, n, threads));
+    write_rows(table, rows.back(), o.d, threads);
+    std::fprintf(stderr, "bench attention: n=%lld done\n", static_cast<long long>(n));
+  }
+  file.write(table.take());
+  file.commit();
+  print_summary(o, rows, threads);
   fmt::print("wrote {}\n", o.out);
   return 0;
 }
 
-}  // namespace
+}  // namespace attention_bench
 
 Action add_attention_bench(CLI::App& bench_parent) {
-  auto o = std::make_shared<AttentionBenchOptions>();
+  auto o = std::make_shared<attention_bench::AttentionBenchOptions>();
   auto* cmd = bench_parent.add_subcommand(
       "attention",
       "Time exact, certified band-exact, positional-LSH and equal-cost sliding-window attention "
@@ -234,7 +264,7 @@ Action add_attention_bench(CLI::App& bench_parent) {
   cmd->add_option("--exact-max-n", o->exact_max_n, "Largest n at which exact attention is timed")
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Output CSV")->capture_default_str();
-  return [o] { return run_attention_bench(*o); };
+  return [o] { return attention_bench::run_attention_bench(*o); };
 }
 
 }  // namespace poslsh

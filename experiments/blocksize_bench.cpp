@@ -23,7 +23,8 @@
 
 namespace poslsh {
 
-namespace {
+// A named namespace, not an anonymous one: the runner is a unity build.
+namespace blocksize_bench {
 
 struct BlocksizeBenchOptions {
   std::vector<std::int64_t> n = {std::int64_t{1} << 30, std::int64_t{1} << 40,
@@ -40,7 +41,7 @@ std::string power_of_two(std::int64_t n) {
                             : std::to_string(n);
 }
 
-int run_blocksize_bench(const BlocksizeBenchOptions& o) {
+void validate_blocksize_bench(const BlocksizeBenchOptions& o) {
   require_nonempty("--n", o.n.size());
   for (const std::int64_t n : o.n) {
     if (n < 1 || n > (std::int64_t{1} << 50))
@@ -53,6 +54,58 @@ int run_blocksize_bench(const BlocksizeBenchOptions& o) {
   require_at_least("--oracle-hashes", o.oracle_hashes, 1);
   if (o.oracle_n > (std::int64_t{1} << 24))
     throw UsageError(fmt::format("--oracle-n must be at most 2^24 (got {})", o.oracle_n));
+}
+
+// The scan's time per hash at n and the work it counts: one printed line and
+// one table row. `sink` keeps the timed loop from being optimised away.
+void time_scan(const BlocksizeBenchOptions& o, const std::vector<PositionalHash>& hashes,
+               std::int64_t n, CsvWriter& table, std::int64_t& sink) {
+  const double secs = best_time(o.repeats, [&] {
+    for (const auto& h : hashes) sink += scan_largest_block(h, n).size;
+  });
+  std::int64_t bins = 0, runs = 0, worst = 0, above = 0;
+  for (const auto& h : hashes) {
+    const LargestBlockScan scan = scan_largest_block(h, n);
+    bins += scan.bins_measured;
+    runs += scan.runs;
+    worst = std::max(worst, scan.bins_measured + scan.runs);
+    if (h.pitch >= 0.5 && scan.size < n &&
+        scan.size > static_cast<std::int64_t>(std::ceil(h.pitch)))
+      ++above;
+  }
+  const double count = static_cast<double>(o.hashes);
+  fmt::print("{:>6} {:>18} {:>10.1f} {:>10.2f} {:>10.2f} {:>11} {:>14}\n", power_of_two(n),
+             fmt::format("({})", n), secs / count * 1e9, static_cast<double>(bins) / count,
+             static_cast<double>(runs) / count, worst, above);
+  table.row_of(n, o.sigma, o.hashes, secs / count, static_cast<double>(bins) / count,
+               static_cast<double>(runs) / count, worst, above);
+}
+
+// At --oracle-n, the scan side by side with the every-block oracle. Returns
+// whether every answer agreed.
+bool compare_with_oracle(const BlocksizeBenchOptions& o, const std::vector<PositionalHash>& hashes,
+                         std::int64_t& sink) {
+  const std::int64_t m = std::min(o.oracle_hashes, o.hashes);
+  const std::span<const PositionalHash> some(hashes.data(), static_cast<std::size_t>(m));
+  std::int64_t agree = 0;
+  for (const auto& h : some)
+    agree += scan_largest_block(h, o.oracle_n).size == largest_block(h, o.oracle_n) ? 1 : 0;
+  const double t_scan = best_time(o.repeats, [&] {
+    for (const auto& h : some) sink += scan_largest_block(h, o.oracle_n).size;
+  });
+  const double t_oracle = best_time(1, [&] {
+    for (const auto& h : some) sink += largest_block(h, o.oracle_n);
+  });
+  fmt::print(
+      "at n={}: scan {:.1f} ns/hash, every block with bin() (largest_block) {:.0f} ns/hash "
+      "({:.0f}x); {} of {} answers equal\n",
+      power_of_two(o.oracle_n), t_scan / static_cast<double>(m) * 1e9,
+      t_oracle / static_cast<double>(m) * 1e9, t_oracle / t_scan, agree, m);
+  return agree == m;
+}
+
+int run_blocksize_bench(const BlocksizeBenchOptions& o) {
+  validate_blocksize_bench(o);
   std::unique_ptr<AtomicFile> file;
   CsvWriter table({"n", "sigma", "hashes", "seconds_per_hash", "mean_bins_measured", "mean_runs",
                    "worst_work", "above_ceil_pitch"});
@@ -68,47 +121,8 @@ int run_blocksize_bench(const BlocksizeBenchOptions& o) {
   fmt::print("{:>6} {:>18} {:>10} {:>10} {:>10} {:>11} {:>14}\n", "n", "", "ns/hash", "bins/hash",
              "runs/hash", "worst work", "b>ceil(pitch)");
   std::int64_t sink = 0;
-  for (const std::int64_t n : o.n) {
-    const double secs = best_time(o.repeats, [&] {
-      for (const auto& h : hashes) sink += scan_largest_block(h, n).size;
-    });
-    std::int64_t bins = 0, runs = 0, worst = 0, above = 0;
-    for (const auto& h : hashes) {
-      const LargestBlockScan scan = scan_largest_block(h, n);
-      bins += scan.bins_measured;
-      runs += scan.runs;
-      worst = std::max(worst, scan.bins_measured + scan.runs);
-      if (h.pitch >= 0.5 && scan.size < n &&
-          scan.size > static_cast<std::int64_t>(std::ceil(h.pitch)))
-        ++above;
-    }
-    const double count = static_cast<double>(o.hashes);
-    fmt::print("{:>6} {:>18} {:>10.1f} {:>10.2f} {:>10.2f} {:>11} {:>14}\n", power_of_two(n),
-               fmt::format("({})", n), secs / count * 1e9, static_cast<double>(bins) / count,
-               static_cast<double>(runs) / count, worst, above);
-    table.row_of(n, o.sigma, o.hashes, secs / count, static_cast<double>(bins) / count,
-                 static_cast<double>(runs) / count, worst, above);
-  }
-  int rc = 0;
-  if (o.oracle_n > 0) {
-    const std::int64_t m = std::min(o.oracle_hashes, o.hashes);
-    const std::span<const PositionalHash> some(hashes.data(), static_cast<std::size_t>(m));
-    std::int64_t agree = 0;
-    for (const auto& h : some)
-      agree += scan_largest_block(h, o.oracle_n).size == largest_block(h, o.oracle_n) ? 1 : 0;
-    const double t_scan = best_time(o.repeats, [&] {
-      for (const auto& h : some) sink += scan_largest_block(h, o.oracle_n).size;
-    });
-    const double t_oracle = best_time(1, [&] {
-      for (const auto& h : some) sink += largest_block(h, o.oracle_n);
-    });
-    fmt::print(
-        "at n={}: scan {:.1f} ns/hash, every block with bin() (largest_block) {:.0f} ns/hash "
-        "({:.0f}x); {} of {} answers equal\n",
-        power_of_two(o.oracle_n), t_scan / static_cast<double>(m) * 1e9,
-        t_oracle / static_cast<double>(m) * 1e9, t_oracle / t_scan, agree, m);
-    if (agree != m) rc = 1;
-  }
+  for (const std::int64_t n : o.n) time_scan(o, hashes, n, table, sink);
+  const int rc = o.oracle_n > 0 && !compare_with_oracle(o, hashes, sink) ? 1 : 0;
   if (file) {
     file->write(table.take());
     file->commit();
@@ -148,6 +162,6 @@ const bool registered_blocksize_bench = register_experiment({
     .checker = {},
 });
 
-}  // namespace
+}  // namespace blocksize_bench
 
 }  // namespace poslsh

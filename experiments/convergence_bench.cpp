@@ -22,7 +22,8 @@
 
 namespace poslsh {
 
-namespace {
+// A named namespace, not an anonymous one: the runner is a unity build.
+namespace convergence_bench {
 
 // A convergence row's cell by column name.
 const std::string& cell(const CsvRow& row, const std::string& name) {
@@ -110,9 +111,113 @@ void scipy_rows(const ConvergenceBenchOptions& o) {
   }
 }
 
-}  // namespace
+// One line of the timing table.
+void line(const std::string& what, std::int64_t n, std::uint64_t trial, double sec,
+          std::int64_t matvecs, double acc, double value) {
+  fmt::print("{:<34} {:>8} {:>6} {:>10.3f} {:>10} {:>9.0f} {:>12.2e} {:>14.10g}\n", what, n, trial,
+             sec, matvecs, peak_rss_mib(), acc, value);
+  std::fflush(stdout);
+}
+
+std::string with_threads(const std::string& what, int t) {
+  return fmt::format("{} ({} thread{})", what, t, t == 1 ? "" : "s");
+}
+
+// Prints the speed-up of `threads` over one thread; returns whether the
+// results were the same bits.
+bool compare_threads(int threads, double sec1, double secn, bool same) {
+  fmt::print("  {} threads / 1 thread: {:.2f}x faster; results bit-identical: {}\n", threads,
+             sec1 / secn, same ? "yes" : "NO");
+  return same;
+}
+
+// Large n: the operator build, the spectral error (default accuracy) and the
+// max/row-sum errors, each on one thread and on o.threads side by side: the
+// ratio is the threads' speed-up, and the results must be the same bits.
+// Returns false when they differ (a defect).
+bool time_large_n(const ConvergenceBenchOptions& o, std::uint64_t trial) {
+  const auto hashes = draw_hashes(o.seed, trial, o.s, o.sigma);
+  double t0 = now_seconds();
+  const ErrorOperator e(o.n_large, hashes, o.sigma);
+  line("operator build", o.n_large, trial, now_seconds() - t0, 0, 0, 0);
+  const int threads[2] = {1, o.threads};
+  SpectralErrorResult r[2];
+  double sec[2];
+  for (int pass = 0; pass < 2; ++pass) {
+    t0 = now_seconds();
+    r[pass] = spectral_error(e, {.seed = o.seed, .trial = trial, .threads = threads[pass]});
+    sec[pass] = now_seconds() - t0;
+    line(with_threads(fmt::format("spectral error, {}", to_string(r[pass].status)), threads[pass]),
+         o.n_large, trial, sec[pass], r[pass].matvecs, r[pass].accuracy, r[pass].lower);
+  }
+  fmt::print("  certified upper end {:.10g} (relative width {:.2e}, q = 1e-6)\n", r[1].upper,
+             r[1].upper / r[1].lower - 1);
+  bool same =
+      compare_threads(o.threads, sec[0], sec[1],
+                      r[0].lower == r[1].lower && r[0].upper == r[1].upper &&
+                          r[0].accuracy == r[1].accuracy && r[0].iterations == r[1].iterations);
+  EntrywiseError m[2];
+  for (int pass = 0; pass < 2; ++pass) {
+    t0 = now_seconds();
+    m[pass] = entrywise_error(e, threads[pass]);
+    sec[pass] = now_seconds() - t0;
+    line(with_threads("max + row-sum error", threads[pass]), o.n_large, trial, sec[pass], 0, 0,
+         m[pass].max_error);
+  }
+  return compare_threads(o.threads, sec[0], sec[1],
+                         m[0].max_error == m[1].max_error && m[0].inf_error == m[1].inf_error) &&
+         same;
+}
+
+// A whole convergence row at n_row, and the Spectra reference on it.
+void time_whole_row(const ConvergenceBenchOptions& o, std::uint64_t trial) {
+  const auto hashes = draw_hashes(o.seed, trial, o.s, o.sigma);
+  ConvergenceSettings settings;
+  settings.seed = o.seed;
+  settings.threads = o.threads;
+  double t0 = now_seconds();
+  const CsvRow row = convergence_row(o.n_row, o.sigma, trial, hashes, settings);
+  const double row_sec = now_seconds() - t0;
+  line("whole row (" + cell(row, "status") + ")", o.n_row, trial, row_sec,
+       std::stoll(cell(row, "lanczos_matvecs")), std::stod(cell(row, "spectral_accuracy")),
+       std::stod(cell(row, "spectral_lower")));
+  if (o.no_spectra) return;
+  const ErrorOperator e(o.n_row, hashes, o.sigma);
+  t0 = now_seconds();
+  const SpectralErrorResult ref =
+      spectral_error_spectra(e, 1e-10, 40, 100000, true, {.seed = o.seed, .trial = trial});
+  const double sec = now_seconds() - t0;
+  line("Spectra reference (tol 1e-10)", o.n_row, trial, sec, ref.matvecs, ref.accuracy, ref.value);
+  const double lanczos = std::stod(cell(row, "spectral_lower"));
+  fmt::print(
+      "  measured relative error of the row's value vs reference: {:.3e} (reported "
+      "accuracy {})\n",
+      std::abs(ref.value - lanczos) / ref.value, cell(row, "spectral_accuracy"));
+}
+
+// Dense symmetric eigensolver at n_dense vs the matrix-free solve, same run.
+void time_dense_comparison(const ConvergenceBenchOptions& o, std::uint64_t trial) {
+  const auto hashes = draw_hashes(o.seed, trial, o.s, o.sigma);
+  const ErrorOperator e(o.n_dense, hashes, o.sigma);
+  double t0 = now_seconds();
+  const SpectralErrorResult r = spectral_error(e, {.seed = o.seed, .trial = trial});
+  const double lanczos_sec = now_seconds() - t0;
+  t0 = now_seconds();
+  const Eigen::MatrixXd d = e.dense();
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(d, Eigen::EigenvaluesOnly);
+  const double dense_value = es.eigenvalues().cwiseAbs().maxCoeff();
+  const double dense_sec = now_seconds() - t0;
+  line("spectral error, matrix-free", o.n_dense, trial, lanczos_sec, r.matvecs, r.accuracy,
+       r.lower);
+  line("spectral error, dense Eigen", o.n_dense, trial, dense_sec, 0, 0, dense_value);
+  fmt::print("  dense / matrix-free time ratio: {:.1f}; relative difference {:.3e}\n",
+             dense_sec / lanczos_sec, std::abs(dense_value - r.lower) / dense_value);
+}
+
+}  // namespace convergence_bench
 
 int run_convergence_bench(const ConvergenceBenchOptions& o) {
+  using namespace convergence_bench;
   bool differs = false;  // a threaded result that is not the one-thread result's bits
   if (!o.row_seeds.empty()) time_rows_over_seeds(o);
   if (!o.scipy_seeds.empty()) scipy_rows(o);
@@ -120,102 +225,10 @@ int run_convergence_bench(const ConvergenceBenchOptions& o) {
              o.trials);
   fmt::print("{:<34} {:>8} {:>6} {:>10} {:>10} {:>9} {:>12} {:>14}\n", "what", "n", "trial",
              "seconds", "matvecs", "rss_MiB", "accuracy", "value");
-  const auto line = [](const std::string& what, std::int64_t n, std::uint64_t trial, double sec,
-                       std::int64_t matvecs, double acc, double value) {
-    fmt::print("{:<34} {:>8} {:>6} {:>10.3f} {:>10} {:>9.0f} {:>12.2e} {:>14.10g}\n", what, n,
-               trial, sec, matvecs, peak_rss_mib(), acc, value);
-    std::fflush(stdout);
-  };
   for (std::uint64_t trial = 0; trial < static_cast<std::uint64_t>(o.trials); ++trial) {
-    // Large n: spectral error (default accuracy) and max/row-sum errors.
-    {
-      const auto hashes = draw_hashes(o.seed, trial, o.s, o.sigma);
-      double t0 = now_seconds();
-      const ErrorOperator e(o.n_large, hashes, o.sigma);
-      const double build = now_seconds() - t0;
-      line("operator build", o.n_large, trial, build, 0, 0, 0);
-      // The solve and the entrywise errors on one thread and on o.threads,
-      // side by side: the ratio is the threads' speed-up, and the results
-      // must be the same bits (a difference is a defect: exit 1).
-      const int threads[2] = {1, o.threads};
-      const auto label = [](const char* what, int t) {
-        return fmt::format("{} ({} thread{})", what, t, t == 1 ? "" : "s");
-      };
-      const auto compare = [&](double sec1, double secn, bool same) {
-        fmt::print("  {} threads / 1 thread: {:.2f}x faster; results bit-identical: {}\n",
-                   o.threads, sec1 / secn, same ? "yes" : "NO");
-        if (!same) differs = true;
-      };
-      SpectralErrorResult r[2];
-      double sec[2];
-      for (int pass = 0; pass < 2; ++pass) {
-        t0 = now_seconds();
-        r[pass] = spectral_error(e, {.seed = o.seed, .trial = trial, .threads = threads[pass]});
-        sec[pass] = now_seconds() - t0;
-        line(label(fmt::format("spectral error, {}", to_string(r[pass].status)).c_str(),
-                   threads[pass]),
-             o.n_large, trial, sec[pass], r[pass].matvecs, r[pass].accuracy, r[pass].lower);
-      }
-      fmt::print("  certified upper end {:.10g} (relative width {:.2e}, q = 1e-6)\n", r[1].upper,
-                 r[1].upper / r[1].lower - 1);
-      compare(sec[0], sec[1],
-              r[0].lower == r[1].lower && r[0].upper == r[1].upper &&
-                  r[0].accuracy == r[1].accuracy && r[0].iterations == r[1].iterations);
-      EntrywiseError m[2];
-      for (int pass = 0; pass < 2; ++pass) {
-        t0 = now_seconds();
-        m[pass] = entrywise_error(e, threads[pass]);
-        sec[pass] = now_seconds() - t0;
-        line(label("max + row-sum error", threads[pass]), o.n_large, trial, sec[pass], 0, 0,
-             m[pass].max_error);
-      }
-      compare(sec[0], sec[1], m[0].max_error == m[1].max_error && m[0].inf_error == m[1].inf_error);
-    }
-    // A whole convergence row at n_row, and the Spectra reference on it.
-    {
-      const auto hashes = draw_hashes(o.seed, trial, o.s, o.sigma);
-      ConvergenceSettings settings;
-      settings.seed = o.seed;
-      settings.threads = o.threads;
-      double t0 = now_seconds();
-      const CsvRow row = convergence_row(o.n_row, o.sigma, trial, hashes, settings);
-      const double row_sec = now_seconds() - t0;
-      line("whole row (" + cell(row, "status") + ")", o.n_row, trial, row_sec,
-           std::stoll(cell(row, "lanczos_matvecs")), std::stod(cell(row, "spectral_accuracy")),
-           std::stod(cell(row, "spectral_lower")));
-      if (!o.no_spectra) {
-        const ErrorOperator e(o.n_row, hashes, o.sigma);
-        t0 = now_seconds();
-        const SpectralErrorResult ref =
-            spectral_error_spectra(e, 1e-10, 40, 100000, true, {.seed = o.seed, .trial = trial});
-        const double sec = now_seconds() - t0;
-        line("Spectra reference (tol 1e-10)", o.n_row, trial, sec, ref.matvecs, ref.accuracy,
-             ref.value);
-        const double lanczos = std::stod(cell(row, "spectral_lower"));
-        fmt::print(
-            "  measured relative error of the row's value vs reference: {:.3e} (reported "
-            "accuracy {})\n",
-            std::abs(ref.value - lanczos) / ref.value, cell(row, "spectral_accuracy"));
-      }
-    }
-    // Dense symmetric eigensolver at n_dense vs the matrix-free solve, same run.
-    {
-      const auto hashes = draw_hashes(o.seed, trial, o.s, o.sigma);
-      const ErrorOperator e(o.n_dense, hashes, o.sigma);
-      double t0 = now_seconds();
-      const SpectralErrorResult r = spectral_error(e, {.seed = o.seed, .trial = trial});
-      const double lanczos_sec = now_seconds() - t0;
-      t0 = now_seconds();
-      const Eigen::MatrixXd d = e.dense();
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(d, Eigen::EigenvaluesOnly);
-      const double dense_value = es.eigenvalues().cwiseAbs().maxCoeff();
-      const double dense_sec = now_seconds() - t0;
-      line("spectral error, matrix-free", o.n_dense, trial, lanczos_sec, r.matvecs, r.accuracy,
-           r.lower);
-      line("spectral error, dense Eigen", o.n_dense, trial, dense_sec, 0, 0, dense_value);
-      fmt::print("  dense / matrix-free time ratio: {:.1f}; relative difference {:.3e}\n",
-                 dense_sec / lanczos_sec, std::abs(dense_value - r.lower) / dense_value);
-    }
+    if (!time_large_n(o, trial)) differs = true;
+    time_whole_row(o, trial);
+    time_dense_comparison(o, trial);
   }
   if (differs) {
     std::fprintf(stderr,

@@ -182,43 +182,30 @@ void require_memory(const std::string& what, double bytes, const SweepOptions& o
       what, bytes / kGiB, machine ? "this machine's memory," : "--max-memory", limit / kGiB));
 }
 
-int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
-  const Shard shard = parse_shard(opt.shard);
-  if (opt.threads < 0)
-    throw UsageError(fmt::format("--threads must be an integer >= 0 (got {})", opt.threads));
-  const int threads = opt.threads > 0
-                          ? opt.threads
-                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  require_writable("--out", opt.out);
-  const std::string partial_path = opt.out + ".partial";
-  const std::string header = partial_header(sweep, opt);
-  const auto [begin, end] = shard_range(sweep.num_cells, shard.index, shard.count);
-  if (sweep.memory_bytes) {
-    // Up to `threads` cells run at once: the largest estimates, added.
-    std::vector<std::pair<double, std::size_t>> need;
-    for (std::size_t c = begin; c < end; ++c) need.emplace_back(sweep.memory_bytes(c), c);
-    std::sort(need.begin(), need.end(), std::greater<>());
-    double total = 0;
-    const std::size_t concurrent = std::min<std::size_t>(need.size(), threads);
-    for (std::size_t i = 0; i < concurrent; ++i) total += need[i].first;
-    if (!need.empty())
-      require_memory(
-          fmt::format("{} with {} cell{} at once (largest: {})", sweep.experiment, concurrent,
-                      concurrent == 1 ? "" : "s", sweep.label ? sweep.label(need[0].second) : ""),
-          total, opt);
-  }
+namespace sweep_steps {
 
-  std::map<std::size_t, std::string> done;
-  if (opt.resume && !std::ifstream(partial_path) && already_complete(sweep, opt)) {
-    if (!opt.quiet)
-      std::fprintf(stderr,
-                   "%s: %s is already complete (same sweep, shard and version); "
-                   "nothing to resume\n",
-                   sweep.experiment.c_str(), opt.out.c_str());
-    return 0;
-  }
-  if (opt.resume) done = read_partial(partial_path, header);
-  // Rewrite the partial file cleanly (drops a record torn by a kill), then append.
+// Refuses the run up front when the `threads` largest memory estimates of the
+// shard's cells (as many run at once) exceed the limit.
+void require_sweep_memory(const Sweep& sweep, const SweepOptions& opt, std::size_t begin,
+                          std::size_t end, int threads) {
+  if (!sweep.memory_bytes) return;
+  std::vector<std::pair<double, std::size_t>> need;
+  for (std::size_t c = begin; c < end; ++c) need.emplace_back(sweep.memory_bytes(c), c);
+  std::sort(need.begin(), need.end(), std::greater<>());
+  double total = 0;
+  const std::size_t concurrent = std::min<std::size_t>(need.size(), threads);
+  for (std::size_t i = 0; i < concurrent; ++i) total += need[i].first;
+  if (!need.empty())
+    require_memory(
+        fmt::format("{} with {} cell{} at once (largest: {})", sweep.experiment, concurrent,
+                    concurrent == 1 ? "" : "s", sweep.label ? sweep.label(need[0].second) : ""),
+        total, opt);
+}
+
+// Rewrites <out>.partial cleanly with the finished cells (drops a record torn
+// by a kill) and opens it for appending.
+std::FILE* restart_partial(const std::string& partial_path, const std::string& header,
+                           const std::map<std::size_t, std::string>& done) {
   {
     AtomicFile rewrite(partial_path, "--out");
     rewrite.write(header);
@@ -230,31 +217,53 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
   }
   std::FILE* partial = std::fopen(partial_path.c_str(), "ab");
   if (!partial) throw UsageError(fmt::format("--out: cannot write '{}'", partial_path));
+  return partial;
+}
 
+// The CSV lines of one cell's rows (timing columns blanked under --no-timing).
+std::string cell_lines(const Sweep& sweep, std::size_t cell, bool no_timing,
+                       const std::vector<std::size_t>& timing_index, std::size_t& nrows) {
+  std::string body;
+  auto rows = sweep.run_cell(cell);
+  for (auto& row : rows) {
+    if (row.size() != sweep.columns.size())
+      throw std::logic_error(
+          fmt::format("{} fields for {} columns", row.size(), sweep.columns.size()));
+    if (no_timing)
+      for (auto t : timing_index) row[t].clear();
+    body += csv_line(row);
+  }
+  nrows = rows.size();
+  return body;
+}
+
+// The cells of one run, computed by a pool of threads; each finished cell is
+// appended to the partial file at once.
+struct CellPool {
+  const Sweep& sweep;
+  const SweepOptions& opt;
+  std::FILE* partial;
   std::vector<std::size_t> todo;
-  for (std::size_t c = begin; c < end; ++c)
-    if (!done.count(c)) todo.push_back(c);
-  if (!opt.quiet && !done.empty())
-    std::fprintf(stderr, "%s: resuming, %zu of %zu cells already done\n", sweep.experiment.c_str(),
-                 done.size(), end - begin);
-
   std::vector<std::size_t> timing_index;
-  for (const auto& name : sweep.timing_columns)
-    for (std::size_t i = 0; i < sweep.columns.size(); ++i)
-      if (sweep.columns[i] == name) timing_index.push_back(i);
-
-  const auto start = std::chrono::steady_clock::now();
-  Progress progress(sweep.experiment, todo.size(), opt.quiet);
+  std::map<std::size_t, std::string>& done;
+  Progress& progress;
   std::mutex mutex;
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::string failure;
   int failure_code = 1;
-  g_interrupted.store(0);
-  auto* previous_sigint = std::signal(SIGINT, on_interrupt);
-  auto* previous_sigterm = std::signal(SIGTERM, on_interrupt);
 
-  auto worker = [&] {
+  void record_failure(std::size_t cell, const std::exception& e) {
+    std::lock_guard lock(mutex);
+    if (failed.exchange(true)) return;
+    failure = fmt::format("cell {} ({}): {}", cell, sweep.label ? sweep.label(cell) : "", e.what());
+    // The same classification as the CLI's (run_reporting_errors).
+    const bool input = dynamic_cast<const UsageError*>(&e) != nullptr ||
+                       dynamic_cast<const InputError*>(&e) != nullptr;
+    failure_code = input ? 2 : dynamic_cast<const std::logic_error*>(&e) ? 3 : 1;
+  }
+
+  void work() {
     while (g_interrupted.load() == 0 && !failed.load()) {
       const std::size_t i = next.fetch_add(1);
       if (i >= todo.size()) return;
@@ -262,30 +271,13 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
       std::string body;
       std::size_t nrows = 0;
       try {
-        auto rows = sweep.run_cell(cell);
-        for (auto& row : rows) {
-          if (row.size() != sweep.columns.size())
-            throw std::logic_error(
-                fmt::format("{} fields for {} columns", row.size(), sweep.columns.size()));
-          if (opt.no_timing)
-            for (auto t : timing_index) row[t].clear();
-          body += csv_line(row);
-        }
-        nrows = rows.size();
+        body = cell_lines(sweep, cell, opt.no_timing, timing_index, nrows);
       } catch (const CellInterrupted& e) {
         int none = 0;
         g_interrupted.compare_exchange_strong(none, e.signal);
         return;
       } catch (const std::exception& e) {
-        std::lock_guard lock(mutex);
-        if (!failed.exchange(true)) {
-          failure =
-              fmt::format("cell {} ({}): {}", cell, sweep.label ? sweep.label(cell) : "", e.what());
-          // The same classification as the CLI's (run_reporting_errors).
-          const bool input = dynamic_cast<const UsageError*>(&e) != nullptr ||
-                             dynamic_cast<const InputError*>(&e) != nullptr;
-          failure_code = input ? 2 : dynamic_cast<const std::logic_error*>(&e) ? 3 : 1;
-        }
+        record_failure(cell, e);
         return;
       }
       std::lock_guard lock(mutex);
@@ -295,36 +287,37 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
       done[cell] = std::move(body);
       progress.advance();
     }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::min<int>(threads, static_cast<int>(todo.size())); ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  std::signal(SIGINT, previous_sigint);
-  std::signal(SIGTERM, previous_sigterm);
-  std::fclose(partial);
-  progress.finish();
-
-  if (failed) {
-    std::fprintf(stderr, "poslsh %s: %s in %s%s\n", sweep.experiment.c_str(),
-                 failure_code == 3 ? "internal error" : "error", failure.c_str(),
-                 failure_code == 3 ? " (a bug in poslsh, not in your input: please report it "
-                                     "with the command line and `poslsh --version`)"
-                                   : "");
-    std::fprintf(stderr, "poslsh %s: finished cells are kept in %s\n", sweep.experiment.c_str(),
-                 partial_path.c_str());
-    return failure_code;
-  }
-  if (const int sig = g_interrupted.load(); sig != 0) {
-    std::fprintf(stderr,
-                 "poslsh %s: interrupted by %s; %zu of %zu cells saved in %s. Rerun the same "
-                 "command with --resume to continue.\n",
-                 sweep.experiment.c_str(), sig == SIGTERM ? "SIGTERM" : "SIGINT", done.size(),
-                 end - begin, partial_path.c_str());
-    return 128 + sig;  // 130 for SIGINT, 143 for SIGTERM, as a shell reports them
   }
 
+  // Runs every cell of `todo` on up to `threads` threads, SIGINT and SIGTERM
+  // stopping it after the cells in flight.
+  void run(int threads) {
+    g_interrupted.store(0);
+    auto* previous_sigint = std::signal(SIGINT, on_interrupt);
+    auto* previous_sigterm = std::signal(SIGTERM, on_interrupt);
+    std::vector<std::thread> pool;
+    for (int t = 1; t < std::min<int>(threads, static_cast<int>(todo.size())); ++t)
+      pool.emplace_back([this] { work(); });
+    work();
+    for (auto& t : pool) t.join();
+    std::signal(SIGINT, previous_sigint);
+    std::signal(SIGTERM, previous_sigterm);
+  }
+};
+
+std::vector<std::size_t> timing_indices(const Sweep& sweep) {
+  std::vector<std::size_t> timing_index;
+  for (const auto& name : sweep.timing_columns)
+    for (std::size_t i = 0; i < sweep.columns.size(); ++i)
+      if (sweep.columns[i] == name) timing_index.push_back(i);
+  return timing_index;
+}
+
+// The CSV and its .meta.json from the finished cells [begin, end), committed
+// together; the partial file is removed.
+void write_sweep_outputs(const Sweep& sweep, const SweepOptions& opt,
+                         const std::map<std::size_t, std::string>& done, std::size_t begin,
+                         std::size_t end, int threads, double seconds) {
   std::string table = csv_line(sweep.columns);
   std::size_t rows = 0;
   for (std::size_t c = begin; c < end; ++c) {
@@ -333,9 +326,6 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
   }
   AtomicFile csv(opt.out, "--out");
   csv.write(table);
-
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   AtomicFile meta(opt.out + ".meta.json", "--out");
   meta.write(sweep_record({.experiment = sweep.experiment,
                            .shard = opt.shard,
@@ -355,7 +345,78 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
                  .to_text());
   csv.commit();
   meta.commit();
-  std::remove(partial_path.c_str());
+  std::remove((opt.out + ".partial").c_str());
+}
+
+// The exit code of a run that a cell failed (the error printed) or a signal
+// stopped (how to resume printed); 0 when it finished.
+int stopped_exit_code(const Sweep& sweep, const CellPool& pool, const std::string& partial_path,
+                      std::size_t cells_in_shard) {
+  const char* name = sweep.experiment.c_str();
+  if (pool.failed) {
+    const bool bug = pool.failure_code == 3;
+    std::fprintf(stderr, "poslsh %s: %s in %s%s\n", name, bug ? "internal error" : "error",
+                 pool.failure.c_str(),
+                 bug ? " (a bug in poslsh, not in your input: please report it "
+                       "with the command line and `poslsh --version`)"
+                     : "");
+    std::fprintf(stderr, "poslsh %s: finished cells are kept in %s\n", name, partial_path.c_str());
+    return pool.failure_code;
+  }
+  if (const int sig = g_interrupted.load(); sig != 0) {
+    std::fprintf(stderr,
+                 "poslsh %s: interrupted by %s; %zu of %zu cells saved in %s. Rerun the same "
+                 "command with --resume to continue.\n",
+                 name, sig == SIGTERM ? "SIGTERM" : "SIGINT", pool.done.size(), cells_in_shard,
+                 partial_path.c_str());
+    return 128 + sig;  // 130 for SIGINT, 143 for SIGTERM, as a shell reports them
+  }
+  return 0;
+}
+
+}  // namespace sweep_steps
+
+int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
+  using namespace sweep_steps;
+  const Shard shard = parse_shard(opt.shard);
+  if (opt.threads < 0)
+    throw UsageError(fmt::format("--threads must be an integer >= 0 (got {})", opt.threads));
+  const int threads = opt.threads > 0
+                          ? opt.threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  require_writable("--out", opt.out);
+  const std::string partial_path = opt.out + ".partial";
+  const auto [begin, end] = shard_range(sweep.num_cells, shard.index, shard.count);
+  require_sweep_memory(sweep, opt, begin, end, threads);
+  if (opt.resume && !std::ifstream(partial_path) && already_complete(sweep, opt)) {
+    if (!opt.quiet)
+      std::fprintf(stderr,
+                   "%s: %s is already complete (same sweep, shard and version); "
+                   "nothing to resume\n",
+                   sweep.experiment.c_str(), opt.out.c_str());
+    return 0;
+  }
+  const std::string header = partial_header(sweep, opt);
+  std::map<std::size_t, std::string> done;
+  if (opt.resume) done = read_partial(partial_path, header);
+  std::FILE* partial = restart_partial(partial_path, header, done);
+  std::vector<std::size_t> todo;
+  for (std::size_t c = begin; c < end; ++c)
+    if (!done.count(c)) todo.push_back(c);
+  if (!opt.quiet && !done.empty())
+    std::fprintf(stderr, "%s: resuming, %zu of %zu cells already done\n", sweep.experiment.c_str(),
+                 done.size(), end - begin);
+
+  const auto start = std::chrono::steady_clock::now();
+  Progress progress(sweep.experiment, todo.size(), opt.quiet);
+  CellPool pool{sweep, opt, partial, std::move(todo), timing_indices(sweep), done, progress};
+  pool.run(threads);
+  std::fclose(partial);
+  progress.finish();
+  if (const int rc = stopped_exit_code(sweep, pool, partial_path, end - begin); rc != 0) return rc;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  write_sweep_outputs(sweep, opt, done, begin, end, threads, seconds);
   if (!opt.quiet)
     std::fprintf(stderr, "%s: wrote %s (%zu cells, %.1f s)\n", sweep.experiment.c_str(),
                  opt.out.c_str(), end - begin, seconds);
