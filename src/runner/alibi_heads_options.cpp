@@ -1,7 +1,9 @@
 #include "runner/alibi_heads_options.h"
 
 #include <fmt/format.h>
+#include <poslsh/alibi_heads.h>
 
+#include <CLI/CLI.hpp>
 #include <bit>
 
 #include "runner/cli_common.h"
@@ -32,6 +34,28 @@ void require_heads_for_independent(bool independent_heads, bool by_heads) {
   if (independent_heads && !by_heads)
     throw UsageError(
         "--independent-heads needs --alibi-heads H (scales given with --sigma share one draw)");
+}
+
+std::string AlibiScales::config_note() const {
+  return by_heads() ? alibi_heads_config_note(heads) : "";
+}
+
+AlibiScales resolve_alibi_scales(CLI::App& command, const std::vector<double>& sigma,
+                                 int alibi_heads, bool independent_heads, bool zero_is_off) {
+  const bool by_heads = command.count("--alibi-heads") > 0 && !(zero_is_off && alibi_heads == 0);
+  if (by_heads && command.count("--sigma") > 0)
+    throw UsageError("--sigma and --alibi-heads are exclusive: give one of them, not both");
+  require_heads_for_independent(independent_heads, by_heads);
+  if (!independent_heads)
+    if (CLI::Option* flag = command.get_option_no_throw("--independent-heads")) flag->clear();
+  if (by_heads) {
+    require_at_least("--alibi-heads", alibi_heads, 1);
+    return {alibi_head_sigmas(alibi_heads), alibi_heads};
+  }
+  if (sigma.empty())
+    throw UsageError("--sigma needs at least one scale > 0 (or give --alibi-heads H)");
+  require_positive_finite("--sigma", sigma);
+  return {sigma, 0};
 }
 
 }  // namespace poslsh

@@ -5,6 +5,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace poslsh {
 
@@ -20,6 +25,27 @@ std::string alibi_heads_config_note(int heads);
 // command reads --alibi-heads 0 as "not given".
 std::string alibi_heads_help(bool zero_is_off);
 extern const char* const kIndependentHeadsHelp;
+
+// The ALiBi scales of a run: --sigma's list, or the H standard heads of
+// --alibi-heads H, whichever the command line or config gave.
+struct AlibiScales {
+  std::vector<double> sigmas;
+  int heads = 0;  // H when the scales are --alibi-heads H's, else 0
+  bool by_heads() const { return heads > 0; }
+  // alibi_heads_config_note(H) for the heads, else empty.
+  std::string config_note() const;
+};
+
+// The scales of `command`, which declares --sigma (bound to `sigma`),
+// --alibi-heads (bound to `alibi_heads`) and --independent-heads. Throws
+// UsageError, one line naming the option, when both or neither of --sigma
+// and --alibi-heads are given, a scale is not finite and > 0, H < 1, or
+// --independent-heads comes without heads. zero_is_off: --alibi-heads 0
+// reads as "not given". Clears an unset --independent-heads so that the
+// recorded config holds it only when set ("= false" would change the
+// fingerprint of runs recorded before the flag existed).
+AlibiScales resolve_alibi_scales(CLI::App& command, const std::vector<double>& sigma,
+                                 int alibi_heads, bool independent_heads, bool zero_is_off);
 
 // Throws UsageError naming --independent-heads when it is set without heads
 // (by_heads: --alibi-heads H given, H != 0).
