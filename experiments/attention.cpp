@@ -23,6 +23,7 @@
 #include "runner/cli_common.h"
 #include "runner/sha256.h"
 #include "runner/sweep.h"
+#include "runner/swept_experiment.h"
 
 namespace poslsh {
 
@@ -100,7 +101,8 @@ const std::vector<std::string>& attention_columns() {
   return columns;
 }
 
-namespace {
+// A named namespace, not an anonymous one: the runner is a unity build.
+namespace attention_experiment {
 
 struct AttentionOptionsCli {
   std::vector<std::int64_t> n = {1024, 4096};
@@ -120,7 +122,10 @@ struct AttentionOptionsCli {
   std::string reference = "dense";
   double reference_tol = 1e-13;
   std::string save_outputs;
-  SweepOptions sweep;
+
+  bool wants(const char* estimator_name) const {
+    return std::count(estimator.begin(), estimator.end(), estimator_name) > 0;
+  }
 };
 
 struct Problem {  // one (n, d) data set
@@ -137,307 +142,382 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-Action make_action(CLI::App* cmd, std::shared_ptr<AttentionOptionsCli> o) {
-  return [cmd, o]() -> int {
-    const bool from_files = o->qkv != "synthetic";
-    if (cmd->count("--sigma") && o->alibi_heads != 0)
-      throw UsageError("--sigma and --alibi-heads are exclusive: give one");
-    require_heads_for_independent(o->independent_heads, o->alibi_heads != 0);
-    // Recorded only when set: "= false" would change the fingerprint of a shared run.
-    if (!o->independent_heads)
-      if (CLI::Option* flag = cmd->get_option_no_throw("--independent-heads")) flag->clear();
-    std::vector<double> sigmas = o->sigma;
-    if (o->alibi_heads != 0) sigmas = alibi_head_sigmas(o->alibi_heads);
-    if (sigmas.empty()) throw UsageError("give --sigma (a list of scales > 0) or --alibi-heads H");
-    require_positive_finite("--sigma", sigmas);
-    require_at_least("--s", o->s, 1);
-    require_at_least("--trials", o->trials, 1);
-    require_nonempty("--estimator", o->estimator.size());
-    for (const auto& e : o->estimator)
-      if (e != "lsh" && e != "fixed" && e != "window" && e != "band")
-        throw UsageError(
-            fmt::format("--estimator accepts lsh, fixed, window, band (got '{}')", printable(e)));
-    if (!(o->band_tol >= 0 && o->band_tol < 1))
-      throw UsageError(
-          fmt::format("--band-tol must be a number in [0, 1), got {}", format_double(o->band_tol)));
-    if (o->reference != "dense" && o->reference != "band")
-      throw UsageError(
-          fmt::format("--reference accepts dense, band (got '{}')", printable(o->reference)));
-    if (!(o->reference_tol > 0 && o->reference_tol < 1))
-      throw UsageError(fmt::format("--reference-tol must be a number in (0, 1), got {}",
-                                   format_double(o->reference_tol)));
-    require_at_least("--width", o->width, 0);
-    require_positive_finite("--qk-scale", o->qk_scale);
-    const Form form = o->causal ? Form::kCausal : Form::kSymmetric;
-    if (!o->save_outputs.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(o->save_outputs, ec);
-      if (ec || !std::filesystem::is_directory(o->save_outputs))
-        throw UsageError(fmt::format("--save-outputs: cannot create the directory '{}' ({})",
-                                     printable(o->save_outputs, 200),
-                                     ec ? ec.message() : "a file is in the way"));
-    }
-
-    std::vector<Problem> problems;
-    if (from_files) {
-      if (cmd->count("--n") || cmd->count("--d"))
-        throw UsageError("--n and --d come from the .npy files with --qkv DIR; drop them");
-      QkvData data = load_qkv_dir(o->qkv);
-      const std::int64_t heads = std::max({data.q.heads, data.k.heads, data.v.heads});
-      if (heads > 1 && static_cast<std::int64_t>(sigmas.size()) != heads)
-        throw UsageError(fmt::format(
-            "--qkv: the files have {} heads, so give {} scales (--alibi-heads {} or --sigma "
-            "with {} values), got {}",
-            heads, heads, heads, heads, sigmas.size()));
-      const std::int64_t n = data.q.n(), d = data.q.d();
-      problems.push_back({n, d, std::move(data)});
-    } else {
-      require_at_least("--n", o->n, 1);
-      require_at_least("--d", o->d, 1);
-      // Synthetic Q, K, V (float64) stay in memory for the whole run; each
-      // running cell holds about five more n x d arrays (outputs, per-row
-      // state). Checked before anything is generated.
-      double inputs = 0, largest = 0;
-      for (auto n : o->n)
-        for (auto d : o->d) {
-          const double nd = static_cast<double>(n) * static_cast<double>(d) * 8.0;
-          inputs += 3 * nd;
-          largest = std::max(largest, 5 * nd);
-        }
-      const double concurrent =
-          std::min<double>(resolve_threads(o->sweep.threads),
-                           static_cast<double>(o->n.size() * o->d.size() * sigmas.size()));
-      require_memory("attention (synthetic Q, K, V and the running cells)",
-                     inputs + concurrent * largest, o->sweep);
-      for (auto n : o->n)
-        for (auto d : o->d) problems.push_back({n, d, synthetic_qkv(o->seed, n, d, o->qk_scale)});
-    }
-    auto shared_problems = std::make_shared<std::vector<Problem>>(std::move(problems));
-    std::vector<AttentionCell> cells;
-    for (std::size_t p = 0; p < shared_problems->size(); ++p)
-      for (std::size_t h = 0; h < sigmas.size(); ++h)
-        cells.push_back({p, static_cast<std::int64_t>(h)});
-    const int workers = resolve_threads(o->sweep.threads);
-    // Threads left over when there are fewer cells than workers go inside a
-    // cell; results do not depend on it (bit-identical for any thread count).
-    const int inner =
-        std::max<int>(1, workers / std::max<int>(1, std::min<int>(workers, cells.size())));
-
-    Sweep sweep;
-    sweep.experiment = cmd->get_name();  // attention or attention-length
-    sweep.columns = attention_columns();
-    sweep.timing_columns = {"seconds"};
-    sweep.num_cells = cells.size();
-    sweep.seed = o->seed;
-    sweep.resolved_config = resolved_config(*cmd) +
-                            (o->alibi_heads != 0 ? alibi_heads_config_note(o->alibi_heads) : "");
-    if (from_files) {
-      // Provenance: which bytes were read (a TOML comment, so the recorded
-      // config still runs; and part of the sweep's fingerprint, so --resume
-      // and merge refuse to mix runs on different files).
-      // `poslsh rerun` checks every "# input PATH sha256 HEX" line before it runs.
-      for (const char* f : {"q.npy", "k.npy", "v.npy"}) {
-        const std::string file =
-            (std::filesystem::absolute(o->qkv) / f).lexically_normal().string();
-        sweep.resolved_config +=
-            fmt::format("# input {} sha256 {} ({} bytes)\n", file, sha256_file(file, "--qkv"),
-                        std::filesystem::file_size(file));
-      }
-    }
-    sweep.label = [cells, shared_problems, sigmas](std::size_t c) {
-      const auto& p = (*shared_problems)[cells[c].problem];
-      return fmt::format("n={} d={} sigma={}", p.n, p.d, format_double(sigmas[cells[c].head]));
-    };
-    sweep.run_cell = [cells, shared_problems, sigmas, o, form, inner](std::size_t c) {
-      const AttentionCell cell = cells[c];
-      const Problem& p = (*shared_problems)[cell.problem];
-      const double sigma = sigmas[static_cast<std::size_t>(cell.head)];
-      // The head's hashes (Q, K, V are the data: a synthetic set is shared by the heads).
-      const std::uint64_t seed =
-          head_seed(o->seed, static_cast<std::size_t>(cell.head), o->independent_heads);
-      const auto q = p.data.q.head(cell.head), k = p.data.k.head(cell.head),
-                 v = p.data.v.head(cell.head);
-      const AttentionOptions opts{.threads = inner};
-      // The reference T*: dense exact attention (every key), or certified
-      // band-exact attention at --reference-tol, whose error bound
-      // (reference_bound, its certificate) every check adds to the margin of
-      // a measured error; its row statistics carry their slack into the
-      // approximations' certificates (attention_bounds.h).
-      SoftmaxRowStats stats;
-      RowMatrix<double> exact;
-      double reference_bound = 0.0;
-      if (o->reference == "band") {
-        BandAttentionOptions ref_opts;
-        ref_opts.tol = o->reference_tol;
-        ref_opts.attention = opts;
-        auto ref = band_exact_attention<double>(q, k, v, sigma, form, ref_opts);
-        exact = std::move(ref.output);
-        stats = std::move(ref.stats);
-        reference_bound = ref.certificate();
-      } else {
-        exact = exact_alibi_attention<double>(q, k, v, sigma, form, opts, &stats);
-      }
-      const double exact_norm = exact.norm();
-      std::vector<CsvRow> rows;
-      // A value that does not apply to an estimator (s and trial of fixed
-      // blocks and of an explicit-width window, the width of LSH, the block
-      // size of a window) is an empty cell, which CSV readers load as NaN; a
-      // placeholder 0 would be averaged and plotted as if it were measured.
-      constexpr std::int64_t kNotApplicable = -1;
-      auto cell_of = [](std::int64_t v) {
-        return v == kNotApplicable ? std::string() : std::to_string(v);
-      };
-      // --save-outputs DIR: every output of this cell as a float64 .npy, (n, dv),
-      // named by what made it; written to a .partial file and renamed, so an
-      // interrupted run leaves no truncated array under a final name.
-      auto save = [&](const std::string& what, const RowMatrix<double>& out) {
-        if (o->save_outputs.empty()) return;
-        const auto file = std::filesystem::path(o->save_outputs) /
-                          fmt::format("n{}_d{}_head{}_{}.npy", p.n, p.d, cell.head, what);
-        const std::string partial = file.string() + ".partial";
-        write_npy(partial, {out.rows(), out.cols()}, out.data(), NpyDtype::kFloat64);
-        std::filesystem::rename(partial, file);
-      };
-      save("exact", exact);
-      auto emit = [&](std::int64_t s, std::int64_t trial, const std::string& est,
-                      std::int64_t width, double kpq, std::int64_t largest,
-                      const RowMatrix<double>& approx, const AttentionBounds& b, double secs) {
-        save(s == kNotApplicable ? est : fmt::format("{}_s{}_trial{}", est, s, trial), approx);
-        rows.push_back({std::to_string(p.n), std::to_string(p.d), format_double(sigma),
-                        std::to_string(cell.head), form == Form::kCausal ? "causal" : "symmetric",
-                        cell_of(s), cell_of(trial), est, cell_of(width), format_double(kpq),
-                        cell_of(largest), format_double((approx - exact).cwiseAbs().maxCoeff()),
-                        format_double((approx - exact).norm() / exact_norm),
-                        format_double(b.certificate), format_double(b.uniform_bound),
-                        format_double(b.rounding_allowance), format_double(b.max_abs_logit),
-                        format_double(secs), format_double(reference_bound)});
-      };
-      const bool want_lsh = std::count(o->estimator.begin(), o->estimator.end(), "lsh") > 0;
-      const bool want_fixed = std::count(o->estimator.begin(), o->estimator.end(), "fixed") > 0;
-      const bool want_window = std::count(o->estimator.begin(), o->estimator.end(), "window") > 0;
-      auto run_window = [&](std::int64_t s, std::int64_t trial, std::int64_t w) {
-        const auto t0 = std::chrono::steady_clock::now();
-        const auto approx = sliding_window_attention<double>(q, k, v, sigma, w, form, opts);
-        const double secs = seconds_since(t0);
-        const auto b = window_attention_bounds(q, k, v, sigma, w, form, stats, opts);
-        emit(s, trial, "window", w, window_keys_per_query(p.n, w, form), kNotApplicable, approx, b,
-             secs);
-      };
-      if (want_fixed) {
-        const std::int64_t w =
-            o->width > 0 ? o->width : std::max<std::int64_t>(1, std::llround(2 * sigma));
-        const auto mask = fixed_block_mask(p.n, w, form);
-        const auto t0 = std::chrono::steady_clock::now();
-        const auto approx = lsh_attention<double>(q, k, v, mask, opts);
-        const double secs = seconds_since(t0);
-        const auto b = lsh_attention_bounds(q, k, v, sigma, mask, stats, opts);
-        emit(kNotApplicable, kNotApplicable, "fixed", w, lsh_keys_per_query(mask),
-             mask.largest_block(), approx, b, secs);
-      }
-      if (want_window && o->width > 0) run_window(kNotApplicable, kNotApplicable, o->width);
-      if (std::count(o->estimator.begin(), o->estimator.end(), "band") > 0) {
-        // Certified band-exact attention: the keys left out carry at most
-        // band_tol of each row's mass; its certificate is a bound for any Q, K, V.
-        BandAttentionOptions band_opts;
-        band_opts.tol = o->band_tol;
-        band_opts.attention = opts;
-        const auto t0 = std::chrono::steady_clock::now();
-        const auto band = band_exact_attention<double>(q, k, v, sigma, form, band_opts);
-        const double secs = seconds_since(t0);
-        AttentionBounds b;
-        b.certificate = band.certificate();
-        b.uniform_bound = band.certificate();
-        b.rounding_allowance = kRoundingAllowance * v.cwiseAbs().maxCoeff();
-        b.max_abs_logit = stats.max_abs_logit;
-        const std::int64_t widest =
-            *std::max_element(band.tile_half_width.begin(), band.tile_half_width.end());
-        emit(kNotApplicable, kNotApplicable, "band", widest, band.keys_per_query, kNotApplicable,
-             band.output, b, secs);
-      }
-      for (std::int64_t s : o->s) {
-        for (std::int64_t trial = 0; trial < o->trials; ++trial) {
-          if (!want_lsh && !(want_window && o->width == 0)) continue;
-          const MaskMean mask(p.n, draw_hashes(seed, trial, s, sigma), form);
-          const double kpq = lsh_keys_per_query(mask);
-          if (want_lsh) {
-            const auto t0 = std::chrono::steady_clock::now();
-            const auto approx = lsh_attention<double>(q, k, v, mask, opts);
-            const double secs = seconds_since(t0);
-            const auto b = lsh_attention_bounds(q, k, v, sigma, mask, stats, opts);
-            emit(s, trial, "lsh", kNotApplicable, kpq, mask.largest_block(), approx, b, secs);
-          }
-          if (want_window && o->width == 0) run_window(s, trial, equal_cost_half_width(kpq, form));
-        }
-      }
-      return rows;
-    };
-    return run_sweep(sweep, o->sweep);
-  };
-}
-
-// The options of `poslsh attention`, with `defaults` as their defaults, on a
-// subcommand `name` (attention-length is the same experiment with defaults for
-// a length-extrapolation table, so a config can hold both sections).
-Action add_attention_like_command(CLI::App& parent, const std::string& name,
-                                  const std::string& summary, const AttentionOptionsCli& defaults) {
-  auto o = std::make_shared<AttentionOptionsCli>(defaults);
-  auto* cmd = parent.add_subcommand(name, summary);
-  cmd->add_option("--n", o->n, "Context lengths (list, >= 1; synthetic data only)")
+// The options of `poslsh attention`, on `cmd`.
+void declare_attention_options(CLI::App& cmd, AttentionOptionsCli& o, bool sigma_has_default) {
+  cmd.add_option("--n", o.n, "Context lengths (list, >= 1; synthetic data only)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--d", o->d, "Head dimensions (list, >= 1; synthetic data only)")
+  cmd.add_option("--d", o.d, "Head dimensions (list, >= 1; synthetic data only)")
       ->delimiter(',')
       ->capture_default_str();
-  auto* sigma = cmd->add_option("--sigma", o->sigma, "ALiBi scales sigma = 1/slope (list, > 0)")
+  auto* sigma = cmd.add_option("--sigma", o.sigma, "ALiBi scales sigma = 1/slope (list, > 0)")
                     ->delimiter(',');
-  if (!defaults.sigma.empty()) sigma->capture_default_str();
-  cmd->add_option("--alibi-heads", o->alibi_heads, alibi_heads_help(true));
-  cmd->add_flag("--independent-heads", o->independent_heads, kIndependentHeadsHelp);
-  cmd->add_option("--s", o->s, "Numbers of hashes (list, >= 1)")
+  if (sigma_has_default) sigma->capture_default_str();
+  cmd.add_option("--alibi-heads", o.alibi_heads, alibi_heads_help(true));
+  cmd.add_flag("--independent-heads", o.independent_heads, kIndependentHeadsHelp);
+  cmd.add_option("--s", o.s, "Numbers of hashes (list, >= 1)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--trials", o->trials, "Independent hash sets per (n, d, sigma, s)")
+  cmd.add_option("--trials", o.trials, "Independent hash sets per (n, d, sigma, s)")
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Random seed (hashes and synthetic Q, K, V)")
+  cmd.add_option("--seed", o.seed, "Random seed (hashes and synthetic Q, K, V)")
       ->capture_default_str();
-  cmd->add_option("--estimator", o->estimator,
-                  "Estimators: lsh, fixed, window, band (list; band: certified band-exact "
-                  "attention, the keys whose mass is provably below --band-tol left out)")
+  cmd.add_option("--estimator", o.estimator,
+                 "Estimators: lsh, fixed, window, band (list; band: certified band-exact "
+                 "attention, the keys whose mass is provably below --band-tol left out)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--width", o->width,
-                  "Baselines' width: fixed-block width and window half-width (0: fixed uses "
-                  "round(2 sigma), window matches each LSH instance's cost)")
+  cmd.add_option("--width", o.width,
+                 "Baselines' width: fixed-block width and window half-width (0: fixed uses "
+                 "round(2 sigma), window matches each LSH instance's cost)")
       ->capture_default_str();
-  cmd->add_flag("--causal", o->causal, "Causal attention (keys j <= i)");
-  cmd->add_option("--qkv", o->qkv,
-                  "'synthetic' (seeded Gaussian) or a directory with q.npy, k.npy, v.npy "
-                  "(float32/float64, C order, (n, d) or (H, n, d))")
+  cmd.add_flag("--causal", o.causal, "Causal attention (keys j <= i)");
+  cmd.add_option("--qkv", o.qkv,
+                 "'synthetic' (seeded Gaussian) or a directory with q.npy, k.npy, v.npy "
+                 "(float32/float64, C order, (n, d) or (H, n, d))")
       ->capture_default_str();
-  cmd->add_option("--qk-scale", o->qk_scale,
-                  "Synthetic data: standard deviation of the logits q.k/sqrt(d) (> 0)")
+  cmd.add_option("--qk-scale", o.qk_scale,
+                 "Synthetic data: standard deviation of the logits q.k/sqrt(d) (> 0)")
       ->capture_default_str();
-  cmd->add_option("--band-tol", o->band_tol,
-                  "band estimator: bound, on every row, on the softmax mass of the keys left "
-                  "out relative to the mass kept, in [0, 1) (0: every key)")
+  cmd.add_option("--band-tol", o.band_tol,
+                 "band estimator: bound, on every row, on the softmax mass of the keys left "
+                 "out relative to the mass kept, in [0, 1) (0: every key)")
       ->capture_default_str();
-  cmd->add_option("--reference", o->reference,
-                  "The reference T* the errors are measured against: dense (exact attention "
-                  "over every key, O(n^2 d)) or band (certified band-exact at --reference-tol, "
-                  "near-linear; its certificate is the column reference_bound, which the "
-                  "checks add to every margin)")
+  cmd.add_option("--reference", o.reference,
+                 "The reference T* the errors are measured against: dense (exact attention "
+                 "over every key, O(n^2 d)) or band (certified band-exact at --reference-tol, "
+                 "near-linear; its certificate is the column reference_bound, which the "
+                 "checks add to every margin)")
       ->capture_default_str();
-  cmd->add_option("--reference-tol", o->reference_tol,
-                  "--reference band: bound on the left-out softmax mass relative to the kept "
-                  "mass, every row, in (0, 1)")
+  cmd.add_option("--reference-tol", o.reference_tol,
+                 "--reference band: bound on the left-out softmax mass relative to the kept "
+                 "mass, every row, in (0, 1)")
       ->capture_default_str();
-  cmd->add_option(
-      "--save-outputs", o->save_outputs,
+  cmd.add_option(
+      "--save-outputs", o.save_outputs,
       "Directory (created if missing) for every output tensor as float64 .npy, "
       "shape (n, dv) per head: n{n}_d{d}_head{h}_exact.npy, ..._lsh_s{s}_trial{t}.npy, "
       "..._window_s{s}_trial{t}.npy (..._window.npy with --width), ..._fixed.npy, ..._band.npy");
-  add_sweep_options(*cmd, o->sweep);
-  return make_action(cmd, o);
+}
+
+// The options that do not depend on the data (the scales are resolved before).
+void validate_attention_options(const AttentionOptionsCli& o) {
+  require_at_least("--s", o.s, 1);
+  require_at_least("--trials", o.trials, 1);
+  require_nonempty("--estimator", o.estimator.size());
+  for (const auto& e : o.estimator)
+    if (e != "lsh" && e != "fixed" && e != "window" && e != "band")
+      throw UsageError(
+          fmt::format("--estimator accepts lsh, fixed, window, band (got '{}')", printable(e)));
+  if (!(o.band_tol >= 0 && o.band_tol < 1))
+    throw UsageError(
+        fmt::format("--band-tol must be a number in [0, 1), got {}", format_double(o.band_tol)));
+  if (o.reference != "dense" && o.reference != "band")
+    throw UsageError(
+        fmt::format("--reference accepts dense, band (got '{}')", printable(o.reference)));
+  if (!(o.reference_tol > 0 && o.reference_tol < 1))
+    throw UsageError(fmt::format("--reference-tol must be a number in (0, 1), got {}",
+                                 format_double(o.reference_tol)));
+  require_at_least("--width", o.width, 0);
+  require_positive_finite("--qk-scale", o.qk_scale);
+  if (!o.save_outputs.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.save_outputs, ec);
+    if (ec || !std::filesystem::is_directory(o.save_outputs))
+      throw UsageError(fmt::format("--save-outputs: cannot create the directory '{}' ({})",
+                                   printable(o.save_outputs, 200),
+                                   ec ? ec.message() : "a file is in the way"));
+  }
+}
+
+// --qkv DIR: the one problem the files hold, with one scale per head.
+Problem problem_from_files(const CLI::App& cmd, const AttentionOptionsCli& o, std::size_t scales) {
+  if (cmd.count("--n") || cmd.count("--d"))
+    throw UsageError("--n and --d come from the .npy files with --qkv DIR; drop them");
+  QkvData data = load_qkv_dir(o.qkv);
+  const std::int64_t heads = std::max({data.q.heads, data.k.heads, data.v.heads});
+  if (heads > 1 && static_cast<std::int64_t>(scales) != heads)
+    throw UsageError(fmt::format(
+        "--qkv: the files have {} heads, so give {} scales (--alibi-heads {} or --sigma "
+        "with {} values), got {}",
+        heads, heads, heads, heads, scales));
+  const std::int64_t n = data.q.n(), d = data.q.d();
+  return {n, d, std::move(data)};
+}
+
+// Synthetic Q, K, V for every (n, d), after checking that they fit in memory.
+std::vector<Problem> synthetic_problems(const AttentionOptionsCli& o, const SweepOptions& sweep,
+                                        std::size_t scales) {
+  require_at_least("--n", o.n, 1);
+  require_at_least("--d", o.d, 1);
+  // Synthetic Q, K, V (float64) stay in memory for the whole run; each
+  // running cell holds about five more n x d arrays (outputs, per-row
+  // state). Checked before anything is generated.
+  double inputs = 0, largest = 0;
+  for (auto n : o.n)
+    for (auto d : o.d) {
+      const double nd = static_cast<double>(n) * static_cast<double>(d) * 8.0;
+      inputs += 3 * nd;
+      largest = std::max(largest, 5 * nd);
+    }
+  const double concurrent = std::min<double>(resolve_threads(sweep.threads),
+                                             static_cast<double>(o.n.size() * o.d.size() * scales));
+  require_memory("attention (synthetic Q, K, V and the running cells)",
+                 inputs + concurrent * largest, sweep);
+  std::vector<Problem> problems;
+  for (auto n : o.n)
+    for (auto d : o.d) problems.push_back({n, d, synthetic_qkv(o.seed, n, d, o.qk_scale)});
+  return problems;
+}
+
+// Provenance of --qkv DIR: which bytes were read, as TOML comments (so the
+// recorded config still runs, and part of the sweep's fingerprint, so
+// --resume and merge refuse to mix runs on different files). `poslsh rerun`
+// checks every "# input PATH sha256 HEX" line before it runs.
+std::string input_file_note(const std::string& qkv_dir) {
+  std::string note;
+  for (const char* f : {"q.npy", "k.npy", "v.npy"}) {
+    const std::string file = (std::filesystem::absolute(qkv_dir) / f).lexically_normal().string();
+    note += fmt::format("# input {} sha256 {} ({} bytes)\n", file, sha256_file(file, "--qkv"),
+                        std::filesystem::file_size(file));
+  }
+  return note;
+}
+
+// The reference T* of a cell: dense exact attention (every key), or
+// certified band-exact attention at --reference-tol, whose error bound
+// (reference_bound, its certificate) every check adds to the margin of a
+// measured error; its row statistics carry their slack into the
+// approximations' certificates (attention_bounds.h).
+struct Reference {
+  RowMatrix<double> exact;
+  SoftmaxRowStats stats;
+  double bound = 0.0;
+};
+
+// A value that does not apply to an estimator (s and trial of fixed blocks
+// and of an explicit-width window, the width of LSH, the block size of a
+// window) is an empty cell, which CSV readers load as NaN; a placeholder 0
+// would be averaged and plotted as if it were measured.
+constexpr std::int64_t kNotApplicable = -1;
+std::string cell_text(std::int64_t v) {
+  return v == kNotApplicable ? std::string() : std::to_string(v);
+}
+
+// The rows of one (problem, head) cell, estimator by estimator.
+class CellRows {
+ public:
+  CellRows(const AttentionOptionsCli& o, const Problem& p, std::int64_t head, double sigma,
+           int threads)
+      : o_(o),
+        p_(p),
+        head_(head),
+        sigma_(sigma),
+        form_(o.causal ? Form::kCausal : Form::kSymmetric),
+        q_(p.data.q.head(head)),
+        k_(p.data.k.head(head)),
+        v_(p.data.v.head(head)),
+        opts_{.threads = threads} {}
+
+  std::vector<CsvRow> run(std::uint64_t seed) {
+    compute_reference();
+    save("exact", ref_.exact);
+    if (o_.wants("fixed")) fixed();
+    if (o_.wants("window") && o_.width > 0) window(kNotApplicable, kNotApplicable, o_.width);
+    if (o_.wants("band")) band();
+    lsh_and_matched_windows(seed);
+    return std::move(rows_);
+  }
+
+ private:
+  void compute_reference() {
+    if (o_.reference == "band") {
+      BandAttentionOptions ref_opts;
+      ref_opts.tol = o_.reference_tol;
+      ref_opts.attention = opts_;
+      auto ref = band_exact_attention<double>(q_, k_, v_, sigma_, form_, ref_opts);
+      ref_.exact = std::move(ref.output);
+      ref_.stats = std::move(ref.stats);
+      ref_.bound = ref.certificate();
+    } else {
+      ref_.exact = exact_alibi_attention<double>(q_, k_, v_, sigma_, form_, opts_, &ref_.stats);
+    }
+    exact_norm_ = ref_.exact.norm();
+  }
+
+  // --save-outputs DIR: every output of this cell as a float64 .npy, (n, dv),
+  // named by what made it; written to a .partial file and renamed, so an
+  // interrupted run leaves no truncated array under a final name.
+  void save(const std::string& what, const RowMatrix<double>& out) const {
+    if (o_.save_outputs.empty()) return;
+    const auto file = std::filesystem::path(o_.save_outputs) /
+                      fmt::format("n{}_d{}_head{}_{}.npy", p_.n, p_.d, head_, what);
+    const std::string partial = file.string() + ".partial";
+    write_npy(partial, {out.rows(), out.cols()}, out.data(), NpyDtype::kFloat64);
+    std::filesystem::rename(partial, file);
+  }
+
+  void emit(std::int64_t s, std::int64_t trial, const std::string& est, std::int64_t width,
+            double kpq, std::int64_t largest, const RowMatrix<double>& approx,
+            const AttentionBounds& b, double secs) {
+    save(s == kNotApplicable ? est : fmt::format("{}_s{}_trial{}", est, s, trial), approx);
+    const RowMatrix<double>& exact = ref_.exact;
+    rows_.push_back({std::to_string(p_.n), std::to_string(p_.d), format_double(sigma_),
+                     std::to_string(head_), form_ == Form::kCausal ? "causal" : "symmetric",
+                     cell_text(s), cell_text(trial), est, cell_text(width), format_double(kpq),
+                     cell_text(largest), format_double((approx - exact).cwiseAbs().maxCoeff()),
+                     format_double((approx - exact).norm() / exact_norm_),
+                     format_double(b.certificate), format_double(b.uniform_bound),
+                     format_double(b.rounding_allowance), format_double(b.max_abs_logit),
+                     format_double(secs), format_double(ref_.bound)});
+  }
+
+  void window(std::int64_t s, std::int64_t trial, std::int64_t w) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto approx = sliding_window_attention<double>(q_, k_, v_, sigma_, w, form_, opts_);
+    const double secs = seconds_since(t0);
+    const auto b = window_attention_bounds(q_, k_, v_, sigma_, w, form_, ref_.stats, opts_);
+    emit(s, trial, "window", w, window_keys_per_query(p_.n, w, form_), kNotApplicable, approx, b,
+         secs);
+  }
+
+  void fixed() {
+    const std::int64_t w =
+        o_.width > 0 ? o_.width : std::max<std::int64_t>(1, std::llround(2 * sigma_));
+    const auto mask = fixed_block_mask(p_.n, w, form_);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto approx = lsh_attention<double>(q_, k_, v_, mask, opts_);
+    const double secs = seconds_since(t0);
+    const auto b = lsh_attention_bounds(q_, k_, v_, sigma_, mask, ref_.stats, opts_);
+    emit(kNotApplicable, kNotApplicable, "fixed", w, lsh_keys_per_query(mask), mask.largest_block(),
+         approx, b, secs);
+  }
+
+  // Certified band-exact attention: the keys left out carry at most band_tol
+  // of each row's mass; its certificate is a bound for any Q, K, V.
+  void band() {
+    BandAttentionOptions band_opts;
+    band_opts.tol = o_.band_tol;
+    band_opts.attention = opts_;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto result = band_exact_attention<double>(q_, k_, v_, sigma_, form_, band_opts);
+    const double secs = seconds_since(t0);
+    AttentionBounds b;
+    b.certificate = result.certificate();
+    b.uniform_bound = result.certificate();
+    b.rounding_allowance = kRoundingAllowance * v_.cwiseAbs().maxCoeff();
+    b.max_abs_logit = ref_.stats.max_abs_logit;
+    const std::int64_t widest =
+        *std::max_element(result.tile_half_width.begin(), result.tile_half_width.end());
+    emit(kNotApplicable, kNotApplicable, "band", widest, result.keys_per_query, kNotApplicable,
+         result.output, b, secs);
+  }
+
+  // Per (s, trial): LSH with the head's hashes, and without --width the
+  // window of the same cost.
+  void lsh_and_matched_windows(std::uint64_t seed) {
+    const bool want_lsh = o_.wants("lsh"), matched_window = o_.wants("window") && o_.width == 0;
+    if (!want_lsh && !matched_window) return;
+    for (std::int64_t s : o_.s) {
+      for (std::int64_t trial = 0; trial < o_.trials; ++trial) {
+        const MaskMean mask(p_.n, draw_hashes(seed, trial, s, sigma_), form_);
+        const double kpq = lsh_keys_per_query(mask);
+        if (want_lsh) {
+          const auto t0 = std::chrono::steady_clock::now();
+          const auto approx = lsh_attention<double>(q_, k_, v_, mask, opts_);
+          const double secs = seconds_since(t0);
+          const auto b = lsh_attention_bounds(q_, k_, v_, sigma_, mask, ref_.stats, opts_);
+          emit(s, trial, "lsh", kNotApplicable, kpq, mask.largest_block(), approx, b, secs);
+        }
+        if (matched_window) window(s, trial, equal_cost_half_width(kpq, form_));
+      }
+    }
+  }
+
+  const AttentionOptionsCli& o_;
+  const Problem& p_;
+  const std::int64_t head_;
+  const double sigma_;
+  const Form form_;
+  const ConstRowMatrixRef<double> q_, k_, v_;
+  const AttentionOptions opts_;
+  Reference ref_;
+  double exact_norm_ = 0;
+  std::vector<CsvRow> rows_;
+};
+
+// `poslsh attention` (and attention-length, the same with other defaults):
+// cells are (problem, head), a problem being one (n, d) data set.
+class Attention : public SweptExperiment<AttentionCell> {
+ public:
+  explicit Attention(const AttentionOptionsCli& defaults)
+      : o_(defaults), sigma_has_default_(!defaults.sigma.empty()) {}
+
+  void declare_options(CLI::App& cmd) override {
+    declare_attention_options(cmd, o_, sigma_has_default_);
+  }
+
+  void validate(CLI::App& cmd, const SweepOptions& sweep) override {
+    scales_ = resolve_alibi_scales(cmd, o_.sigma, o_.alibi_heads, o_.independent_heads, true);
+    validate_attention_options(o_);
+    const bool from_files = o_.qkv != "synthetic";
+    problems_.clear();
+    if (from_files)
+      problems_.push_back(problem_from_files(cmd, o_, scales_.sigmas.size()));
+    else
+      problems_ = synthetic_problems(o_, sweep, scales_.sigmas.size());
+    input_note_ = from_files ? input_file_note(o_.qkv) : "";
+    // Threads left over when there are fewer cells than workers go inside a
+    // cell; results do not depend on it (bit-identical for any thread count).
+    const int workers = resolve_threads(sweep.threads);
+    const auto cell_count = static_cast<int>(problems_.size() * scales_.sigmas.size());
+    inner_threads_ =
+        std::max<int>(1, workers / std::max<int>(1, std::min<int>(workers, cell_count)));
+  }
+
+  std::vector<std::string> columns() const override { return attention_columns(); }
+  std::vector<std::string> timing_columns() const override { return {"seconds"}; }
+
+  std::vector<AttentionCell> cells() const override {
+    std::vector<AttentionCell> cells;
+    for (std::size_t p = 0; p < problems_.size(); ++p)
+      for (std::size_t h = 0; h < scales_.sigmas.size(); ++h)
+        cells.push_back({p, static_cast<std::int64_t>(h)});
+    return cells;
+  }
+
+  std::vector<CsvRow> rows(const AttentionCell& cell) const override {
+    const auto head = static_cast<std::size_t>(cell.head);
+    // The head's hashes (Q, K, V are the data: a synthetic set is shared by the heads).
+    const std::uint64_t seed = head_seed(o_.seed, head, o_.independent_heads);
+    return CellRows(o_, problems_[cell.problem], cell.head, scales_.sigmas[head], inner_threads_)
+        .run(seed);
+  }
+
+  std::string label(const AttentionCell& cell) const override {
+    const auto& p = problems_[cell.problem];
+    return fmt::format("n={} d={} sigma={}", p.n, p.d,
+                       format_double(scales_.sigmas[static_cast<std::size_t>(cell.head)]));
+  }
+
+  std::string config_note() const override { return scales_.config_note() + input_note_; }
+  std::uint64_t seed() const override { return o_.seed; }
+
+ private:
+  AttentionOptionsCli o_;
+  bool sigma_has_default_;
+  AlibiScales scales_;
+  std::vector<Problem> problems_;
+  std::string input_note_;  // --qkv DIR: the files' SHA-256
+  int inner_threads_ = 1;
+};
+
+// `poslsh attention` with `defaults` as its options' defaults, on a
+// subcommand `name` (attention-length is the same experiment with defaults
+// for a length-extrapolation table, so a config can hold both sections).
+Action add_attention_like_command(CLI::App& parent, const std::string& name,
+                                  const std::string& summary, const AttentionOptionsCli& defaults) {
+  return swept_command(parent, name, summary, std::make_shared<Attention>(defaults));
 }
 
 Action add_attention_command(CLI::App& parent) {
@@ -485,5 +565,5 @@ const bool registered_attention = register_experiment({
                           double alpha) { return check_attention_table(t, alpha); }},
 });
 
-}  // namespace
+}  // namespace attention_experiment
 }  // namespace poslsh

@@ -14,6 +14,7 @@
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/sweep.h"
+#include "runner/swept_experiment.h"
 
 namespace poslsh {
 
@@ -82,92 +83,94 @@ std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double
   return rows;
 }
 
-namespace {
+// A named namespace, not an anonymous one: the runner is a unity build.
+namespace blocksize_experiment {
 
-Action add_blocksize_command(CLI::App& parent) {
-  struct Options {
-    std::vector<std::int64_t> n, s;
-    std::vector<double> sigma, s_log;
-    int alibi_heads = 0;
-    bool independent_heads = false;
-    std::int64_t trials = 1000;
-    std::uint64_t seed = 0;
-    double p = 0.01;
-    SweepOptions sweep;
-  };
-  auto o = std::make_shared<Options>();
-  auto* cmd = parent.add_subcommand(
-      "blocksize", "Largest block b_max vs its exact law F(b)^s and sigma ln ln n");
-  cmd->add_option("--n", o->n, "Context lengths n (>= 1, <= 2^50)")->required()->delimiter(',');
-  cmd->add_option("--sigma", o->sigma, "ALiBi scales sigma = 1/slope (> 0)")->delimiter(',');
-  cmd->add_option("--alibi-heads", o->alibi_heads, alibi_heads_help(false));
-  auto* independent_opt =
-      cmd->add_flag("--independent-heads", o->independent_heads, kIndependentHeadsHelp);
-  cmd->add_option("--s", o->s, "Fixed hash counts s (>= 1)")->delimiter(',');
-  cmd->add_option("--s-log", o->s_log,
-                  "Constants c (> 0) for s = ceil(c ln n), the count the uniform guarantee needs")
-      ->delimiter(',');
-  cmd->add_option("--trials", o->trials, "Independent hash sets per (n, sigma, s) (>= 1)")
-      ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Random seed (hashes are draw_hash(seed, trial, k, sigma))")
-      ->capture_default_str();
-  cmd->add_option("--p", o->p, "Failure probability of the b_max bound, in (0, 1)")
-      ->capture_default_str();
-  add_sweep_options(*cmd, o->sweep);
-  return [o, cmd, independent_opt] {
-    require_nonempty("--n", o->n.size());
-    for (const auto n : o->n) {
+struct BlocksizeCell {
+  std::int64_t n;
+  double sigma;
+  std::size_t head;  // index into the scales (keys the head's seed)
+};
+
+// Sweep cells are (n, sigma); the s values of a cell share their hashes.
+class Blocksize : public SweptExperiment<BlocksizeCell> {
+ public:
+  void declare_options(CLI::App& cmd) override {
+    cmd.add_option("--n", n_, "Context lengths n (>= 1, <= 2^50)")->required()->delimiter(',');
+    cmd.add_option("--sigma", sigma_, "ALiBi scales sigma = 1/slope (> 0)")->delimiter(',');
+    cmd.add_option("--alibi-heads", alibi_heads_, alibi_heads_help(false));
+    cmd.add_flag("--independent-heads", independent_heads_, kIndependentHeadsHelp);
+    cmd.add_option("--s", s_, "Fixed hash counts s (>= 1)")->delimiter(',');
+    cmd.add_option("--s-log", s_log_,
+                   "Constants c (> 0) for s = ceil(c ln n), the count the uniform guarantee needs")
+        ->delimiter(',');
+    cmd.add_option("--trials", trials_, "Independent hash sets per (n, sigma, s) (>= 1)")
+        ->capture_default_str();
+    cmd.add_option("--seed", seed_, "Random seed (hashes are draw_hash(seed, trial, k, sigma))")
+        ->capture_default_str();
+    cmd.add_option("--p", p_, "Failure probability of the b_max bound, in (0, 1)")
+        ->capture_default_str();
+  }
+
+  void validate(CLI::App& cmd, const SweepOptions&) override {
+    require_nonempty("--n", n_.size());
+    for (const auto n : n_) {
       if (n < 1 || n > (std::int64_t{1} << 50))
         throw UsageError(fmt::format("--n must be integers in [1, 2^50] (got {})", n));
     }
-    const bool by_heads = cmd->count("--alibi-heads") > 0;
-    if (by_heads && !o->sigma.empty())
-      throw UsageError("--sigma and --alibi-heads exclude each other (give one)");
-    if (!by_heads && o->sigma.empty())
-      throw UsageError("--sigma needs at least one value (or give --alibi-heads H)");
-    require_heads_for_independent(o->independent_heads, by_heads);
-    // Recorded only when set: "= false" would change the fingerprint of a shared run.
-    if (!o->independent_heads) independent_opt->clear();
-    const std::vector<double> sigmas = by_heads ? alibi_head_sigmas(o->alibi_heads) : o->sigma;
-    require_positive_finite("--sigma", sigmas);
-    if (o->s.empty() && o->s_log.empty())
-      throw UsageError("--s or --s-log needs at least one value");
-    require_at_least("--s", o->s, 1);
-    require_positive_finite("--s-log", o->s_log);
-    require_at_least("--trials", o->trials, 1);
-    require_open_unit("--p", o->p);
+    scales_ = resolve_alibi_scales(cmd, sigma_, alibi_heads_, independent_heads_, false);
+    if (s_.empty() && s_log_.empty()) throw UsageError("--s or --s-log needs at least one value");
+    require_at_least("--s", s_, 1);
+    require_positive_finite("--s-log", s_log_);
+    require_at_least("--trials", trials_, 1);
+    require_open_unit("--p", p_);
+    counts_.clear();
+    for (const auto s : s_) counts_.push_back({s, 0});
+    for (const auto c : s_log_) counts_.push_back({0, c});
+  }
 
-    std::vector<SampleCount> counts;
-    for (const auto s : o->s) counts.push_back({s, 0});
-    for (const auto c : o->s_log) counts.push_back({0, c});
-    Sweep sweep;
-    sweep.experiment = "blocksize";
-    sweep.columns = blocksize_columns();
-    sweep.num_cells = o->n.size() * sigmas.size();
-    const auto cell_params = [o, sigmas](std::size_t cell) {
-      return std::pair{o->n[cell / sigmas.size()], sigmas[cell % sigmas.size()]};
-    };
-    sweep.label = [cell_params](std::size_t cell) {
-      const auto [n, sigma] = cell_params(cell);
-      return fmt::format("n={} sigma={}", n, format_double(sigma));
-    };
-    sweep.run_cell = [o, counts, cell_params, heads = sigmas.size()](std::size_t cell) {
-      const auto [n, sigma] = cell_params(cell);
-      const std::uint64_t seed = head_seed(o->seed, cell % heads, o->independent_heads);
-      return blocksize_cell_rows(n, sigma, counts, o->trials, seed, o->p);
-    };
-    sweep.resolved_config =
-        resolved_config(*cmd) + (by_heads ? alibi_heads_config_note(o->alibi_heads) : "");
-    sweep.seed = o->seed;
-    const int rc = run_sweep(sweep, o->sweep);
-    if (rc != 0) return rc;
-    // The summary is recomputed from the written table, so it always agrees with it.
-    const CsvTable table = CsvTable::read(o->sweep.out);
-    AtomicFile summary(summary_path(o->sweep.out), "--out");
-    summary.write(blocksize_summary_csv(blocksize_cell_stats(table)));  // = .summarize
-    summary.commit();
-    return 0;
-  };
+  std::vector<std::string> columns() const override { return blocksize_columns(); }
+
+  std::vector<BlocksizeCell> cells() const override {
+    std::vector<BlocksizeCell> cells;
+    for (const auto n : n_)
+      for (std::size_t h = 0; h < scales_.sigmas.size(); ++h)
+        cells.push_back({n, scales_.sigmas[h], h});
+    return cells;
+  }
+
+  std::vector<CsvRow> rows(const BlocksizeCell& cell) const override {
+    const std::uint64_t seed = head_seed(seed_, cell.head, independent_heads_);
+    return blocksize_cell_rows(cell.n, cell.sigma, counts_, trials_, seed, p_);
+  }
+
+  std::string label(const BlocksizeCell& cell) const override {
+    return fmt::format("n={} sigma={}", cell.n, format_double(cell.sigma));
+  }
+
+  std::string config_note() const override { return scales_.config_note(); }
+  std::uint64_t seed() const override { return seed_; }
+
+ private:
+  std::vector<std::int64_t> n_, s_;
+  std::vector<double> sigma_, s_log_;
+  int alibi_heads_ = 0;
+  bool independent_heads_ = false;
+  std::int64_t trials_ = 1000;
+  std::uint64_t seed_ = 0;
+  double p_ = 0.01;
+  AlibiScales scales_;
+  std::vector<SampleCount> counts_;  // --s, then --s-log
+};
+
+std::string blocksize_summary(const CsvTable& table) {
+  return blocksize_summary_csv(blocksize_cell_stats(table));
+}
+
+Action add_blocksize_command(CLI::App& parent) {
+  return swept_command(parent, "blocksize",
+                       "Largest block b_max vs its exact law F(b)^s and sigma ln ln n",
+                       std::make_shared<Blocksize>(), blocksize_summary);
 }
 
 const bool registered_blocksize = register_experiment({
@@ -178,9 +181,9 @@ const bool registered_blocksize = register_experiment({
     .checker = {.required_columns = blocksize_columns(),
                 .run = [](const CsvTable& t,
                           double alpha) { return check_blocksize_table(t, alpha); }},
-    .summarize = [](const CsvTable& t) { return blocksize_summary_csv(blocksize_cell_stats(t)); },
+    .summarize = blocksize_summary,
 });
 
-}  // namespace
+}  // namespace blocksize_experiment
 
 }  // namespace poslsh

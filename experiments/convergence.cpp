@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "runner/cli_common.h"
+#include "runner/swept_experiment.h"
 
 namespace poslsh {
 
@@ -102,7 +103,8 @@ double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
   return 1.25 * (mask + product + vectors) + 16.0 * 1024 * 1024;
 }
 
-namespace {
+// A named namespace, not an anonymous one: the runner is a unity build.
+namespace convergence_experiment {
 
 struct ConvergenceCell {
   std::int64_t n;
@@ -112,155 +114,142 @@ struct ConvergenceCell {
   std::uint64_t seed;  // of the cell's head: --seed, or its own with --independent-heads
 };
 
-Action add_convergence_command(CLI::App& app) {
-  struct Options {
-    std::vector<std::int64_t> n = {1024};
-    std::vector<double> sigma = {16};
-    std::vector<std::int64_t> s = {1, 2, 4, 8, 16, 32, 64};
-    int alibi_heads = 0;
-    bool independent_heads = false;
-    std::int64_t trials = 4;
-    std::uint64_t seed = 0;
-    double p = 0.01;
-    bool causal = false;
-    // The solver's defaults, each defined once (ConvergenceSettings takes
-    // them from SpectralErrorOptions).
-    double spectral_tol = ConvergenceSettings{}.spectral_tol;
-    std::int64_t max_lanczos = ConvergenceSettings{}.max_lanczos;
-    int lanczos_starts = ConvergenceSettings{}.lanczos_starts;
-    double upper_q = ConvergenceSettings{}.upper_q;
-    double upper_width = ConvergenceSettings{}.upper_width;
-    SweepOptions sweep;
-  };
-  auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand(
-      "convergence", "Spectral, max-norm and row-sum errors of M~ vs s, with their bounds");
-  cmd->add_option("--n", o->n, "Context lengths (list, each >= 1)")
-      ->delimiter(',')
-      ->capture_default_str();
-  auto* sigma_opt = cmd->add_option("--sigma", o->sigma, "ALiBi scales sigma = 1/slope (list, > 0)")
-                        ->delimiter(',')
-                        ->capture_default_str();
-  cmd->add_option("--s", o->s, "Numbers of hashes (list, each >= 1)")
-      ->delimiter(',')
-      ->capture_default_str();
-  auto* heads_opt = cmd->add_option("--alibi-heads", o->alibi_heads, alibi_heads_help(true))
-                        ->capture_default_str();
-  auto* independent_opt =
-      cmd->add_flag("--independent-heads", o->independent_heads, kIndependentHeadsHelp);
-  cmd->add_option("--trials", o->trials, "Independent hash sets per (n, sigma, s) (>= 1)")
-      ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
-  cmd->add_option("--p", o->p, "Failure probability of the bounds, in (0, 1)")
-      ->capture_default_str();
-  cmd->add_flag("--causal", o->causal, "Causal form T ⊙ (M~ - L*)");
-  cmd->add_option("--spectral-tol", o->spectral_tol,
-                  "Relative accuracy asked of the spectral norm (> 0)")
-      ->capture_default_str();
-  cmd->add_option("--max-lanczos", o->max_lanczos,
-                  "Lanczos step cap; a solve that hits it is reported not_converged (>= 1)")
-      ->capture_default_str();
-  cmd->add_option("--lanczos-starts", o->lanczos_starts,
-                  "Independent random starts run together (1..8): the estimate is their best, "
-                  "and the certificate fails only if all of them fail")
-      ->capture_default_str();
-  cmd->add_option("--upper-q", o->upper_q,
-                  "spectral_upper holds with probability >= 1 - q over the starts, q in (0, 1)")
-      ->capture_default_str();
-  cmd->add_option("--upper-width", o->upper_width,
-                  "After the estimate converged, iterate until spectral_upper / spectral_lower - 1 "
-                  "<= this (> 0; inf: do not wait)")
-      ->capture_default_str();
-  add_sweep_options(*cmd, o->sweep);
-  return [o, cmd, sigma_opt, heads_opt, independent_opt] {
-    require_nonempty("--n", o->n.size());
-    require_at_least("--n", o->n, 1);
-    for (auto n : o->n)
+class Convergence : public SweptExperiment<ConvergenceCell> {
+ public:
+  void declare_options(CLI::App& cmd) override {
+    cmd.add_option("--n", n_, "Context lengths (list, each >= 1)")
+        ->delimiter(',')
+        ->capture_default_str();
+    cmd.add_option("--sigma", sigma_, "ALiBi scales sigma = 1/slope (list, > 0)")
+        ->delimiter(',')
+        ->capture_default_str();
+    cmd.add_option("--s", s_, "Numbers of hashes (list, each >= 1)")
+        ->delimiter(',')
+        ->capture_default_str();
+    cmd.add_option("--alibi-heads", alibi_heads_, alibi_heads_help(true))->capture_default_str();
+    cmd.add_flag("--independent-heads", independent_heads_, kIndependentHeadsHelp);
+    cmd.add_option("--trials", trials_, "Independent hash sets per (n, sigma, s) (>= 1)")
+        ->capture_default_str();
+    cmd.add_option("--seed", settings_.seed, "Random seed")->capture_default_str();
+    cmd.add_option("--p", settings_.p, "Failure probability of the bounds, in (0, 1)")
+        ->capture_default_str();
+    cmd.add_flag("--causal", causal_, "Causal form T ⊙ (M~ - L*)");
+    declare_solver_options(cmd);
+  }
+
+  void validate(CLI::App& cmd, const SweepOptions& sweep) override {
+    require_nonempty("--n", n_.size());
+    require_at_least("--n", n_, 1);
+    for (auto n : n_)
       if (n >= (std::int64_t{1} << 32))
         throw UsageError(fmt::format(
             "--n must be integers in [1, 2^32) for convergence (positions are 32-bit), got {}", n));
-    require_nonempty("--s", o->s.size());
-    require_at_least("--s", o->s, 1);
-    require_at_least("--trials", o->trials, 1);
-    require_open_unit("--p", o->p);
-    require_positive_finite("--spectral-tol", o->spectral_tol);
-    require_at_least("--max-lanczos", o->max_lanczos, 1);
-    require_at_least("--lanczos-starts", o->lanczos_starts, 1);
-    if (o->lanczos_starts > 8)
-      throw UsageError(
-          fmt::format("--lanczos-starts must be an integer in [1, 8], got {}", o->lanczos_starts));
-    require_open_unit("--upper-q", o->upper_q);
-    if (!(o->upper_width > 0))
-      throw UsageError(fmt::format("--upper-width must be > 0 (inf: do not wait), got {}",
-                                   format_double(o->upper_width)));
-    std::vector<double> sigmas = o->sigma;
-    const bool by_heads = heads_opt->count() > 0 && o->alibi_heads != 0;
-    require_heads_for_independent(o->independent_heads, by_heads);
-    // Recorded only when set: "= false" would change the fingerprint of a shared run.
-    if (!o->independent_heads) independent_opt->clear();
-    if (by_heads) {
-      if (sigma_opt->count() > 0)
-        throw UsageError("--alibi-heads replaces --sigma: give one of them, not both");
-      sigmas = alibi_head_sigmas(o->alibi_heads);
-    } else {
-      require_at_least("--alibi-heads", o->alibi_heads, 0);
-      require_nonempty("--sigma", sigmas.size());
-      require_positive_finite("--sigma", sigmas);
-    }
-    auto cells = std::make_shared<std::vector<ConvergenceCell>>();
-    for (auto n : o->n)
-      for (std::size_t h = 0; h < sigmas.size(); ++h)
-        for (auto s : o->s)
-          for (std::int64_t t = 0; t < o->trials; ++t)
-            cells->push_back({n, sigmas[h], s, static_cast<std::uint64_t>(t),
-                              head_seed(o->seed, h, o->independent_heads)});
-    ConvergenceSettings settings;
-    settings.form = o->causal ? Form::kCausal : Form::kSymmetric;
-    settings.p = o->p;
-    settings.spectral_tol = o->spectral_tol;
-    settings.max_lanczos = o->max_lanczos;
-    settings.lanczos_starts = o->lanczos_starts;
-    settings.upper_q = o->upper_q;
-    settings.upper_width = o->upper_width;
-    settings.seed = o->seed;
+    require_nonempty("--s", s_.size());
+    require_at_least("--s", s_, 1);
+    require_at_least("--trials", trials_, 1);
+    require_open_unit("--p", settings_.p);
+    validate_solver_options();
+    scales_ = resolve_alibi_scales(cmd, sigma_, alibi_heads_, independent_heads_, true);
+    settings_.form = causal_ ? Form::kCausal : Form::kSymmetric;
     // Threads the cells leave idle go inside the rows (fewer cells than
     // threads, e.g. one row at n = 2^24); rows do not depend on it.
-    const int threads = o->sweep.threads > 0
-                            ? o->sweep.threads
+    const int threads = sweep.threads > 0
+                            ? sweep.threads
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    settings.threads = cells->size() >= static_cast<std::size_t>(threads)
-                           ? 1
-                           : threads / static_cast<int>(cells->size());
+    const std::size_t cell_count = cells().size();
+    settings_.threads = cell_count >= static_cast<std::size_t>(threads)
+                            ? 1
+                            : threads / static_cast<int>(cell_count);
+  }
 
-    Sweep sweep;
-    sweep.experiment = "convergence";
-    sweep.columns = convergence_columns();
-    sweep.timing_columns = {"seconds"};
-    sweep.num_cells = cells->size();
-    sweep.label = [cells](std::size_t c) {
-      const ConvergenceCell& x = (*cells)[c];
-      return fmt::format("n={} sigma={} s={} trial={}", x.n, format_double(x.sigma), x.s, x.trial);
-    };
-    sweep.run_cell = [cells, settings](std::size_t c) {
-      const ConvergenceCell& x = (*cells)[c];
-      // Hash k of (seed, trial) does not depend on s: these are the first s
-      // hashes of the trial, as `poslsh sample --s S` exports them. With
-      // --independent-heads the head's own seed keys its hashes and its
-      // Lanczos starts.
-      ConvergenceSettings head_settings = settings;
-      head_settings.seed = x.seed;
-      const auto hashes = draw_hashes(x.seed, x.trial, x.s, x.sigma);
-      return std::vector<CsvRow>{convergence_row(x.n, x.sigma, x.trial, hashes, head_settings)};
-    };
-    sweep.memory_bytes = [cells, settings](std::size_t c) {
-      const ConvergenceCell& x = (*cells)[c];
-      return convergence_memory_bytes(x.n, x.sigma, x.s, settings);
-    };
-    sweep.resolved_config =
-        resolved_config(*cmd) + (by_heads ? alibi_heads_config_note(o->alibi_heads) : "");
-    sweep.seed = o->seed;
-    return run_sweep(sweep, o->sweep);
-  };
+  std::vector<std::string> columns() const override { return convergence_columns(); }
+  std::vector<std::string> timing_columns() const override { return {"seconds"}; }
+
+  std::vector<ConvergenceCell> cells() const override {
+    std::vector<ConvergenceCell> cells;
+    for (auto n : n_)
+      for (std::size_t h = 0; h < scales_.sigmas.size(); ++h)
+        for (auto s : s_)
+          for (std::int64_t t = 0; t < trials_; ++t)
+            cells.push_back({n, scales_.sigmas[h], s, static_cast<std::uint64_t>(t),
+                             head_seed(settings_.seed, h, independent_heads_)});
+    return cells;
+  }
+
+  std::vector<CsvRow> rows(const ConvergenceCell& x) const override {
+    // Hash k of (seed, trial) does not depend on s: these are the first s
+    // hashes of the trial, as `poslsh sample --s S` exports them. With
+    // --independent-heads the head's own seed keys its hashes and its
+    // Lanczos starts.
+    ConvergenceSettings head_settings = settings_;
+    head_settings.seed = x.seed;
+    const auto hashes = draw_hashes(x.seed, x.trial, x.s, x.sigma);
+    return {convergence_row(x.n, x.sigma, x.trial, hashes, head_settings)};
+  }
+
+  std::string label(const ConvergenceCell& x) const override {
+    return fmt::format("n={} sigma={} s={} trial={}", x.n, format_double(x.sigma), x.s, x.trial);
+  }
+
+  bool estimates_memory() const override { return true; }
+  double memory_bytes(const ConvergenceCell& x) const override {
+    return convergence_memory_bytes(x.n, x.sigma, x.s, settings_);
+  }
+  std::string config_note() const override { return scales_.config_note(); }
+  std::uint64_t seed() const override { return settings_.seed; }
+
+ private:
+  // The solver's options; their defaults are SpectralErrorOptions', each
+  // defined once (ConvergenceSettings takes them from there).
+  void declare_solver_options(CLI::App& cmd) {
+    cmd.add_option("--spectral-tol", settings_.spectral_tol,
+                   "Relative accuracy asked of the spectral norm (> 0)")
+        ->capture_default_str();
+    cmd.add_option("--max-lanczos", settings_.max_lanczos,
+                   "Lanczos step cap; a solve that hits it is reported not_converged (>= 1)")
+        ->capture_default_str();
+    cmd.add_option("--lanczos-starts", settings_.lanczos_starts,
+                   "Independent random starts run together (1..8): the estimate is their best, "
+                   "and the certificate fails only if all of them fail")
+        ->capture_default_str();
+    cmd.add_option("--upper-q", settings_.upper_q,
+                   "spectral_upper holds with probability >= 1 - q over the starts, q in (0, 1)")
+        ->capture_default_str();
+    cmd.add_option("--upper-width", settings_.upper_width,
+                   "After the estimate converged, iterate until spectral_upper / spectral_lower - "
+                   "1 <= this (> 0; inf: do not wait)")
+        ->capture_default_str();
+  }
+
+  // The solver checks these only when it runs: checked here, up front.
+  void validate_solver_options() const {
+    require_positive_finite("--spectral-tol", settings_.spectral_tol);
+    require_at_least("--max-lanczos", settings_.max_lanczos, 1);
+    require_at_least("--lanczos-starts", settings_.lanczos_starts, 1);
+    if (settings_.lanczos_starts > 8)
+      throw UsageError(fmt::format("--lanczos-starts must be an integer in [1, 8], got {}",
+                                   settings_.lanczos_starts));
+    require_open_unit("--upper-q", settings_.upper_q);
+    if (!(settings_.upper_width > 0))
+      throw UsageError(fmt::format("--upper-width must be > 0 (inf: do not wait), got {}",
+                                   format_double(settings_.upper_width)));
+  }
+
+  std::vector<std::int64_t> n_ = {1024};
+  std::vector<double> sigma_ = {16};
+  std::vector<std::int64_t> s_ = {1, 2, 4, 8, 16, 32, 64};
+  int alibi_heads_ = 0;
+  bool independent_heads_ = false;
+  std::int64_t trials_ = 4;
+  bool causal_ = false;
+  ConvergenceSettings settings_;  // seed, p and the solver's options: bound to the CLI
+  AlibiScales scales_;
+};
+
+Action add_convergence_command(CLI::App& parent) {
+  return swept_command(parent, "convergence",
+                       "Spectral, max-norm and row-sum errors of M~ vs s, with their bounds",
+                       std::make_shared<Convergence>());
 }
 
 Action add_convergence_bench(CLI::App& bench) {
@@ -321,5 +310,5 @@ const bool registered_convergence = register_experiment({
                           double alpha) { return check_convergence_table(t, alpha); }},
 });
 
-}  // namespace
+}  // namespace convergence_experiment
 }  // namespace poslsh

@@ -12,12 +12,17 @@
 //   });
 //   }
 //
-// add_command creates the subcommand on `parent` (parent.add_subcommand(name,
-// summary)), declares its options (bound to state the returned Action owns,
-// e.g. through a std::shared_ptr), and returns the Action the CLI runs when the
-// subcommand is chosen. The Action validates its options (throwing UsageError
-// with a one-line message naming the option and what it accepts), builds a
-// Sweep (src/runner/sweep.h) and returns run_sweep(...)'s exit code.
+// add_command creates the subcommand on `parent` and returns the Action the CLI
+// runs when it is chosen. A sweep experiment declares itself as a
+// SweptExperiment (src/runner/swept_experiment.h: its options, validate(),
+// cells(), rows(cell), columns) and add_command is
+//   [](CLI::App& parent) { return swept_command(parent, name, summary,
+//                                               std::make_shared<MyExperiment>()); }
+// so that the runner does the sweep, resume, shards, progress and output
+// ("Adding an experiment" in docs/ARCHITECTURE.md). Other commands declare
+// their options (bound to state the Action owns, e.g. through a
+// std::shared_ptr) and validate them in the Action (UsageError, one line
+// naming the option and what it accepts).
 //
 // Config files: `--config FILE.toml` is a top-level option; a `[name]` section
 // fills this subcommand's options (same names without dashes), the command

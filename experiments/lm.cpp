@@ -18,6 +18,7 @@
 #include "runner/child_process.h"
 #include "runner/cli_common.h"
 #include "runner/sweep.h"
+#include "runner/swept_experiment.h"
 
 namespace poslsh {
 
@@ -248,42 +249,6 @@ fs::path beside_table(const std::string& out, const std::string& suffix) {
   return p.parent_path() / (p.stem().string() + suffix);
 }
 
-int run_lm(const LmOptions& o, const CLI::App& cmd) {
-  validate(o);
-  require_writable("--out", o.sweep.out);
-  put_package_on_path();
-  require_importable(o);
-  const std::string corpus =
-      corpus_note(o);  // before anything is written: a missing corpus writes nothing
-  const fs::path checkpoints = beside_table(o.sweep.out, ".checkpoints"),
-                 qkv = beside_table(o.sweep.out, "_qkv");
-  if (!o.sweep.resume) fs::remove_all(checkpoints);
-  const auto cells = std::make_shared<std::vector<Training>>(trainings(o));
-  Sweep sweep;
-  sweep.experiment = "lm";
-  sweep.columns = lm_columns();
-  sweep.timing_columns = {"seconds"};
-  sweep.num_cells = cells->size();
-  sweep.label = [cells](std::size_t c) { return (*cells)[c].label(); };
-  sweep.run_cell = [&o, cells, checkpoints, qkv](std::size_t c) {
-    const Training& t = (*cells)[c];
-    // Made by the first cell, not up front: a run the sweep refuses (a bad
-    // --shard, too little memory) leaves nothing behind.
-    fs::create_directories(checkpoints);
-    const std::string spec = cell_spec(o, t, checkpoints, qkv);
-    return cell_rows(o, t, run_python(o, "cell", spec, checkpoints / (t.file_stem() + ".rows")));
-  };
-  sweep.resolved_config = resolved_config(cmd) + corpus;
-  sweep.seed = static_cast<std::uint64_t>(o.seed);
-  const int rc = run_sweep(sweep, o.sweep);
-  if (rc != 0) return rc;
-  fs::remove_all(checkpoints);
-  AtomicFile summary(summary_path(o.sweep.out), "--out");
-  summary.write(lm_summary_csv(CsvTable::read(o.sweep.out)));
-  summary.commit();
-  return 0;
-}
-
 void add_model_options(CLI::App& cmd, LmOptions& o) {
   cmd.add_option("--layers", o.layers, "Transformer blocks (>= 1)")->capture_default_str();
   cmd.add_option("--heads", o.heads, "Attention heads; ALiBi slopes of Press et al.")
@@ -320,31 +285,72 @@ void add_evaluation_options(CLI::App& cmd, LmOptions& o) {
       ->capture_default_str();
 }
 
+// One training per cell; the cells run `python3 -m poslsh.lm cell SPEC`.
+class Lm : public SweptExperiment<Training> {
+ public:
+  void declare_options(CLI::App& cmd) override {
+    cmd.add_option("--corpus", o_.corpus,
+                   "Text: bible-kjv (Debian's bible-kjv) or the path of a text file")
+        ->capture_default_str();
+    cmd.add_option("--variant", o_.variant, "Attention variants: exact, lsh, nobias, fixed, window")
+        ->capture_default_str()
+        ->delimiter(',');
+    cmd.add_option("--s", o_.s, "Hashes of the lsh variant, one training each")
+        ->capture_default_str()
+        ->delimiter(',');
+    cmd.add_option("--seed", o_.seed, "First training seed")->capture_default_str();
+    cmd.add_option("--seeds", o_.seeds, "Seeds per variant (seed, seed + 1, ...)")
+        ->capture_default_str();
+    cmd.add_option("--window-s", o_.window_s,
+                   "The window variant costs what lsh costs at this many hashes")
+        ->capture_default_str();
+    add_model_options(cmd, o_);
+    add_evaluation_options(cmd, o_);
+    cmd.add_option("--python", o_.python, "Python interpreter with numpy and torch")
+        ->capture_default_str();
+  }
+
+  void validate(CLI::App&, const SweepOptions& sweep) override {
+    o_.sweep = sweep;
+    lm_cli::validate(o_);
+    require_writable("--out", sweep.out);
+    put_package_on_path();
+    require_importable(o_);
+    corpus_ = corpus_note(o_);  // before anything is written: a missing corpus writes nothing
+    checkpoints_ = beside_table(sweep.out, ".checkpoints");
+    qkv_ = beside_table(sweep.out, "_qkv");
+    if (!sweep.resume) fs::remove_all(checkpoints_);
+  }
+
+  std::vector<std::string> columns() const override { return lm_columns(); }
+  std::vector<std::string> timing_columns() const override { return {"seconds"}; }
+  std::vector<Training> cells() const override { return trainings(o_); }
+
+  std::vector<CsvRow> rows(const Training& t) const override {
+    // Made by the first cell, not up front: a run the sweep refuses (a bad
+    // --shard, too little memory) leaves nothing behind.
+    fs::create_directories(checkpoints_);
+    const std::string spec = cell_spec(o_, t, checkpoints_, qkv_);
+    return cell_rows(o_, t, run_python(o_, "cell", spec, checkpoints_ / (t.file_stem() + ".rows")));
+  }
+
+  std::string label(const Training& t) const override { return t.label(); }
+  std::string config_note() const override { return corpus_; }
+  std::uint64_t seed() const override { return static_cast<std::uint64_t>(o_.seed); }
+  // The checkpoints serve --resume only; the finished table does not need them.
+  void finished() const override { fs::remove_all(checkpoints_); }
+
+ private:
+  LmOptions o_;
+  std::string corpus_;  // the corpus' provenance line
+  fs::path checkpoints_, qkv_;
+};
+
 Action add_lm_command(CLI::App& parent) {
-  auto o = std::make_shared<LmOptions>();
-  auto* cmd = parent.add_subcommand(
-      "lm", "Small ALiBi language models trained with positional-LSH attention (PyTorch)");
-  cmd->add_option("--corpus", o->corpus,
-                  "Text: bible-kjv (Debian's bible-kjv) or the path of a text file")
-      ->capture_default_str();
-  cmd->add_option("--variant", o->variant, "Attention variants: exact, lsh, nobias, fixed, window")
-      ->capture_default_str()
-      ->delimiter(',');
-  cmd->add_option("--s", o->s, "Hashes of the lsh variant, one training each")
-      ->capture_default_str()
-      ->delimiter(',');
-  cmd->add_option("--seed", o->seed, "First training seed")->capture_default_str();
-  cmd->add_option("--seeds", o->seeds, "Seeds per variant (seed, seed + 1, ...)")
-      ->capture_default_str();
-  cmd->add_option("--window-s", o->window_s,
-                  "The window variant costs what lsh costs at this many hashes")
-      ->capture_default_str();
-  add_model_options(*cmd, *o);
-  add_evaluation_options(*cmd, *o);
-  cmd->add_option("--python", o->python, "Python interpreter with numpy and torch")
-      ->capture_default_str();
-  add_sweep_options(*cmd, o->sweep);
-  return [o, cmd] { return run_lm(*o, *cmd); };
+  return swept_command(parent, "lm",
+                       "Small ALiBi language models trained with positional-LSH attention "
+                       "(PyTorch)",
+                       std::make_shared<Lm>(), lm_summary_csv);
 }
 
 }  // namespace lm_cli

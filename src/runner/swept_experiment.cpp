@@ -1,0 +1,31 @@
+#include "runner/swept_experiment.h"
+
+#include <CLI/CLI.hpp>
+
+#include "experiments/experiment.h"
+#include "runner/atomic_file.h"
+
+namespace poslsh {
+
+CLI::App* add_swept_subcommand(CLI::App& parent, const std::string& name,
+                               const std::string& summary) {
+  return parent.add_subcommand(name, summary);
+}
+
+int run_swept(const CLI::App& command, Sweep sweep, const SweepOptions& options,
+              const TableSummary& summarize, const std::function<void()>& finished) {
+  sweep.experiment = command.get_name();
+  sweep.resolved_config = resolved_config(command) + sweep.resolved_config;
+  const int rc = run_sweep(sweep, options);
+  if (rc != 0) return rc;
+  if (finished) finished();
+  if (!summarize) return 0;
+  // The summary is recomputed from the written table, so it always agrees with it.
+  const CsvTable table = CsvTable::read(options.out);
+  AtomicFile summary(summary_path(options.out), "--out");
+  summary.write(summarize(table));
+  summary.commit();
+  return 0;
+}
+
+}  // namespace poslsh
