@@ -112,7 +112,9 @@ std::vector<CsvRow> consumer_cell_rows(std::int64_t n, double sigma, std::int64_
                                        BinningBug bug) {
   const std::int64_t probe_n = consumer_probe_n(n);
   const std::int64_t probed = std::min(hashes, kConsumerHashes) / batch * batch;
-  if (probed < batch) return {};
+  // MaskMean (and so lsh_attention) takes n < 2^32: no consumer reads blocks
+  // of a longer context.
+  if (probed < batch || n >= kConsumerMaxN) return {};
   const auto offsets = cobin_offsets(probe_n, sigma, points);
   const auto& consumers = all_cobin_consumers();
   std::vector<std::vector<CobinCounts>> counts(consumers.size());

@@ -82,7 +82,9 @@ std::vector<CsvRow> unbiasedness_cell_rows(std::int64_t n, double sigma, std::in
                                            BinningBug bug = BinningBug::kNone);
 // The same counts read back from every consumer (consumer_cobinning.h) at
 // n' = consumer_probe_n(n), over the first kConsumerHashes hashes (whole
-// batches; none when that is less than a batch), regions "<consumer>:<region>".
+// batches; none when that is less than a batch, or when n >= kConsumerMaxN,
+// the contexts MaskMean refuses), regions "<consumer>:<region>".
+inline constexpr std::int64_t kConsumerMaxN = std::int64_t{1} << 32;
 std::vector<CsvRow> consumer_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
                                        std::int64_t batch, int points, const HashDrawer& draw,
                                        BinningBug bug = BinningBug::kNone);
