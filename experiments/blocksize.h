@@ -13,7 +13,7 @@
 // empirical and predicted statistics.
 #pragma once
 
-#include <poslsh/sampler_defect.h>
+#include "core/sampler_defect.h"
 
 #include <cstdint>
 #include <string>

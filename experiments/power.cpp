@@ -15,6 +15,7 @@
 #include "experiments/blocksize.h"
 #include "experiments/convergence.h"
 #include "experiments/unbiasedness.h"
+#include "experiments/verify.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/csv_writer.h"
@@ -22,13 +23,17 @@
 namespace poslsh {
 
 std::string PlantedDefect::name() const {
-  return inflate_b_max ? "bmax-sigma-ln-n" : sampler_defect_name(sampler);
+  if (inflate_b_max) return "bmax-sigma-ln-n";
+  if (binning_bug != BinningBug::kNone) return binning_bug_name(binning_bug);
+  return sampler_defect_name(sampler);
 }
 
 std::vector<PlantedDefect> all_planted_defects() {
   std::vector<PlantedDefect> all = {{SamplerDefect::kNone, false}};
   for (const auto d : all_sampler_defects()) all.push_back({d, false});
   all.push_back({SamplerDefect::kNone, true});
+  all.push_back({SamplerDefect::kNone, false, BinningBug::kCausalMaskShift});
+  all.push_back({SamplerDefect::kNone, false, BinningBug::kFloat32Positions});
   return all;
 }
 
@@ -85,73 +90,126 @@ void inflate_b_max(std::vector<CsvRow>& rows, std::int64_t n) {
 
 }  // namespace
 
+namespace power_cells {
+
+// Offsets per sigma the lags family picks its offset from (as verify's default).
+constexpr int kLagsPoints = 24;
+
+// One power row per check kind of a family's outcomes: failed when any line of
+// that kind failed (its first failing line is the detail).
+void record_kinds(const PlantedDefect& defect, std::uint64_t seed, const std::string& family,
+                  const std::vector<CheckOutcome>& outcomes, std::vector<CsvRow>& rows) {
+  std::map<std::string, std::pair<bool, std::string>> kinds;  // kind -> (failed, first detail)
+  std::vector<std::string> order;
+  for (const auto& o : outcomes) {
+    if (o.verdict != Verdict::kPass && o.verdict != Verdict::kFail) continue;
+    const std::string kind = check_kind(o.check);
+    if (!kinds.contains(kind)) order.push_back(kind);
+    auto& k = kinds[kind];
+    if (o.verdict == Verdict::kFail && !k.first) k = {true, o.check + ": " + o.detail};
+  }
+  for (const auto& kind : order)
+    rows.push_back({defect.name(), std::to_string(seed), family, kind,
+                    kinds[kind].first ? "1" : "0", csv_safe(kinds[kind].second)});
+}
+
+std::vector<CheckOutcome> unbiasedness_outcomes(const PowerSizes& z, const HashDrawer& draw,
+                                                BinningBug bug, double alpha) {
+  std::vector<CsvRow> t;
+  for (const auto n : z.unbiasedness_n)
+    for (const double sigma : z.unbiasedness_sigma) {
+      auto part = unbiasedness_cell_rows(n, sigma, z.unbiasedness_hashes, z.unbiasedness_batch,
+                                         z.unbiasedness_points, draw, bug);
+      t.insert(t.end(), part.begin(), part.end());
+    }
+  return check_unbiasedness_table(as_table(unbiasedness_columns(), t), alpha);
+}
+
+// The lags family: per (n, sigma), the co-binning indicator at the offset
+// nearest p = 1/2 from the start, middle and end anchors of each hash of the
+// interleaved stream, tested over every batch scale (verify.h).
+std::vector<CheckOutcome> lags_outcomes(const PowerSizes& z, const HashDrawer& draw, double alpha) {
+  const double cell_alpha = alpha / static_cast<double>(z.lags_n.size() * z.lags_sigma.size());
+  std::vector<std::string> names;
+  for (const auto r : all_cobin_regions()) names.push_back(cobin_region_name(r));
+  std::vector<CheckOutcome> out;
+  for (const auto n : z.lags_n)
+    for (const double sigma : z.lags_sigma) {
+      const std::int64_t t = lag_test_offset(n, sigma, kLagsPoints);
+      std::vector<std::vector<bool>> cobinned(names.size());
+      for (std::int64_t k = 0; k < z.lags_hashes; ++k) {
+        const PositionalHash h = draw_interleaved(draw, k, sigma);
+        for (std::size_t a = 0; a < names.size(); ++a)
+          cobinned[a].push_back(t < cobin_run(h, all_cobin_regions()[a], n));
+      }
+      auto part = lag_dispersion_outcomes(cobinned, names, n, sigma, t, cell_alpha);
+      out.insert(out.end(), part.begin(), part.end());
+    }
+  return out;
+}
+
+std::vector<CheckOutcome> blocksize_outcomes(const PowerSizes& z, const HashDrawer& draw,
+                                             bool inflate, double alpha) {
+  std::vector<SampleCount> counts;
+  for (const auto s : z.blocksize_s) counts.push_back({s, 0});
+  for (const auto c : z.blocksize_s_log) counts.push_back({0, c});
+  std::vector<CsvRow> t;
+  for (const auto n : z.blocksize_n)
+    for (const double sigma : z.blocksize_sigma) {
+      auto part = blocksize_cell_rows(n, sigma, counts, z.blocksize_trials, draw, z.p);
+      if (inflate) inflate_b_max(part, n);
+      t.insert(t.end(), part.begin(), part.end());
+    }
+  return check_blocksize_table(as_table(blocksize_columns(), t), alpha);
+}
+
+std::vector<CheckOutcome> convergence_outcomes(const PowerSizes& z, const HashDrawer& draw,
+                                               std::uint64_t seed, double alpha) {
+  ConvergenceSettings settings;
+  settings.p = z.p;
+  settings.seed = seed;
+  settings.max_lanczos = 20000;
+  std::vector<CsvRow> t;
+  for (const auto n : z.convergence_n)
+    for (const double sigma : z.convergence_sigma)
+      for (const auto s : z.convergence_s)
+        for (std::int64_t trial = 0; trial < z.convergence_trials; ++trial) {
+          std::vector<PositionalHash> hashes;
+          for (std::int64_t k = 0; k < s; ++k)
+            hashes.push_back(
+                draw(static_cast<std::uint64_t>(trial), static_cast<std::uint64_t>(k), sigma));
+          t.push_back(
+              convergence_row(n, sigma, static_cast<std::uint64_t>(trial), hashes, settings));
+        }
+  return check_convergence_table(as_table(convergence_columns(), t), alpha);
+}
+
+}  // namespace power_cells
+
 std::vector<CsvRow> power_cell_rows(const PlantedDefect& defect, std::uint64_t seed,
                                     const PowerSizes& z) {
+  using namespace power_cells;
   const HashDrawer draw = hash_drawer(seed, defect.sampler);
   const bool unb = !z.unbiasedness_n.empty() && !z.unbiasedness_sigma.empty();
   const bool bs = !z.blocksize_n.empty() && !z.blocksize_sigma.empty();
   const bool conv = !z.convergence_n.empty() && !z.convergence_sigma.empty();
-  const double alpha = kCheckFamilyAlpha / std::max(1, int{unb} + int{bs} + int{conv});
+  const bool lags = !z.lags_n.empty() && !z.lags_sigma.empty();
+  const double alpha = kCheckFamilyAlpha / std::max(1, int{unb} + int{bs} + int{conv} + int{lags});
   std::vector<CsvRow> rows;
-  const auto record = [&](const std::string& family, const std::vector<CheckOutcome>& outcomes) {
-    std::map<std::string, std::pair<bool, std::string>> kinds;  // kind -> (failed, first detail)
-    std::vector<std::string> order;
-    for (const auto& o : outcomes) {
-      if (o.verdict != Verdict::kPass && o.verdict != Verdict::kFail) continue;
-      const std::string kind = check_kind(o.check);
-      if (!kinds.contains(kind)) order.push_back(kind);
-      auto& k = kinds[kind];
-      if (o.verdict == Verdict::kFail && !k.first) k = {true, o.check + ": " + o.detail};
-    }
-    for (const auto& kind : order)
-      rows.push_back({defect.name(), std::to_string(seed), family, kind,
-                      kinds[kind].first ? "1" : "0", csv_safe(kinds[kind].second)});
-  };
-  // The b_max inflation is a defect of block sizes only: other families would
-  // test the sound sampler again.
-  if (unb && !defect.inflate_b_max) {
-    std::vector<CsvRow> t;
-    for (const auto n : z.unbiasedness_n)
-      for (const double sigma : z.unbiasedness_sigma) {
-        auto part = unbiasedness_cell_rows(n, sigma, z.unbiasedness_hashes, z.unbiasedness_batch,
-                                           z.unbiasedness_points, draw);
-        t.insert(t.end(), part.begin(), part.end());
-      }
-    record("unbiasedness", check_unbiasedness_table(as_table(unbiasedness_columns(), t), alpha));
-  }
-  if (bs) {
-    std::vector<SampleCount> counts;
-    for (const auto s : z.blocksize_s) counts.push_back({s, 0});
-    for (const auto c : z.blocksize_s_log) counts.push_back({0, c});
-    std::vector<CsvRow> t;
-    for (const auto n : z.blocksize_n)
-      for (const double sigma : z.blocksize_sigma) {
-        auto part = blocksize_cell_rows(n, sigma, counts, z.blocksize_trials, draw, z.p);
-        if (defect.inflate_b_max) inflate_b_max(part, n);
-        t.insert(t.end(), part.begin(), part.end());
-      }
-    record("blocksize", check_blocksize_table(as_table(blocksize_columns(), t), alpha));
-  }
-  if (conv && !defect.inflate_b_max) {
-    ConvergenceSettings settings;
-    settings.p = z.p;
-    settings.seed = seed;
-    settings.max_lanczos = 20000;
-    std::vector<CsvRow> t;
-    for (const auto n : z.convergence_n)
-      for (const double sigma : z.convergence_sigma)
-        for (const auto s : z.convergence_s)
-          for (std::int64_t trial = 0; trial < z.convergence_trials; ++trial) {
-            std::vector<PositionalHash> hashes;
-            for (std::int64_t k = 0; k < s; ++k)
-              hashes.push_back(
-                  draw(static_cast<std::uint64_t>(trial), static_cast<std::uint64_t>(k), sigma));
-            auto row =
-                convergence_row(n, sigma, static_cast<std::uint64_t>(trial), hashes, settings);
-            t.push_back(std::move(row));
-          }
-    record("convergence", check_convergence_table(as_table(convergence_columns(), t), alpha));
-  }
+  // The b_max inflation is a defect of block sizes only, a binning bug one of
+  // the co-binning consumers only: other families would test the sound
+  // sampler again.
+  const bool binning_bug = defect.binning_bug != BinningBug::kNone;
+  if (unb && !defect.inflate_b_max)
+    record_kinds(defect, seed, "unbiasedness",
+                 unbiasedness_outcomes(z, draw, defect.binning_bug, alpha), rows);
+  if (lags && !defect.inflate_b_max && !binning_bug)
+    record_kinds(defect, seed, "lags", lags_outcomes(z, draw, alpha), rows);
+  if (bs && !binning_bug)
+    record_kinds(defect, seed, "blocksize",
+                 blocksize_outcomes(z, draw, defect.inflate_b_max, alpha), rows);
+  if (conv && !defect.inflate_b_max && !binning_bug)
+    record_kinds(defect, seed, "convergence", convergence_outcomes(z, draw, seed, alpha), rows);
   return rows;
 }
 
@@ -356,16 +414,124 @@ std::vector<CheckOutcome> check_power_table(const CsvTable& table, double alpha)
 
 namespace {
 
-Action add_power_command(CLI::App& parent) {
-  struct Options {
-    std::vector<std::string> defects;
-    std::int64_t seeds = 20;
-    std::uint64_t seed = 1000;
-    PowerSizes sizes;
-    SweepOptions sweep;
+struct PowerOptions {
+  std::vector<std::string> defects;
+  std::int64_t seeds = 20;
+  std::uint64_t seed = 1000;
+  PowerSizes sizes;
+  SweepOptions sweep;
+};
+
+void add_power_family_options(CLI::App& cmd, PowerSizes& z) {
+  cmd.add_option("--unbiasedness-n", z.unbiasedness_n, "unbiasedness family: n (empty: off)")
+      ->delimiter(',');
+  cmd.add_option("--unbiasedness-sigma", z.unbiasedness_sigma, "unbiasedness family: sigma")
+      ->delimiter(',');
+  cmd.add_option("--unbiasedness-hashes", z.unbiasedness_hashes, "unbiasedness family: hashes")
+      ->capture_default_str();
+  cmd.add_option("--unbiasedness-batch", z.unbiasedness_batch, "unbiasedness family: batch")
+      ->capture_default_str();
+  cmd.add_option("--unbiasedness-points", z.unbiasedness_points, "unbiasedness family: offsets")
+      ->capture_default_str();
+  cmd.add_option("--lags-n", z.lags_n, "lags family: n (empty: off)")->delimiter(',');
+  cmd.add_option("--lags-sigma", z.lags_sigma, "lags family: sigma")->delimiter(',');
+  cmd.add_option("--lags-hashes", z.lags_hashes, "lags family: hashes (>= 8)")
+      ->capture_default_str();
+  cmd.add_option("--blocksize-n", z.blocksize_n, "blocksize family: n (empty: off)")
+      ->delimiter(',');
+  cmd.add_option("--blocksize-sigma", z.blocksize_sigma, "blocksize family: sigma")->delimiter(',');
+  cmd.add_option("--blocksize-s", z.blocksize_s, "blocksize family: fixed s")->delimiter(',');
+  cmd.add_option("--blocksize-s-log", z.blocksize_s_log, "blocksize family: c in s = ceil(c ln n)")
+      ->delimiter(',');
+  cmd.add_option("--blocksize-trials", z.blocksize_trials, "blocksize family: trials")
+      ->capture_default_str();
+  cmd.add_option("--convergence-n", z.convergence_n, "convergence family: n (empty: off)")
+      ->delimiter(',');
+  cmd.add_option("--convergence-sigma", z.convergence_sigma, "convergence family: sigma")
+      ->delimiter(',');
+  cmd.add_option("--convergence-s", z.convergence_s, "convergence family: s")->delimiter(',');
+  cmd.add_option("--convergence-trials", z.convergence_trials, "convergence family: trials")
+      ->capture_default_str();
+  cmd.add_option("--p", z.p, "Failure probability of the bounds, in (0, 1)")->capture_default_str();
+}
+
+// Throws UsageError naming the first option whose value the families cannot use.
+void validate_power_sizes(const PowerSizes& z) {
+  if (z.unbiasedness_n.empty() && z.blocksize_n.empty() && z.convergence_n.empty() &&
+      z.lags_n.empty())
+    throw UsageError(
+        "--unbiasedness-n, --lags-n, --blocksize-n or --convergence-n: at least one family needs "
+        "sizes");
+  require_at_least("--lags-n", z.lags_n, 4);
+  require_positive_finite("--lags-sigma", z.lags_sigma);
+  require_at_least("--lags-hashes", z.lags_hashes, 8);
+  require_at_least("--unbiasedness-n", z.unbiasedness_n, 4);
+  require_positive_finite("--unbiasedness-sigma", z.unbiasedness_sigma);
+  require_at_least("--unbiasedness-batch", z.unbiasedness_batch, 1);
+  require_at_least("--unbiasedness-points", z.unbiasedness_points, 1);
+  if (z.unbiasedness_hashes < z.unbiasedness_batch ||
+      z.unbiasedness_hashes % z.unbiasedness_batch != 0)
+    throw UsageError("--unbiasedness-hashes must be a positive multiple of --unbiasedness-batch");
+  require_at_least("--blocksize-n", z.blocksize_n, 1);
+  require_positive_finite("--blocksize-sigma", z.blocksize_sigma);
+  require_at_least("--blocksize-s", z.blocksize_s, 1);
+  require_positive_finite("--blocksize-s-log", z.blocksize_s_log);
+  require_at_least("--blocksize-trials", z.blocksize_trials, 1);
+  require_at_least("--convergence-n", z.convergence_n, 2);
+  require_positive_finite("--convergence-sigma", z.convergence_sigma);
+  require_at_least("--convergence-s", z.convergence_s, 1);
+  require_at_least("--convergence-trials", z.convergence_trials, 1);
+  require_open_unit("--p", z.p);
+  for (const auto& [name, n, sigma] :
+       {std::tuple{"--unbiasedness", z.unbiasedness_n.size(), z.unbiasedness_sigma.size()},
+        std::tuple{"--lags", z.lags_n.size(), z.lags_sigma.size()},
+        std::tuple{"--blocksize", z.blocksize_n.size(), z.blocksize_sigma.size()},
+        std::tuple{"--convergence", z.convergence_n.size(), z.convergence_sigma.size()}})
+    if ((n == 0) != (sigma == 0))
+      throw UsageError(fmt::format("{}-n and {}-sigma: give both or neither", name, name));
+  if (!z.blocksize_n.empty() && z.blocksize_s.empty() && z.blocksize_s_log.empty())
+    throw UsageError("--blocksize-s or --blocksize-s-log needs a value");
+  if (!z.convergence_n.empty() && z.convergence_s.empty())
+    throw UsageError("--convergence-s needs a value");
+}
+
+std::vector<PlantedDefect> parse_defect_option(const std::vector<std::string>& names) {
+  std::vector<PlantedDefect> defects;
+  try {
+    for (const auto& name : names) defects.push_back(parse_planted_defect(name));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--defects: ") + e.what());
+  }
+  if (defects.empty()) defects = all_planted_defects();
+  return defects;
+}
+
+// The (defect, seed) sweep, then its summary next to --out.
+int run_power_sweep(const std::shared_ptr<PowerOptions>& o, const CLI::App& cmd,
+                    const std::vector<PlantedDefect>& defects) {
+  Sweep sweep;
+  sweep.experiment = "power";
+  sweep.columns = power_columns();
+  const auto seeds = static_cast<std::size_t>(o->seeds);
+  sweep.num_cells = defects.size() * seeds;
+  sweep.label = [o, defects, seeds](std::size_t cell) {
+    return fmt::format("{} seed={}", defects[cell / seeds].name(), o->seed + cell % seeds);
   };
-  auto o = std::make_shared<Options>();
-  PowerSizes& z = o->sizes;
+  sweep.run_cell = [o, defects, seeds](std::size_t cell) {
+    return power_cell_rows(defects[cell / seeds], o->seed + cell % seeds, o->sizes);
+  };
+  sweep.resolved_config = resolved_config(cmd);
+  sweep.seed = o->seed;
+  const int rc = run_sweep(sweep, o->sweep);
+  if (rc != 0) return rc;
+  AtomicFile summary(summary_path(o->sweep.out), "--out");
+  summary.write(power_summary_csv(CsvTable::read(o->sweep.out)));  // = .summarize
+  summary.commit();
+  return 0;
+}
+
+Action add_power_command(CLI::App& parent) {
+  auto o = std::make_shared<PowerOptions>();
   auto* cmd = parent.add_subcommand(
       "power",
       "False-alarm and detection rates of every check on sound and planted-defect samplers");
@@ -376,95 +542,13 @@ Action add_power_command(CLI::App& parent) {
   cmd->add_option("--seeds", o->seeds, "Seeds per sampler (>= 1)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "First seed; sampler runs use seed, seed+1, ...")
       ->capture_default_str();
-  cmd->add_option("--unbiasedness-n", z.unbiasedness_n, "unbiasedness family: n (empty: off)")
-      ->delimiter(',');
-  cmd->add_option("--unbiasedness-sigma", z.unbiasedness_sigma, "unbiasedness family: sigma")
-      ->delimiter(',');
-  cmd->add_option("--unbiasedness-hashes", z.unbiasedness_hashes, "unbiasedness family: hashes")
-      ->capture_default_str();
-  cmd->add_option("--unbiasedness-batch", z.unbiasedness_batch, "unbiasedness family: batch")
-      ->capture_default_str();
-  cmd->add_option("--unbiasedness-points", z.unbiasedness_points, "unbiasedness family: offsets")
-      ->capture_default_str();
-  cmd->add_option("--blocksize-n", z.blocksize_n, "blocksize family: n (empty: off)")
-      ->delimiter(',');
-  cmd->add_option("--blocksize-sigma", z.blocksize_sigma, "blocksize family: sigma")
-      ->delimiter(',');
-  cmd->add_option("--blocksize-s", z.blocksize_s, "blocksize family: fixed s")->delimiter(',');
-  cmd->add_option("--blocksize-s-log", z.blocksize_s_log, "blocksize family: c in s = ceil(c ln n)")
-      ->delimiter(',');
-  cmd->add_option("--blocksize-trials", z.blocksize_trials, "blocksize family: trials")
-      ->capture_default_str();
-  cmd->add_option("--convergence-n", z.convergence_n, "convergence family: n (empty: off)")
-      ->delimiter(',');
-  cmd->add_option("--convergence-sigma", z.convergence_sigma, "convergence family: sigma")
-      ->delimiter(',');
-  cmd->add_option("--convergence-s", z.convergence_s, "convergence family: s")->delimiter(',');
-  cmd->add_option("--convergence-trials", z.convergence_trials, "convergence family: trials")
-      ->capture_default_str();
-  cmd->add_option("--p", z.p, "Failure probability of the bounds, in (0, 1)")
-      ->capture_default_str();
+  add_power_family_options(*cmd, o->sizes);
   add_sweep_options(*cmd, o->sweep);
   return [o, cmd] {
-    std::vector<PlantedDefect> defects;
-    try {
-      for (const auto& name : o->defects) defects.push_back(parse_planted_defect(name));
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--defects: ") + e.what());
-    }
-    if (defects.empty()) defects = all_planted_defects();
+    const std::vector<PlantedDefect> defects = parse_defect_option(o->defects);
     require_at_least("--seeds", o->seeds, 1);
-    const PowerSizes& z = o->sizes;
-    if (z.unbiasedness_n.empty() && z.blocksize_n.empty() && z.convergence_n.empty())
-      throw UsageError(
-          "--unbiasedness-n, --blocksize-n or --convergence-n: at least one family needs sizes");
-    require_at_least("--unbiasedness-n", z.unbiasedness_n, 4);
-    require_positive_finite("--unbiasedness-sigma", z.unbiasedness_sigma);
-    require_at_least("--unbiasedness-batch", z.unbiasedness_batch, 1);
-    require_at_least("--unbiasedness-points", z.unbiasedness_points, 1);
-    if (z.unbiasedness_hashes < z.unbiasedness_batch ||
-        z.unbiasedness_hashes % z.unbiasedness_batch != 0)
-      throw UsageError("--unbiasedness-hashes must be a positive multiple of --unbiasedness-batch");
-    require_at_least("--blocksize-n", z.blocksize_n, 1);
-    require_positive_finite("--blocksize-sigma", z.blocksize_sigma);
-    require_at_least("--blocksize-s", z.blocksize_s, 1);
-    require_positive_finite("--blocksize-s-log", z.blocksize_s_log);
-    require_at_least("--blocksize-trials", z.blocksize_trials, 1);
-    require_at_least("--convergence-n", z.convergence_n, 2);
-    require_positive_finite("--convergence-sigma", z.convergence_sigma);
-    require_at_least("--convergence-s", z.convergence_s, 1);
-    require_at_least("--convergence-trials", z.convergence_trials, 1);
-    require_open_unit("--p", z.p);
-    for (const auto& [name, n, sigma] :
-         {std::tuple{"--unbiasedness", z.unbiasedness_n.size(), z.unbiasedness_sigma.size()},
-          std::tuple{"--blocksize", z.blocksize_n.size(), z.blocksize_sigma.size()},
-          std::tuple{"--convergence", z.convergence_n.size(), z.convergence_sigma.size()}})
-      if ((n == 0) != (sigma == 0))
-        throw UsageError(fmt::format("{}-n and {}-sigma: give both or neither", name, name));
-    if (!z.blocksize_n.empty() && z.blocksize_s.empty() && z.blocksize_s_log.empty())
-      throw UsageError("--blocksize-s or --blocksize-s-log needs a value");
-    if (!z.convergence_n.empty() && z.convergence_s.empty())
-      throw UsageError("--convergence-s needs a value");
-
-    Sweep sweep;
-    sweep.experiment = "power";
-    sweep.columns = power_columns();
-    const auto seeds = static_cast<std::size_t>(o->seeds);
-    sweep.num_cells = defects.size() * seeds;
-    sweep.label = [o, defects, seeds](std::size_t cell) {
-      return fmt::format("{} seed={}", defects[cell / seeds].name(), o->seed + cell % seeds);
-    };
-    sweep.run_cell = [o, defects, seeds](std::size_t cell) {
-      return power_cell_rows(defects[cell / seeds], o->seed + cell % seeds, o->sizes);
-    };
-    sweep.resolved_config = resolved_config(*cmd);
-    sweep.seed = o->seed;
-    const int rc = run_sweep(sweep, o->sweep);
-    if (rc != 0) return rc;
-    AtomicFile summary(summary_path(o->sweep.out), "--out");
-    summary.write(power_summary_csv(CsvTable::read(o->sweep.out)));  // = .summarize
-    summary.commit();
-    return 0;
+    validate_power_sizes(o->sizes);
+    return run_power_sweep(o, *cmd, defects);
   };
 }
 

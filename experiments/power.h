@@ -1,6 +1,6 @@
 // `poslsh power`: what the checks catch, measured. Every check family runs on
 // tables built in memory from the sound sampler over many seeds (its
-// false-alarm rate) and from each planted defect of include/poslsh/sampler_defect.h (its
+// false-alarm rate) and from each planted defect of src/core/sampler_defect.h (its
 // detection rate), at the sizes given in the [power] section (by default those
 // of configs/default.toml's sections, convergence reduced; see the README).
 //
@@ -12,12 +12,12 @@
 // seed when some check failed, as `poslsh check` on those tables would exit 1.
 #pragma once
 
-#include <poslsh/sampler_defect.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/sampler_defect.h"
+#include "experiments/consumer_cobinning.h"
 #include "experiments/experiment.h"
 #include "runner/csv_table.h"
 #include "runner/sweep.h"
@@ -25,13 +25,17 @@
 namespace poslsh {
 
 // A planted defect of the power run: a sampler defect, or (for the block-size
-// checks only) b_max inflated from the sigma ln ln n regime to sigma ln n.
+// checks only) b_max inflated from the sigma ln ln n regime to sigma ln n, or
+// (for the co-binning checks only) right hashes binned wrongly by their
+// consumers (consumer_cobinning.h: a shifted causal mask, float32 positions).
 struct PlantedDefect {
   SamplerDefect sampler = SamplerDefect::kNone;
   bool inflate_b_max = false;
+  BinningBug binning_bug = BinningBug::kNone;
   std::string name() const;
 };
-// "sound", every sampler defect, and "bmax-sigma-ln-n".
+// "sound", every sampler defect, "bmax-sigma-ln-n", "causal-mask-shift" and
+// "float32-positions".
 std::vector<PlantedDefect> all_planted_defects();
 // Throws std::invalid_argument for an unknown name (listing the accepted ones).
 PlantedDefect parse_planted_defect(const std::string& name);
@@ -42,6 +46,11 @@ struct PowerSizes {
   std::vector<double> unbiasedness_sigma;
   std::int64_t unbiasedness_hashes = 1 << 19, unbiasedness_batch = 16;
   int unbiasedness_points = 24;
+  // lags family (empty n: family off): the dispersion over every batch scale
+  // 2^k of verify.h on an interleaved two-trial stream of `lags_hashes` hashes
+  std::vector<std::int64_t> lags_n;
+  std::vector<double> lags_sigma;
+  std::int64_t lags_hashes = std::int64_t{1} << 22;
   // blocksize family
   std::vector<std::int64_t> blocksize_n, blocksize_s;
   std::vector<double> blocksize_sigma, blocksize_s_log;

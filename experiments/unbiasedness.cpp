@@ -22,18 +22,22 @@ const std::vector<std::string>& unbiasedness_columns() {
   return columns;
 }
 
-std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, CobinRegion region,
+PositionalHash draw_interleaved(const HashDrawer& draw, std::int64_t k, double sigma) {
+  return draw(static_cast<std::uint64_t>(k % kUnbiasednessTrials),
+              static_cast<std::uint64_t>(k / kUnbiasednessTrials), sigma);
+}
+
+std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, const CobinAnchor& anchor,
                                       const CobinCounts& counts) {
   std::vector<CsvRow> rows;
   const std::string n_text = std::to_string(n), sigma_text = format_double(sigma),
-                    region_text = cobin_region_name(region),
-                    anchor_text = std::to_string(cobin_anchor(region, n)),
+                    anchor_text = std::to_string(anchor.position),
                     hashes_text = std::to_string(counts.hashes()),
                     batch_text = std::to_string(counts.batch());
   for (std::size_t j = 0; j < counts.offsets().size(); ++j) {
     const std::int64_t t = counts.offsets()[j];
     rows.push_back(
-        {n_text, sigma_text, region_text, anchor_text, std::to_string(t), hashes_text, batch_text,
+        {n_text, sigma_text, anchor.label, anchor_text, std::to_string(t), hashes_text, batch_text,
          std::to_string(counts.cobinned()[j]),
          format_double(static_cast<double>(counts.hashes()) * cobin_probability(sigma, t)),
          std::to_string(counts.batch_sumsq()[j])});
@@ -41,21 +45,120 @@ std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, CobinRegion 
   return rows;
 }
 
+std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, CobinRegion region,
+                                      const CobinCounts& counts) {
+  return unbiasedness_rows(n, sigma, parse_cobin_anchor(cobin_region_name(region), n), counts);
+}
+
+CobinAnchor parse_cobin_anchor(const std::string& label, std::int64_t n) {
+  if (label.rfind("at-", 0) == 0) {
+    std::size_t used = 0;
+    std::int64_t a = -1;
+    try {
+      a = std::stoll(label.substr(3), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used + 3 != label.size() || a < 0 || a >= n)
+      throw InputError(fmt::format("region '{}': 'at-' must be followed by a position in [0, {})",
+                                   printable(label), n));
+    return {label, a, a > n / 2, n};
+  }
+  const auto colon = label.find(':');
+  std::int64_t anchor_n = n;
+  if (colon != std::string::npos) {
+    const std::string consumer = label.substr(0, colon);
+    const auto& all = all_cobin_consumers();
+    if (std::none_of(all.begin(), all.end(),
+                     [&](CobinConsumer c) { return cobin_consumer_name(c) == consumer; }))
+      throw InputError("unknown consumer '" + printable(consumer) +
+                       "' (accepted: mask, mask-causal, attention, attention-causal)");
+    anchor_n = consumer_probe_n(n);
+  }
+  const CobinRegion region =
+      parse_cobin_region(colon == std::string::npos ? label : label.substr(colon + 1));
+  return {label, cobin_anchor(region, anchor_n), region == CobinRegion::kEnd, anchor_n};
+}
+
+std::vector<CobinAnchor> hash_side_anchors(std::int64_t n) {
+  std::vector<CobinAnchor> anchors;
+  for (const CobinRegion r : all_cobin_regions())
+    anchors.push_back(parse_cobin_anchor(cobin_region_name(r), n));
+  for (const std::int64_t a : cobin_large_anchors(n))
+    anchors.push_back(parse_cobin_anchor("at-" + std::to_string(a), n));
+  return anchors;
+}
+
+namespace unbiasedness_cells {
+
+// The run of h at an anchor as code that holds positions in float32 computes
+// it: bin(i) = floor((float(i) - shift) / pitch), counted up to `cap`
+// positions (runs beyond the largest offset count alike). Exact below 2^24.
+std::int64_t float32_run(const PositionalHash& h, const CobinAnchor& a, std::int64_t cap) {
+  const auto bin32 = [&](std::int64_t i) {
+    return std::floor((static_cast<double>(static_cast<float>(i)) - h.shift) / h.pitch);
+  };
+  const std::int64_t dir = a.backward ? -1 : 1;
+  const double home = bin32(a.position);
+  std::int64_t run = 1;
+  while (run < cap && bin32(a.position + dir * run) == home) ++run;
+  return run;
+}
+
+}  // namespace unbiasedness_cells
+
+std::vector<CsvRow> consumer_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
+                                       std::int64_t batch, int points, const HashDrawer& draw,
+                                       BinningBug bug) {
+  const std::int64_t probe_n = consumer_probe_n(n);
+  const std::int64_t probed = std::min(hashes, kConsumerHashes) / batch * batch;
+  // MaskMean (and so lsh_attention) takes n < 2^32: no consumer reads blocks
+  // of a longer context.
+  if (probed < batch || n >= kConsumerMaxN) return {};
+  const auto offsets = cobin_offsets(probe_n, sigma, points);
+  const auto& consumers = all_cobin_consumers();
+  std::vector<std::vector<CobinCounts>> counts(consumers.size());
+  for (auto& c : counts)
+    for (std::size_t r = 0; r < all_cobin_regions().size(); ++r) c.emplace_back(offsets, batch);
+  for (std::int64_t k = 0; k < probed; ++k) {
+    const PositionalHash h = draw_interleaved(draw, k, sigma);
+    for (std::size_t c = 0; c < consumers.size(); ++c) {
+      const auto cobinned = consumer_cobinned(consumers[c], h, probe_n, offsets, bug);
+      for (std::size_t r = 0; r < cobinned.size(); ++r) counts[c][r].add_cobinned(cobinned[r]);
+    }
+  }
+  std::vector<CsvRow> rows;
+  for (std::size_t c = 0; c < consumers.size(); ++c)
+    for (std::size_t r = 0; r < all_cobin_regions().size(); ++r) {
+      const std::string label =
+          cobin_consumer_name(consumers[c]) + ":" + cobin_region_name(all_cobin_regions()[r]);
+      auto part = unbiasedness_rows(n, sigma, parse_cobin_anchor(label, n), counts[c][r]);
+      rows.insert(rows.end(), part.begin(), part.end());
+    }
+  return rows;
+}
+
 std::vector<CsvRow> unbiasedness_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
-                                           std::int64_t batch, int points, const HashDrawer& draw) {
+                                           std::int64_t batch, int points, const HashDrawer& draw,
+                                           BinningBug bug) {
   const auto offsets = cobin_offsets(n, sigma, points);
+  const std::vector<CobinAnchor> anchors = hash_side_anchors(n);
   std::vector<CobinCounts> counts;
-  for (std::size_t r = 0; r < all_cobin_regions().size(); ++r) counts.emplace_back(offsets, batch);
+  for (std::size_t r = 0; r < anchors.size(); ++r) counts.emplace_back(offsets, batch);
   for (std::int64_t k = 0; k < hashes; ++k) {
-    const PositionalHash h = draw(0, static_cast<std::uint64_t>(k), sigma);
+    const PositionalHash h = draw_interleaved(draw, k, sigma);
     for (std::size_t r = 0; r < counts.size(); ++r)
-      counts[r].add_run(cobin_run(h, all_cobin_regions()[r], n));
+      counts[r].add_run(bug == BinningBug::kFloat32Positions
+                            ? unbiasedness_cells::float32_run(h, anchors[r], offsets.back() + 1)
+                            : cobin_run_at(h, anchors[r].position, anchors[r].backward, n));
   }
   std::vector<CsvRow> rows;
   for (std::size_t r = 0; r < counts.size(); ++r) {
-    auto part = unbiasedness_rows(n, sigma, all_cobin_regions()[r], counts[r]);
+    auto part = unbiasedness_rows(n, sigma, anchors[r], counts[r]);
     rows.insert(rows.end(), part.begin(), part.end());
   }
+  auto consumer = consumer_cell_rows(n, sigma, hashes, batch, points, draw, bug);
+  rows.insert(rows.end(), consumer.begin(), consumer.end());
   return rows;
 }
 
@@ -80,19 +183,19 @@ std::vector<UnbiasednessGroup> read_groups(const CsvTable& t) {
   std::map<std::tuple<std::int64_t, double, std::string>, std::size_t> index;
   std::vector<UnbiasednessGroup> groups;
   for (std::size_t r = 0; r < t.size(); ++r) {
-    const std::int64_t n = t.integer(r, "n", 0, kMaxCell);
+    const std::int64_t n = t.integer(r, "n", 0, kMaxUnbiasednessN);
     const double sigma = t.number(r, "sigma");
     if (!std::isfinite(sigma) || !(sigma > 0))
       throw InputError(fmt::format("row {}: sigma must be finite and > 0", CsvTable::line_of(r)));
     const std::string region = t.text(r, "region");
-    const CobinRegion reg = parse_cobin_region(region);
     if (n < 4) throw InputError(fmt::format("row {}: n must be >= 4", CsvTable::line_of(r)));
+    const CobinAnchor a = parse_cobin_anchor(region, n);
     const std::int64_t anchor = t.integer(r, "anchor", 0, kMaxCell);
-    if (anchor != cobin_anchor(reg, n))
+    if (anchor != a.position)
       throw InputError(fmt::format("row {}: anchor {} is not the {} anchor {} of n = {}",
-                                   CsvTable::line_of(r), anchor, region, cobin_anchor(reg, n), n));
+                                   CsvTable::line_of(r), anchor, region, a.position, n));
     const std::int64_t off = t.integer(r, "t", 0, kMaxCell);
-    const bool room = reg == CobinRegion::kEnd ? anchor - off >= 0 : anchor + off <= n - 1;
+    const bool room = a.backward ? anchor - off >= 0 : anchor + off <= a.range - 1;
     if (off < 1 || !room)
       throw InputError(fmt::format("row {}: offset t = {} leaves [0, n) from the {} anchor",
                                    CsvTable::line_of(r), off, region));
@@ -140,81 +243,102 @@ double cobin_scale_level(double alpha, std::size_t groups) {
   return alpha / 3 / static_cast<double>(groups);
 }
 
-std::vector<CheckOutcome> check_unbiasedness_table(const CsvTable& table, double alpha) {
-  const std::vector<UnbiasednessGroup> groups = read_groups(table);
-  std::vector<CheckOutcome> out;
-  if (groups.empty()) {
-    out.push_back({"unbiasedness", Verdict::kFail, "the table has no rows"});
-    return out;
-  }
-  const double share = alpha / 3;
-  std::size_t rows = 0, dispersion_rows = 0;
-  for (const auto& g : groups) {
-    rows += g.t.size();
-    for (std::size_t j = 0; j < g.t.size(); ++j)
-      dispersion_rows += dispersion_test(g.cobinned[j], g.sumsq[j], g.hashes, g.batch,
-                                         cobin_probability(g.sigma, g.t[j]))
-                             .applicable;
-  }
-  const double mean_level = share / static_cast<double>(rows);
-  const double scale_level = cobin_scale_level(alpha, groups.size());
-  const double disp_level = share / static_cast<double>(std::max<std::size_t>(dispersion_rows, 1));
+namespace unbiasedness_checks {
 
+// The levels of the three tests: alpha split in three shares, each share by
+// Bonferroni over the rows, groups or applicable rows it covers.
+struct CobinLevels {
+  double share = 0, mean = 0, scale = 0, dispersion = 0;
+  std::size_t rows = 0, groups = 0, dispersion_rows = 0;
+};
+
+CobinLevels cobin_levels(const std::vector<UnbiasednessGroup>& groups, double alpha) {
+  CobinLevels l;
+  l.share = alpha / 3;
+  l.groups = groups.size();
   for (const auto& g : groups) {
-    const std::string name = unbiasedness_group_name(g);
-    // 1. Mean, offset by offset.
-    double worst_p = 2;
-    std::size_t worst = 0;
-    for (std::size_t j = 0; j < g.t.size(); ++j) {
-      const double pv =
-          binomial_two_sided_p(g.cobinned[j], g.hashes, cobin_probability(g.sigma, g.t[j]));
-      if (pv < worst_p) worst_p = pv, worst = j;
-    }
-    const double p_w = cobin_probability(g.sigma, g.t[worst]);
-    out.push_back(
-        {fmt::format("cobin-mean[{}]", name),
-         worst_p >= mean_level ? Verdict::kPass : Verdict::kFail,
-         fmt::format("{} hashes, {} offsets t in [{}, {}]; smallest exact binomial p = {:.3g} at "
-                     "t = {} (co-binned fraction {:.5f} vs exp(-t/sigma) = {:.5f}); needs >= "
-                     "{:.2g} (family-wise false alarm {:.2g} over {} rows)",
-                     g.hashes, g.t.size(), g.t.front(), g.t.back(), worst_p, g.t[worst],
-                     static_cast<double>(g.cobinned[worst]) / static_cast<double>(g.hashes), p_w,
-                     mean_level, share, rows)});
-    // 2. Scale, pooled over offsets.
-    const PooledScaleTest pooled = pooled_scale_test(g.t, g.cobinned, g.hashes, g.sigma);
-    out.push_back(
-        {fmt::format("cobin-scale[{}]", name),
-         pooled.p_value >= scale_level ? Verdict::kPass : Verdict::kFail,
-         fmt::format("pooled co-binned count / expected = {:.5f}, z = {:.2f}, p = "
-                     "{:.3g}; needs >= {:.2g} (family-wise {:.2g} over {} groups); "
-                     "detects a kernel-scale error of {:.2g} with power 0.99",
-                     pooled.ratio, pooled.z, pooled.p_value, scale_level, share, groups.size(),
-                     detectable_scale_error(g.t, g.hashes, g.sigma, scale_level, 0.99))});
-    // 3. Dispersion across batches.
-    double worst_dp = 2, worst_ratio = 1;
-    std::int64_t worst_t = 0;
-    std::size_t tested = 0;
-    for (std::size_t j = 0; j < g.t.size(); ++j) {
-      const DispersionTest d = dispersion_test(g.cobinned[j], g.sumsq[j], g.hashes, g.batch,
-                                               cobin_probability(g.sigma, g.t[j]));
-      if (!d.applicable) continue;
-      ++tested;
-      if (d.p_value < worst_dp) worst_dp = d.p_value, worst_ratio = d.ratio, worst_t = g.t[j];
-    }
-    const std::string dname = fmt::format("cobin-dispersion[{}]", name);
-    if (tested == 0) {
-      out.push_back({dname, Verdict::kNotApplicable,
-                     fmt::format("no offset with batch min(p, 1-p) >= 2 and >= 100 batches of {} "
-                                 "(use more hashes or a larger batch)",
-                                 g.batch)});
-      continue;
-    }
-    out.push_back({dname, worst_dp >= disp_level ? Verdict::kPass : Verdict::kFail,
-                   fmt::format("{} batches of {} hashes, {} offsets tested; most extreme at t = "
-                               "{}: batch variance / binomial = {:.4f}, p = {:.3g}; needs >= "
-                               "{:.2g} (family-wise {:.2g} over {} rows)",
-                               g.hashes / g.batch, g.batch, tested, worst_t, worst_ratio, worst_dp,
-                               disp_level, share, dispersion_rows)});
+    l.rows += g.t.size();
+    for (std::size_t j = 0; j < g.t.size(); ++j)
+      l.dispersion_rows += dispersion_test(g.cobinned[j], g.sumsq[j], g.hashes, g.batch,
+                                           cobin_probability(g.sigma, g.t[j]))
+                               .applicable;
+  }
+  l.mean = l.share / static_cast<double>(l.rows);
+  l.scale = cobin_scale_level(alpha, groups.size());
+  l.dispersion = l.share / static_cast<double>(std::max<std::size_t>(l.dispersion_rows, 1));
+  return l;
+}
+
+// 1. Mean, offset by offset.
+CheckOutcome mean_outcome(const UnbiasednessGroup& g, const CobinLevels& l) {
+  double worst_p = 2;
+  std::size_t worst = 0;
+  for (std::size_t j = 0; j < g.t.size(); ++j) {
+    const double pv =
+        binomial_two_sided_p(g.cobinned[j], g.hashes, cobin_probability(g.sigma, g.t[j]));
+    if (pv < worst_p) worst_p = pv, worst = j;
+  }
+  const double p_w = cobin_probability(g.sigma, g.t[worst]);
+  return {fmt::format("cobin-mean[{}]", unbiasedness_group_name(g)),
+          worst_p >= l.mean ? Verdict::kPass : Verdict::kFail,
+          fmt::format("{} hashes, {} offsets t in [{}, {}]; smallest exact binomial p = {:.3g} at "
+                      "t = {} (co-binned fraction {:.5f} vs exp(-t/sigma) = {:.5f}); needs >= "
+                      "{:.2g} (family-wise false alarm {:.2g} over {} rows)",
+                      g.hashes, g.t.size(), g.t.front(), g.t.back(), worst_p, g.t[worst],
+                      static_cast<double>(g.cobinned[worst]) / static_cast<double>(g.hashes), p_w,
+                      l.mean, l.share, l.rows)};
+}
+
+// 2. Scale, pooled over offsets.
+CheckOutcome scale_outcome(const UnbiasednessGroup& g, const CobinLevels& l) {
+  const PooledScaleTest pooled = pooled_scale_test(g.t, g.cobinned, g.hashes, g.sigma);
+  return {fmt::format("cobin-scale[{}]", unbiasedness_group_name(g)),
+          pooled.p_value >= l.scale ? Verdict::kPass : Verdict::kFail,
+          fmt::format("{} hashes: pooled co-binned count / expected = {:.5f}, z = {:.2f}, p = "
+                      "{:.3g}; needs >= {:.2g} (family-wise {:.2g} over {} groups); "
+                      "detects a kernel-scale error of {:.2g} with power 0.99",
+                      g.hashes, pooled.ratio, pooled.z, pooled.p_value, l.scale, l.share, l.groups,
+                      detectable_scale_error(g.t, g.hashes, g.sigma, l.scale, 0.99))};
+}
+
+// 3. Dispersion across batches.
+CheckOutcome dispersion_outcome(const UnbiasednessGroup& g, const CobinLevels& l) {
+  double worst_dp = 2, worst_ratio = 1;
+  std::int64_t worst_t = 0;
+  std::size_t tested = 0;
+  for (std::size_t j = 0; j < g.t.size(); ++j) {
+    const DispersionTest d = dispersion_test(g.cobinned[j], g.sumsq[j], g.hashes, g.batch,
+                                             cobin_probability(g.sigma, g.t[j]));
+    if (!d.applicable) continue;
+    ++tested;
+    if (d.p_value < worst_dp) worst_dp = d.p_value, worst_ratio = d.ratio, worst_t = g.t[j];
+  }
+  const std::string name = fmt::format("cobin-dispersion[{}]", unbiasedness_group_name(g));
+  if (tested == 0)
+    return {name, Verdict::kNotApplicable,
+            fmt::format("no offset with batch min(p, 1-p) >= 2 and >= 100 batches of {} "
+                        "(use more hashes or a larger batch)",
+                        g.batch)};
+  return {name, worst_dp >= l.dispersion ? Verdict::kPass : Verdict::kFail,
+          fmt::format("{} batches of {} hashes, {} offsets tested; most extreme at t = "
+                      "{}: batch variance / binomial = {:.4f}, p = {:.3g}; needs >= "
+                      "{:.2g} (family-wise {:.2g} over {} rows)",
+                      g.hashes / g.batch, g.batch, tested, worst_t, worst_ratio, worst_dp,
+                      l.dispersion, l.share, l.dispersion_rows)};
+}
+
+}  // namespace unbiasedness_checks
+
+std::vector<CheckOutcome> check_unbiasedness_table(const CsvTable& table, double alpha) {
+  using namespace unbiasedness_checks;
+  const std::vector<UnbiasednessGroup> groups = read_groups(table);
+  if (groups.empty()) return {{"unbiasedness", Verdict::kFail, "the table has no rows"}};
+  const CobinLevels levels = cobin_levels(groups, alpha);
+  std::vector<CheckOutcome> out;
+  for (const auto& g : groups) {
+    out.push_back(mean_outcome(g, levels));
+    out.push_back(scale_outcome(g, levels));
+    out.push_back(dispersion_outcome(g, levels));
   }
   return out;
 }
@@ -233,15 +357,16 @@ Action add_unbiasedness_command(CLI::App& parent) {
   auto o = std::make_shared<Options>();
   auto* cmd = parent.add_subcommand(
       "unbiasedness", "Co-binning counts vs exp(-t/sigma): E[M] = L* tested pair by pair");
-  cmd->add_option("--n", o->n, "Context lengths n (>= 4); anchors at 0, n/2 and n-1")
+  cmd->add_option("--n", o->n,
+                  "Context lengths n (4..2^50); anchors at 0, n/2, n-1 and near 2^24, 2^31, 2^32")
       ->required()
       ->delimiter(',');
   cmd->add_option("--sigma", o->sigma, "ALiBi scales sigma = 1/slope (> 0)")
       ->required()
       ->delimiter(',');
   cmd->add_option("--hashes", o->hashes,
-                  "Hashes per (n, sigma): draw_hash(seed, 0, k, sigma), k < H (a multiple of "
-                  "--batch)")
+                  "Hashes per (n, sigma), half from trial 0 and half from trial 1, interleaved: "
+                  "hash k is draw_hash(seed, k mod 2, k / 2, sigma), k < H (a multiple of --batch)")
       ->capture_default_str();
   cmd->add_option("--batch", o->batch, "Consecutive hashes per batch of the dispersion test (>= 1)")
       ->capture_default_str();
@@ -252,6 +377,11 @@ Action add_unbiasedness_command(CLI::App& parent) {
   return [o, cmd] {
     require_nonempty("--n", o->n.size());
     require_at_least("--n", o->n, 4);
+    for (const auto n : o->n)
+      if (n > kMaxUnbiasednessN)
+        throw UsageError(fmt::format(
+            "--n: at most 2^50 = {} (the sampler's bins are computed in double), got {}",
+            kMaxUnbiasednessN, n));
     require_positive_finite("--sigma", o->sigma);
     require_at_least("--batch", o->batch, 1);
     require_at_least("--points", o->points, 1);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <set>
 #include <stdexcept>
 
 #include "experiments/unbiasedness.h"
@@ -23,28 +24,73 @@ namespace {
 // As for `poslsh blocksize` tables: a chi-square fit on fewer samples says little.
 constexpr std::int64_t kMinLawSamples = 100;
 
-void require_columns(const CsvTable& t, const std::vector<std::string>& want) {
-  if (t.columns() != want) {
-    std::string got, expected;
-    for (const auto& c : t.columns()) got += (got.empty() ? "" : ",") + c;
-    for (const auto& c : want) expected += (expected.empty() ? "" : ",") + c;
-    throw InputError(
-        fmt::format("header is '{}', expected exactly '{}'", printable(got, 200), expected));
-  }
+// Whether the table has the optional leading trial column: its header must be
+// exactly `want` or "trial," followed by `want`.
+bool require_columns(const CsvTable& t, const std::vector<std::string>& want) {
+  std::vector<std::string> with_trial = {"trial"};
+  with_trial.insert(with_trial.end(), want.begin(), want.end());
+  if (t.columns() == want || t.columns() == with_trial) return t.columns() == with_trial;
+  std::string got, expected;
+  for (const auto& c : t.columns()) got += (got.empty() ? "" : ",") + c;
+  for (const auto& c : want) expected += (expected.empty() ? "" : ",") + c;
+  throw InputError(fmt::format("header is '{}', expected exactly '{}' or 'trial,{}'",
+                               printable(got, 200), expected, expected));
 }
 
 // Sample ids and positions: integers exact in a double.
 constexpr std::int64_t kMaxField = std::int64_t{1} << 53;
 
+// The trial of row r (0 without the column), checked to be >= 0 and not to
+// decrease down the file (the rows of a trial together, trials in order).
+std::int64_t row_trial(const CsvTable& t, bool has_trial, std::size_t r) {
+  if (!has_trial) return 0;
+  const std::int64_t trial = t.integer(r, "trial", 0, kMaxField);
+  if (r > 0 && trial < t.integer(r - 1, "trial", 0, kMaxField))
+    throw InputError(fmt::format(
+        "row {}: trial {} after trial {}: the rows of a trial must be together, trials in "
+        "increasing order",
+        CsvTable::line_of(r), trial, t.integer(r - 1, "trial", 0, kMaxField)));
+  return trial;
+}
+
 }  // namespace
 
+namespace {
+
+// Items of several trials (each trial's together, trials in order) reordered
+// index-major: item j of every trial side by side.
+template <typename Item>
+std::vector<Item> interleave_by_trial(std::vector<Item> items) {
+  std::vector<std::vector<Item>> by_trial;
+  for (auto& s : items) {
+    if (by_trial.empty() || by_trial.back().front().trial != s.trial) by_trial.emplace_back();
+    by_trial.back().push_back(std::move(s));
+  }
+  for (const auto& trial : by_trial)
+    if (trial.size() != by_trial.front().size())
+      throw InputError(fmt::format(
+          "trial {} has {} samples and trial {} has {}: every trial needs the same number",
+          trial.front().trial, trial.size(), by_trial.front().front().trial,
+          by_trial.front().size()));
+  std::vector<Item> out;
+  for (std::size_t j = 0; !by_trial.empty() && j < by_trial.front().size(); ++j)
+    for (auto& trial : by_trial) out.push_back(std::move(trial[j]));
+  return out;
+}
+
+}  // namespace
+
+std::vector<VerifySample> interleave_trials(std::vector<VerifySample> samples) {
+  return interleave_by_trial(std::move(samples));
+}
+
 std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n) {
-  require_columns(t, {"sample", "start", "end"});
+  const bool has_trial = require_columns(t, {"sample", "start", "end"});
   const std::int64_t anchors[3] = {cobin_anchor(CobinRegion::kStart, n),
                                    cobin_anchor(CobinRegion::kMiddle, n),
                                    cobin_anchor(CobinRegion::kEnd, n)};
   std::vector<VerifySample> out;
-  std::int64_t sample = 0, expect_start = 0;
+  std::int64_t trial = 0, sample = 0, expect_start = 0;
   bool open = false;
   VerifySample cur;
   // Closes the sample whose last block is on row `last`.
@@ -56,22 +102,25 @@ std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n)
     out.push_back(cur);
   };
   for (std::size_t r = 0; r < t.size(); ++r) {
+    const std::int64_t tr = row_trial(t, has_trial, r);
     const std::int64_t id = t.integer(r, "sample", -kMaxField, kMaxField);
     const std::int64_t start = t.integer(r, "start", -kMaxField, kMaxField),
                        end = t.integer(r, "end", -kMaxField, kMaxField);
-    if (!open || id != sample) {
+    if (!open || id != sample || tr != trial) {
       if (open) {
         close(r - 1);
-        if (id < sample)
+        if (tr == trial && id < sample)
           throw InputError(fmt::format(
               "row {}: sample {} after sample {}: rows of a sample must be together, samples in "
               "increasing order",
               CsvTable::line_of(r), id, sample));
       }
       open = true;
+      trial = tr;
       sample = id;
       expect_start = 0;
       cur = VerifySample{};
+      cur.trial = tr;
     }
     if (start != expect_start)
       throw InputError(
@@ -89,15 +138,17 @@ std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n)
     expect_start = end;
   }
   if (open) close(t.size() - 1);
-  return out;
+  return interleave_trials(std::move(out));
 }
 
 std::vector<VerifySample> samples_from_hashes(const CsvTable& t, std::int64_t n) {
-  require_columns(t, {"sample", "pitch", "shift"});
+  const bool has_trial = require_columns(t, {"sample", "pitch", "shift"});
   std::vector<VerifySample> out;
   for (std::size_t r = 0; r < t.size(); ++r) {
+    const std::int64_t trial = row_trial(t, has_trial, r);
     const std::int64_t id = t.integer(r, "sample", -kMaxField, kMaxField);
-    if (r > 0 && id <= t.integer(r - 1, "sample", -kMaxField, kMaxField))
+    if (r > 0 && (out.back().trial == trial) &&
+        id <= t.integer(r - 1, "sample", -kMaxField, kMaxField))
       throw InputError(fmt::format("row {}: sample ids must be increasing (got {} after {})",
                                    CsvTable::line_of(r), id,
                                    t.integer(r - 1, "sample", -kMaxField, kMaxField)));
@@ -110,6 +161,7 @@ std::vector<VerifySample> samples_from_hashes(const CsvTable& t, std::int64_t n)
                                    printable(t.text(r, "shift"))));
     const PositionalHash h{pitch, shift};
     VerifySample s;
+    s.trial = trial;
     s.pitch = pitch;
     for (int a = 0; a < 3; ++a) s.runs[a] = cobin_run(h, all_cobin_regions()[a], n);
     // The partition depends on the shift modulo the pitch only; the O(1)
@@ -120,7 +172,7 @@ std::vector<VerifySample> samples_from_hashes(const CsvTable& t, std::int64_t n)
         n <= (std::int64_t{1} << 50) ? largest_block_size({pitch, folded}, n) : largest_block(h, n);
     out.push_back(s);
   }
-  return out;
+  return interleave_trials(std::move(out));
 }
 
 namespace {
@@ -219,18 +271,25 @@ std::vector<std::int64_t> lag_batches(std::int64_t samples) {
   return m;
 }
 
-std::vector<CheckOutcome> lag_dispersion_outcomes(const std::vector<VerifySample>& samples,
-                                                  const VerifyOptions& o, double alpha) {
-  const auto batches = lag_batches(static_cast<std::int64_t>(samples.size()));
-  const std::int64_t t = half_offset(cobin_offsets(o.n, o.sigma, o.points), o.sigma);
-  const double p = cobin_probability(o.sigma, t);
-  const double level = alpha / static_cast<double>(all_cobin_regions().size() *
-                                                   std::max<std::size_t>(1, batches.size()));
+}  // namespace
+
+std::int64_t lag_test_offset(std::int64_t n, double sigma, int points) {
+  return half_offset(cobin_offsets(n, sigma, points), sigma);
+}
+
+std::vector<CheckOutcome> lag_dispersion_outcomes(const std::vector<std::vector<bool>>& cobinned,
+                                                  const std::vector<std::string>& anchors,
+                                                  std::int64_t n, double sigma, std::int64_t t,
+                                                  double alpha) {
+  const std::int64_t samples = cobinned.empty() ? 0 : static_cast<std::int64_t>(cobinned[0].size());
+  const auto batches = lag_batches(samples);
+  const double p = cobin_probability(sigma, t);
+  const double level =
+      alpha / static_cast<double>(anchors.size() * std::max<std::size_t>(1, batches.size()));
   std::vector<CheckOutcome> out;
-  for (std::size_t a = 0; a < all_cobin_regions().size(); ++a) {
+  for (std::size_t a = 0; a < anchors.size(); ++a) {
     const std::string name =
-        fmt::format("dispersion-lags[n={},sigma={},{}]", o.n, format_double(o.sigma),
-                    cobin_region_name(all_cobin_regions()[a]));
+        fmt::format("dispersion-lags[n={},sigma={},{}]", n, format_double(sigma), anchors[a]);
     if (batches.empty()) {
       out.push_back({name, Verdict::kNotApplicable, "fewer than 8 samples"});
       continue;
@@ -238,36 +297,156 @@ std::vector<CheckOutcome> lag_dispersion_outcomes(const std::vector<VerifySample
     double worst_p = 2, worst_ratio = 1;
     std::int64_t worst_m = 0;
     for (const std::int64_t m : batches) {
-      const std::int64_t used = static_cast<std::int64_t>(samples.size()) / m * m;
-      std::int64_t cobinned = 0, sumsq = 0, current = 0;
+      const std::int64_t used = samples / m * m;
+      std::int64_t total = 0, sumsq = 0, current = 0;
       for (std::int64_t i = 0; i < used; ++i) {
-        current += t < samples[static_cast<std::size_t>(i)].runs[a];
+        current += cobinned[a][static_cast<std::size_t>(i)];
         if ((i + 1) % m != 0) continue;
-        cobinned += current;
+        total += current;
         sumsq += current * current;
         current = 0;
       }
-      const DispersionTest d = dispersion_statistic(cobinned, sumsq, used, m, p);
+      const DispersionTest d = dispersion_statistic(total, sumsq, used, m, p);
       if (d.p_value < worst_p) worst_p = d.p_value, worst_ratio = d.ratio, worst_m = m;
     }
     out.push_back({name, worst_p >= level ? Verdict::kPass : Verdict::kFail,
-                   fmt::format("offset t = {} (p = {:.3f}) over batches of 2..{} consecutive "
-                               "samples ({} sizes, >= 4 batches each): most extreme at batch {}: "
-                               "batch variance / binomial = {:.4f}, Chernoff p = {:.3g}; needs "
-                               ">= {:.2g} (family-wise {:.2g} over {} tests)",
-                               t, p, batches.back(), batches.size(), worst_m, worst_ratio, worst_p,
-                               level, alpha, batches.size() * all_cobin_regions().size())});
+                   fmt::format("{} samples, offset t = {} (p = {:.3f}) over batches of 2..{} "
+                               "consecutive samples ({} sizes, >= 4 batches each): most extreme at "
+                               "batch {}: batch variance / binomial = {:.4f}, Chernoff p = {:.3g}; "
+                               "needs >= {:.2g} (family-wise {:.2g} over {} tests)",
+                               samples, t, p, batches.back(), batches.size(), worst_m, worst_ratio,
+                               worst_p, level, alpha, batches.size() * anchors.size())});
   }
   return out;
 }
 
+namespace {
+
+std::vector<CheckOutcome> sample_lag_outcomes(const std::vector<VerifySample>& samples,
+                                              const VerifyOptions& o, double alpha) {
+  const std::int64_t t = lag_test_offset(o.n, o.sigma, o.points);
+  std::vector<std::vector<bool>> cobinned(all_cobin_regions().size());
+  std::vector<std::string> names;
+  for (std::size_t a = 0; a < all_cobin_regions().size(); ++a) {
+    names.push_back(cobin_region_name(all_cobin_regions()[a]));
+    for (const auto& s : samples) cobinned[a].push_back(t < s.runs[a]);
+  }
+  return lag_dispersion_outcomes(cobinned, names, o.n, o.sigma, t, alpha);
+}
+
 }  // namespace
+
+namespace sparse_verify {
+
+struct SparseRow {
+  std::int64_t trial, sample, anchor, run;
+};
+
+SparseRow read_sparse_row(const CsvTable& t, std::size_t r, std::int64_t n) {
+  const std::int64_t trial = t.integer(r, "trial", 0, kMaxField),
+                     sample = t.integer(r, "sample", -kMaxField, kMaxField),
+                     anchor = t.integer(r, "anchor", 0, kMaxField),
+                     start = t.integer(r, "start", 0, kMaxField),
+                     end = t.integer(r, "end", 0, kMaxField);
+  if (!(start <= anchor && anchor < end && end <= n))
+    throw InputError(fmt::format(
+        "row {}: block [{}, {}) must hold anchor {} and lie in [0, n = {}) (0 <= start <= anchor "
+        "< end <= n)",
+        CsvTable::line_of(r), start, end, anchor, n));
+  return {trial, sample, anchor, anchor > n / 2 ? anchor - start + 1 : end - anchor};
+}
+
+}  // namespace sparse_verify
+
+SparseSamples samples_from_sparse(const CsvTable& t, std::int64_t n) {
+  using sparse_verify::SparseRow;
+  require_columns(t, {"trial", "sample", "anchor", "start", "end"});
+  struct Sample {
+    std::int64_t trial;
+    std::vector<std::int64_t> runs;
+  };
+  std::vector<Sample> samples;
+  std::vector<std::int64_t> anchors;
+  SparseRow prev{};
+  const auto close = [&](std::size_t last) {
+    if (samples.back().runs.size() != anchors.size())
+      throw InputError(fmt::format("row {}: sample {} of trial {} lists {} anchors, not {}",
+                                   CsvTable::line_of(last), prev.sample, prev.trial,
+                                   samples.back().runs.size(), anchors.size()));
+  };
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    const SparseRow row = sparse_verify::read_sparse_row(t, r, n);
+    if (r == 0 || row.trial != prev.trial || row.sample != prev.sample) {
+      if (r > 0) close(r - 1);
+      if (r > 0 &&
+          (row.trial < prev.trial || (row.trial == prev.trial && row.sample < prev.sample)))
+        throw InputError(
+            fmt::format("row {}: (trial {}, sample {}) after (trial {}, sample {}): "
+                        "rows must be sorted by trial, then sample",
+                        CsvTable::line_of(r), row.trial, row.sample, prev.trial, prev.sample));
+      samples.push_back({row.trial, {}});
+    }
+    auto& runs = samples.back().runs;
+    if (samples.size() == 1 && (anchors.empty() || row.anchor > anchors.back()))
+      anchors.push_back(row.anchor);
+    if (runs.size() >= anchors.size() || row.anchor != anchors[runs.size()])
+      throw InputError(fmt::format(
+          "row {}: anchor {} out of place: every sample must list the anchors of the first, in "
+          "increasing order",
+          CsvTable::line_of(r), row.anchor));
+    runs.push_back(row.run);
+    prev = row;
+  }
+  if (!samples.empty()) close(t.size() - 1);
+  SparseSamples out{anchors, {}, {}};
+  for (auto& s : interleave_by_trial(std::move(samples))) {
+    out.runs.push_back(std::move(s.runs));
+    out.trials.push_back(s.trial);
+  }
+  return out;
+}
+
+VerifyReport verify_sparse(const SparseSamples& samples, const VerifyOptions& o) {
+  if (static_cast<std::int64_t>(samples.runs.size()) < o.batch)
+    throw InputError(fmt::format("{} samples: the checks need at least one batch of {}",
+                                 samples.runs.size(), o.batch));
+  VerifyReport report;
+  report.trials = static_cast<std::int64_t>(
+      std::set<std::int64_t>(samples.trials.begin(), samples.trials.end()).size());
+  const auto offsets = cobin_offsets(o.n, o.sigma, o.points);
+  const std::int64_t lag_t = lag_test_offset(o.n, o.sigma, o.points);
+  std::string rows = csv_line(unbiasedness_columns());
+  std::vector<std::vector<bool>> lag_bits(samples.anchors.size());
+  std::vector<std::string> names;
+  // Offsets are at most n / 2 - 1, and anchors above n / 2 are read backward:
+  // every offset stays in [0, n) from every anchor.
+  for (std::size_t j = 0; j < samples.anchors.size(); ++j) {
+    const CobinAnchor anchor = parse_cobin_anchor("at-" + std::to_string(samples.anchors[j]), o.n);
+    CobinCounts counts(offsets, o.batch);
+    for (const auto& s : samples.runs) {
+      counts.add_run(s[j]);
+      lag_bits[j].push_back(lag_t < s[j]);
+    }
+    for (const auto& row : unbiasedness_rows(o.n, o.sigma, anchor, counts)) rows += csv_line(row);
+    names.push_back(anchor.label);
+    report.samples = counts.hashes();
+  }
+  report.outcomes = check_unbiasedness_table(CsvTable::parse(rows, "verify"), 0.9 * o.alpha);
+  report.detectable_scale = detectable_scale_error(
+      offsets, report.samples, o.sigma, cobin_scale_level(0.9 * o.alpha, names.size()), 0.99);
+  for (auto& line : lag_dispersion_outcomes(lag_bits, names, o.n, o.sigma, lag_t, 0.1 * o.alpha))
+    report.outcomes.push_back(std::move(line));
+  return report;
+}
 
 VerifyReport verify_samples(const std::vector<VerifySample>& samples, const VerifyOptions& o) {
   if (static_cast<std::int64_t>(samples.size()) < o.batch)
     throw InputError(fmt::format("{} samples: the checks need at least one batch of {}",
                                  samples.size(), o.batch));
   VerifyReport report;
+  std::set<std::int64_t> trials;
+  for (const auto& s : samples) trials.insert(s.trial);
+  report.trials = static_cast<std::int64_t>(trials.size());
   // Alpha (Bonferroni): three quarters to the co-binning families, the rest to
   // the block-size law, the pitch law and dependence across scales.
   const double cobin_alpha = 0.75 * o.alpha, law_alpha = 0.1 * o.alpha,
@@ -285,7 +464,7 @@ VerifyReport verify_samples(const std::vector<VerifySample>& samples, const Veri
   report.detectable_scale =
       detectable_scale_error(offsets, report.samples, o.sigma,
                              cobin_scale_level(cobin_alpha, all_cobin_regions().size()), 0.99);
-  for (auto& line : lag_dispersion_outcomes(samples, o, lags_alpha))
+  for (auto& line : sample_lag_outcomes(samples, o, lags_alpha))
     report.outcomes.push_back(std::move(line));
   report.outcomes.push_back(law_outcome(samples, o, law_alpha));
   report.outcomes.push_back(pitch_law_outcome(samples, o, pitch_alpha));

@@ -11,7 +11,7 @@
 #include <poslsh/exact_attention.h>
 #include <poslsh/lsh_attention.h>
 #include <poslsh/mask_mean.h>
-#include <poslsh/sampler_defect.h>
+#include "core/sampler_defect.h"
 
 #include <cmath>
 #include <functional>

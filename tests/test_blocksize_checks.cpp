@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <poslsh/block_size_law.h>
 #include <poslsh/bounds.h>
-#include <poslsh/sampler_defect.h>
+#include "core/sampler_defect.h"
 
 #include <algorithm>
 #include <cmath>

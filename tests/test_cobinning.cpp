@@ -9,6 +9,8 @@
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <cmath>
 
+#include "experiments/consumer_cobinning.h"
+
 namespace poslsh {
 namespace {
 
@@ -38,6 +40,38 @@ TEST(Cobinning, RunCountsPositionsSharingTheAnchorsBin) {
       ASSERT_EQ(cobin_run(h, region, n), run) << cobin_region_name(region) << " k=" << k;
     }
   }
+}
+
+// The consumers' probes (experiments/consumer_cobinning.h) against the dense
+// oracle h.bin: every consumer reads exactly the hash's co-binning, at every
+// anchor and offset; the planted causal bug changes the causal consumers'
+// reading for some hash and never the symmetric ones'.
+TEST(Cobinning, ConsumersReadTheHashBlocksAndTheCausalBugShows) {
+  const std::int64_t n = 64;
+  const std::vector<std::int64_t> offsets = {1, 2, 3, 5, 8, 13, 21, 31};
+  int bug_seen[4] = {0, 0, 0, 0};
+  for (std::uint64_t k = 0; k < 60; ++k) {
+    const PositionalHash h = draw_hash(9, 0, k, k % 2 ? 2.0 : 7.0);
+    std::array<std::vector<bool>, 3> oracle;
+    for (std::size_t r = 0; r < 3; ++r) {
+      const std::int64_t a = cobin_anchor(all_cobin_regions()[r], n);
+      const std::int64_t dir = r == 2 ? -1 : 1;
+      for (const auto t : offsets) oracle[r].push_back(h.bin(a + dir * t) == h.bin(a));
+    }
+    for (std::size_t c = 0; c < all_cobin_consumers().size(); ++c) {
+      const CobinConsumer consumer = all_cobin_consumers()[c];
+      ASSERT_EQ(consumer_cobinned(consumer, h, n, offsets), oracle)
+          << cobin_consumer_name(consumer) << " k=" << k;
+      bug_seen[c] +=
+          consumer_cobinned(consumer, h, n, offsets, BinningBug::kCausalMaskShift) != oracle;
+    }
+  }
+  EXPECT_EQ(bug_seen[0], 0);  // mask
+  EXPECT_GT(bug_seen[1], 0);  // mask-causal
+  EXPECT_EQ(bug_seen[2], 0);  // attention
+  EXPECT_GT(bug_seen[3], 0);  // attention-causal
+  EXPECT_THROW(consumer_cobinned(CobinConsumer::kMask, draw_hash(9, 0, 0, 2.0), n, {32}),
+               std::invalid_argument);
 }
 
 // The identity behind the whole family: integrating P(i, i+t co-binned | delta)

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poslsh/bounds.h>
-#include <poslsh/sampler_defect.h>
+#include "core/sampler_defect.h"
 
 #include <cmath>
 #include <functional>

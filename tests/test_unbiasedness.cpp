@@ -41,11 +41,19 @@ bool any_fail(const std::vector<CheckOutcome>& out, const std::string& kind) {
   const auto v = verdicts(out, kind);
   return std::count(v.begin(), v.end(), Verdict::kFail) > 0;
 }
+// The failing lines, for failure messages.
+std::string failing(const std::vector<CheckOutcome>& out) {
+  std::string s;
+  for (const auto& o : out)
+    if (o.verdict == Verdict::kFail) s += o.check + ": " + o.detail + "\n";
+  return s;
+}
 
 // False alarm: the checks' family-wise level, 1e-3, for this fixed seed.
 TEST(Unbiasedness, SoundSamplerPasses) {
   const auto out = check_unbiasedness_table(table_of(cell(SamplerDefect::kNone)));
-  ASSERT_EQ(out.size(), 2u * 3u * 3u);  // (sigma, region) x (mean, scale, dispersion)
+  // (sigma) x (3 hash-side regions + 4 consumers x 3 regions) x (mean, scale, dispersion)
+  ASSERT_EQ(out.size(), 2u * 15u * 3u);
   for (const auto& o : out) EXPECT_EQ(o.verdict, Verdict::kPass) << o.check << ": " << o.detail;
 }
 
@@ -54,10 +62,67 @@ TEST(Unbiasedness, PitchScaleErrorFailsTheScaleTest) {
   EXPECT_TRUE(any_fail(out, "cobin-scale"));
 }
 
-TEST(Unbiasedness, RepeatedHashesFailTheDispersionTestOnly) {
+// Each hash is a sound draw, but in pairs: every group's batch variance is
+// about twice the binomial one, hash-side and consumer-side alike. (The mean
+// test, whose exact law assumes independent hashes, sees a count twice as
+// variable and may fail too: not asserted either way.)
+TEST(Unbiasedness, RepeatedHashesFailTheDispersionTestInEveryGroup) {
   const auto out = check_unbiasedness_table(table_of(cell(SamplerDefect::kRepeatedHashes)));
+  const auto v = verdicts(out, "cobin-dispersion");
+  EXPECT_EQ(v.size(), 2u * 15u);
+  EXPECT_EQ(std::count(v.begin(), v.end(), Verdict::kFail), 30) << failing(out);
+}
+
+// The stream interleaves trials 0 and 1: a sampler that ignores the trial
+// index puts pairs of equal hashes in every batch (batch variance about twice
+// the binomial one), and only the dispersion test can see it.
+TEST(Unbiasedness, RepeatedTrialsFailTheDispersionTest) {
+  const auto out = check_unbiasedness_table(table_of(cell(SamplerDefect::kRepeatedTrials)));
   EXPECT_TRUE(any_fail(out, "cobin-dispersion"));
-  EXPECT_FALSE(any_fail(out, "cobin-mean"));  // each hash is still a sound draw
+  EXPECT_FALSE(any_fail(out, "cobin-mean")) << failing(out);  // each hash is a sound draw
+}
+
+// A causal mask built from blocks moved one position right: the hash-side and
+// symmetric consumer lines pass (they read the right blocks), the causal
+// consumers' fail, at the start anchor at least (a block edge pinned to 0
+// moved by one).
+TEST(Unbiasedness, CausalBinningBugFailsOnlyTheCausalConsumers) {
+  std::vector<CsvRow> rows;
+  for (const double sigma : {2.0, 9.0}) {
+    auto part = unbiasedness_cell_rows(4096, sigma, 1 << 14, 16, 16, hash_drawer(11),
+                                       BinningBug::kCausalMaskShift);
+    rows.insert(rows.end(), part.begin(), part.end());
+  }
+  const auto out = check_unbiasedness_table(table_of(rows));
+  int causal_failed = 0;
+  for (const auto& o : out) {
+    if (o.verdict != Verdict::kFail) continue;
+    EXPECT_NE(o.check.find("causal:"), std::string::npos) << o.check << ": " << o.detail;
+    causal_failed += o.check.find("causal:start]") != std::string::npos;
+  }
+  EXPECT_GE(causal_failed, 2) << "both causal consumers at the start anchor";
+}
+
+// The anchors near 2^24, 2^31 and 2^32 join the table once n leaves them room
+// (n / 2 >= anchor); positions rounded to float32 fail there and pass at the
+// start anchor, where float32 holds every position.
+TEST(Unbiasedness, Float32PositionsFailAtTheLargeAnchors) {
+  const std::int64_t n = std::int64_t{1} << 34;
+  EXPECT_EQ(cobin_large_anchors(n), (std::vector<std::int64_t>{16777217, 2147483649, 4294967297}));
+  EXPECT_EQ(cobin_large_anchors(std::int64_t{1} << 25), std::vector<std::int64_t>{});
+  const auto out = check_unbiasedness_table(table_of(unbiasedness_cell_rows(
+      n, 16, 1 << 14, 16, 12, hash_drawer(4), BinningBug::kFloat32Positions)));
+  int large_anchor_means = 0;
+  for (const auto& o : out) {
+    if (o.check.find(",start]") != std::string::npos) {
+      EXPECT_EQ(o.verdict, Verdict::kPass) << o.check << ": " << o.detail;
+    }
+    if (o.check.rfind("cobin-mean[n=17179869184,sigma=16,at-", 0) == 0) {
+      EXPECT_EQ(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;
+      ++large_anchor_means;
+    }
+  }
+  EXPECT_EQ(large_anchor_means, 3);
 }
 
 TEST(Unbiasedness, ZeroShiftFailsAtTheStartAnchor) {
@@ -76,15 +141,15 @@ TEST(Unbiasedness, SharedShiftFailsTheDispersionTest) {
 
 // Hand-made tables: counts at their expectation pass; one count 6 sd off fails.
 // Position arithmetic at large n: the sound sampler passes with anchors at
-// 2^24, 2^31, 2^32 and at the largest n the table accepts (2^53, where a
-// double still holds every position). Negative control: positions rounded
+// 2^24, 2^31, 2^32 and at the largest n the table accepts (2^50; see
+// kMaxUnbiasednessN for why not 2^53). Negative control: positions rounded
 // to float32 before binning (exact only up to 2^24) put the middle and end
 // anchors of n = 2^25 on a grid of 2, and the co-binning lines fail there.
 // False alarm of the sound assertions: <= 1e-3 per table for a fresh seed.
 TEST(Unbiasedness, LargeAnchorsPassAndFloat32PositionsFail) {
   for (const std::int64_t n :
        {std::int64_t{1} << 25, std::int64_t{1} << 32, (std::int64_t{1} << 32) + 2,
-        std::int64_t{1} << 33, std::int64_t{1} << 53}) {
+        std::int64_t{1} << 33, kMaxUnbiasednessN}) {
     const auto out = check_unbiasedness_table(
         table_of(unbiasedness_cell_rows(n, 16, 1 << 14, 16, 12, hash_drawer(4))));
     for (const auto& o : out) EXPECT_NE(o.verdict, Verdict::kFail) << n << " " << o.check;
@@ -192,6 +257,8 @@ TEST_F(UnbiasednessCli, RunThenCheckPassesAndThreadsGiveTheSameBytes) {
 TEST_F(UnbiasednessCli, BadOptionsAreUsageErrors) {
   expect_usage_error("unbiasedness --n 2048 --sigma -1 --out " + path("x.csv"), "--sigma");
   expect_usage_error("unbiasedness --n 2 --sigma 1 --out " + path("x.csv"), "--n");
+  expect_usage_error("unbiasedness --n 1125899906842625 --sigma 1 --out " + path("x.csv"),
+                     "--n: at most 2^50");
   expect_usage_error("unbiasedness --n 64 --sigma 1 --hashes 100 --batch 16 --out " + path("x.csv"),
                      "--hashes");
   EXPECT_FALSE(std::filesystem::exists(path("x.csv")));

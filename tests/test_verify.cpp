@@ -2,12 +2,13 @@
 // defects, and on malformed files.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <poslsh/sampler_defect.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "cli_harness.h"
+#include "core/sampler_defect.h"
 #include "experiments/verify.h"
 #include "runner/cli_common.h"
 
@@ -99,9 +100,10 @@ TEST_F(VerifyCli, RepeatsAtLongLagsFailTheDispersionOverAllScales) {
     const auto r = cli("verify --hashes " + path("r.csv") + " --n 1048576 --sigma 16");
     EXPECT_EQ(r.exit_code, 1) << lag << "\n" << r.out;
     EXPECT_EQ(r.out.find("FAIL  cobin-"), std::string::npos) << lag << "\n" << r.out;
-    EXPECT_NE(r.out.find(fmt::format("FAIL  dispersion-lags[n=1048576,sigma=16,start]: offset t "
-                                     "= 12 (p = 0.472) over batches of 2..16384")),
-              std::string::npos)
+    EXPECT_NE(
+        r.out.find(fmt::format("FAIL  dispersion-lags[n=1048576,sigma=16,start]: 65536 "
+                               "samples, offset t = 12 (p = 0.472) over batches of 2..16384")),
+        std::string::npos)
         << r.out;
   }
 }
@@ -171,6 +173,109 @@ TEST_F(VerifyCli, MalformedFilesAreUnusable) {
   expect_usage_error("verify --hashes " + path("nope.csv") + " --n 10 --sigma 2", "not readable");
   expect_usage_error("verify --n 10 --sigma 2", "exactly one of");
   expect_usage_error("verify --blocks " + path("m.csv") + " --n 10 --sigma 0", "--sigma");
+}
+
+// Hashes of `trials` trials with a trial column: every trial's samples
+// together, `per_trial` each.
+void write_trial_hashes(const std::string& path, double sigma, std::int64_t trials,
+                        std::int64_t per_trial, SamplerDefect defect) {
+  std::ofstream out(path);
+  out << "trial,sample,pitch,shift\n";
+  for (std::int64_t r = 0; r < trials; ++r)
+    for (std::int64_t k = 0; k < per_trial; ++k) {
+      const auto h =
+          draw_hash(5, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(k), sigma, defect);
+      out << r << ',' << k << ',' << format_double(h.pitch) << ',' << format_double(h.shift)
+          << '\n';
+    }
+}
+
+// Trials are interleaved before batching: a sampler that ignores the trial
+// index (every trial the same hashes) puts equal samples side by side and
+// fails the dispersion tests; the sound sampler's trials pass (false alarm
+// <= 1e-3 for this fixed seed).
+TEST_F(VerifyCli, RepeatedTrialsFailWithATrialColumn) {
+  write_trial_hashes(path("t.csv"), 8, 4, 4096, SamplerDefect::kNone);
+  const auto sound = cli("verify --hashes " + path("t.csv") + " --n 4096 --sigma 8");
+  EXPECT_EQ(sound.exit_code, 0) << sound.out;
+  EXPECT_NE(sound.out.find("16384 samples of 4 trials, interleaved,"), std::string::npos)
+      << sound.out;
+  write_trial_hashes(path("r.csv"), 8, 4, 4096, SamplerDefect::kRepeatedTrials);
+  const auto repeated = cli("verify --hashes " + path("r.csv") + " --n 4096 --sigma 8");
+  EXPECT_EQ(repeated.exit_code, 1) << repeated.out;
+  EXPECT_NE(repeated.out.find("FAIL  dispersion-lags[n=4096,sigma=8,start]"), std::string::npos)
+      << repeated.out;
+  EXPECT_NE(repeated.out.find("FAIL  cobin-dispersion[n=4096,sigma=8,middle]"), std::string::npos)
+      << repeated.out;
+  const auto bad = [&](const std::string& text, const std::string& mention) {
+    std::ofstream(path("m.csv")) << text;
+    expect_usage_error("verify --hashes " + path("m.csv") + " --n 10 --sigma 2", mention);
+  };
+  bad("trial,sample,pitch,shift\n0,0,1,0\n0,1,1,0\n1,0,1,0\n", "same number");
+  bad("trial,sample,pitch,shift\n1,0,1,0\n0,0,1,0\n", "trials in increasing order");
+  bad("trial,sample,pitch,shift\n-1,0,1,0\n", "trial");
+  bad("trial,sample,pitch,shift\n0,1,1,0\n0,0,1,0\n", "increasing");
+}
+
+// Sparse rows at n = 2^32 (the blocks holding anchors 0, 2^24 + 1, 2^31 + 1 and
+// n - 1 only): a binning done right, and one that rounds positions to float32
+// first (exact below 2^24, a grid of 2 above it and of 256 past 2^31).
+void write_sparse(const std::string& path, std::int64_t n, double sigma, std::int64_t count,
+                  bool float32) {
+  const std::vector<std::int64_t> anchors = {0, (std::int64_t{1} << 24) + 1,
+                                             (std::int64_t{1} << 31) + 1, n - 1};
+  std::ofstream out(path);
+  out << "trial,sample,anchor,start,end\n";
+  for (std::int64_t k = 0; k < count; ++k) {
+    const PositionalHash h = draw_hash(6, 0, static_cast<std::uint64_t>(k), sigma);
+    const auto bin32 = [&](std::int64_t i) {
+      return std::floor((static_cast<double>(static_cast<float>(i)) - h.shift) / h.pitch);
+    };
+    for (const std::int64_t a : anchors) {
+      std::int64_t start = block_begin(h, a), end = block_end(h, a, n);
+      if (float32) {
+        for (start = a; start > 0 && bin32(start - 1) == bin32(a);) --start;
+        for (end = a + 1; end < n && bin32(end) == bin32(a);) ++end;
+      }
+      out << "0," << k << ',' << a << ',' << start << ',' << end << '\n';
+    }
+  }
+}
+
+// False alarm of the sound run: <= 1e-3 for this fixed seed.
+TEST_F(VerifyCli, SparseInputAtTwoToThe32PassesAndFloat32RoundingFails) {
+  const std::int64_t n = std::int64_t{1} << 32;
+  write_sparse(path("s.csv"), n, 4, 8192, false);
+  const std::string args = " --n 4294967296 --sigma 4";
+  const auto sound = cli("verify --sparse " + path("s.csv") + args);
+  EXPECT_EQ(sound.exit_code, 0) << sound.out << sound.err;
+  EXPECT_NE(sound.out.find("PASS  cobin-mean[n=4294967296,sigma=4,at-2147483649]: 8192 hashes"),
+            std::string::npos)
+      << sound.out;
+  EXPECT_NE(sound.out.find("PASS  dispersion-lags[n=4294967296,sigma=4,at-4294967295]: 8192 "
+                           "samples"),
+            std::string::npos)
+      << sound.out;
+  write_sparse(path("f.csv"), n, 4, 8192, true);
+  const auto rounded = cli("verify --sparse " + path("f.csv") + args);
+  EXPECT_EQ(rounded.exit_code, 1) << rounded.out;
+  EXPECT_NE(rounded.out.find("FAIL  cobin-mean[n=4294967296,sigma=4,at-16777217]"),
+            std::string::npos)
+      << rounded.out;
+  EXPECT_NE(rounded.out.find("PASS  cobin-mean[n=4294967296,sigma=4,at-0]"), std::string::npos)
+      << rounded.out;  // below 2^24 float32 holds every position
+  const auto bad = [&](const std::string& text, const std::string& mention) {
+    std::ofstream(path("m.csv")) << text;
+    expect_usage_error("verify --sparse " + path("m.csv") + " --n 100 --sigma 2", mention);
+  };
+  bad("sample,anchor,start,end\n0,0,0,5\n", "header");
+  bad("trial,sample,anchor,start,end\n0,0,3,4,9\n", "must hold anchor");
+  bad("trial,sample,anchor,start,end\n0,0,3,0,101\n", "must hold anchor");
+  bad("trial,sample,anchor,start,end\n0,0,3,0,9\n0,0,50,40,60\n0,1,3,0,9\n", "lists 1");
+  bad("trial,sample,anchor,start,end\n0,0,3,0,9\n0,1,4,0,9\n", "out of place");
+  bad("trial,sample,anchor,start,end\n0,1,3,0,9\n0,0,3,0,9\n", "sorted");
+  bad("trial,sample,anchor,start,end\n0,0,3,0,x\n", "not a number");
+  expect_usage_error("verify --sparse " + path("m.csv") + " --n 9007199254740993 --sigma 2", "--n");
 }
 
 TEST(Verify, TooFewSamplesForOneBatchIsUnusable) {

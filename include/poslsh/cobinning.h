@@ -59,6 +59,14 @@ double cobin_probability(double sigma, std::int64_t t);
 
 // The run of one hash at an anchor (see above): at least 1.
 std::int64_t cobin_run(const PositionalHash& h, CobinRegion region, std::int64_t n);
+// The run from any anchor a in [0, n), forward or backward.
+std::int64_t cobin_run_at(const PositionalHash& h, std::int64_t a, bool backward, std::int64_t n);
+
+// Anchors at large positions, 2^24 + 1, 2^31 + 1 and 2^32 + 1 (where float32
+// stops holding every integer, and where 32-bit signed and unsigned positions
+// overflow), those at most n / 2, so that every offset fits forward. Tested
+// forward, like the middle anchor.
+std::vector<std::int64_t> cobin_large_anchors(std::int64_t n);
 
 // Counts over hashes at one anchor, accumulated run by run in hash order.
 class CobinCounts {
@@ -66,6 +74,10 @@ class CobinCounts {
   // Throws std::invalid_argument unless batch >= 1 and offsets are >= 1.
   CobinCounts(std::vector<std::int64_t> offsets, std::int64_t batch);
   void add_run(std::int64_t run);
+  // One hash given as its co-binning indicator at each offset (in offsets()
+  // order), for callers that read co-binning from somewhere other than a run.
+  // Throws std::invalid_argument on a size mismatch.
+  void add_cobinned(const std::vector<bool>& cobinned);
 
   const std::vector<std::int64_t>& offsets() const { return offsets_; }
   std::int64_t batch() const { return batch_; }
@@ -77,6 +89,8 @@ class CobinCounts {
   const std::vector<std::int64_t>& batch_sumsq() const { return batch_sumsq_; }
 
  private:
+  void close_hash();  // a hash added: close the batch when it is full
+
   std::vector<std::int64_t> offsets_;
   std::int64_t batch_;
   std::int64_t hashes_ = 0, pending_ = 0;

@@ -24,6 +24,5 @@
 #include <poslsh/pitch_law.h>
 #include <poslsh/positional_hash.h>
 #include <poslsh/rng.h>
-#include <poslsh/sampler_defect.h>
 #include <poslsh/spectral_error.h>
 #include <poslsh/types.h>

@@ -67,9 +67,20 @@ double cobin_probability(double sigma, std::int64_t t) {
 }
 
 std::int64_t cobin_run(const PositionalHash& h, CobinRegion region, std::int64_t n) {
-  const std::int64_t a = cobin_anchor(region, n);
-  if (region == CobinRegion::kEnd) return a - block_begin(h, a) + 1;
-  return block_end(h, a, n) - a;
+  return cobin_run_at(h, cobin_anchor(region, n), region == CobinRegion::kEnd, n);
+}
+
+std::int64_t cobin_run_at(const PositionalHash& h, std::int64_t a, bool backward, std::int64_t n) {
+  return backward ? a - block_begin(h, a) + 1 : block_end(h, a, n) - a;
+}
+
+std::vector<std::int64_t> cobin_large_anchors(std::int64_t n) {
+  std::vector<std::int64_t> anchors;
+  for (const int bits : {24, 31, 32}) {
+    const std::int64_t a = (std::int64_t{1} << bits) + 1;
+    if (a <= n / 2) anchors.push_back(a);
+  }
+  return anchors;
 }
 
 CobinCounts::CobinCounts(std::vector<std::int64_t> offsets, std::int64_t batch)
@@ -84,6 +95,17 @@ CobinCounts::CobinCounts(std::vector<std::int64_t> offsets, std::int64_t batch)
 
 void CobinCounts::add_run(std::int64_t run) {
   for (std::size_t j = 0; j < offsets_.size(); ++j) current_[j] += offsets_[j] < run;
+  close_hash();
+}
+
+void CobinCounts::add_cobinned(const std::vector<bool>& cobinned) {
+  if (cobinned.size() != offsets_.size())
+    throw std::invalid_argument("cobinning: one indicator per offset is needed");
+  for (std::size_t j = 0; j < offsets_.size(); ++j) current_[j] += cobinned[j];
+  close_hash();
+}
+
+void CobinCounts::close_hash() {
   if (++pending_ < batch_) return;
   for (std::size_t j = 0; j < offsets_.size(); ++j) {
     cobinned_[j] += current_[j];

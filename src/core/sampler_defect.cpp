@@ -1,5 +1,6 @@
+#include "sampler_defect.h"
+
 #include <poslsh/rng.h>
-#include <poslsh/sampler_defect.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +14,8 @@ const std::vector<SamplerDefect>& all_sampler_defects() {
       SamplerDefect::kGamma3Pitch,   SamplerDefect::kZeroShift,
       SamplerDefect::kUnitShift,     SamplerDefect::kRepeatedHashes,
       SamplerDefect::kSharedShift,   SamplerDefect::kRepeatedTrials,
-      SamplerDefect::kRepeatLag64,   SamplerDefect::kPitchCap10};
+      SamplerDefect::kRepeatLag64,   SamplerDefect::kPitchCap10,
+      SamplerDefect::kRepeatLag4096};
   return all;
 }
 
@@ -45,6 +47,8 @@ std::string sampler_defect_name(SamplerDefect defect) {
       return "repeat-lag-64";
     case SamplerDefect::kPitchCap10:
       return "pitch-cap-10sigma";
+    case SamplerDefect::kRepeatLag4096:
+      return "repeat-lag-4096";
   }
   return "unknown";
 }
@@ -94,6 +98,8 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
       return draw_hash(seed, 0, k, sigma);
     case SamplerDefect::kRepeatLag64:
       return draw_hash(seed, trial, k % 128 >= 64 ? k - 64 : k, sigma);
+    case SamplerDefect::kRepeatLag4096:
+      return draw_hash(seed, trial, k % 8192 >= 4096 ? k - 4096 : k, sigma);
     case SamplerDefect::kPitchCap10: {
       // Redraws from streams no sound hash uses (k + j 2^48; k stays below 2^48).
       PositionalHash h = draw_hash(seed, trial, k, sigma);

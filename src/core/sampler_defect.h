@@ -28,6 +28,7 @@ enum class SamplerDefect {
   kRepeatedTrials,    // the hash stream ignores the trial index: every trial the same
   kRepeatLag64,       // hash k equals hash k - 64 whenever k mod 128 >= 64
   kPitchCap10,        // pitches redrawn while above 10 sigma: right bulk, no far tail
+  kRepeatLag4096,     // hash k equals hash k - 4096 whenever k mod 8192 >= 4096
 };
 
 // Every defect except kNone, in declaration order.
