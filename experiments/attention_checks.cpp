@@ -7,18 +7,24 @@
 //     (>= ~3e5 on sound runs: it cannot fail); FAIL only as a guard when a row
 //     violates it (deterministic).
 //  3. rate (lsh): per trial, the least-squares slope of log max_error vs log s;
-//     trials are independent, so a Student-t interval for the mean trial slope
-//     (normality assumed) at level alpha / (number of groups) (Bonferroni);
-//     FAIL only when the whole interval lies outside [-0.6, -0.4].
+//     trials are independent, so the exact sign test of rate_interval.h (no
+//     assumption on the slopes' law) per group, and on the per-trial mean
+//     over groups (pooled: the groups of one trial share hashes, so the
+//     trial is the unit); FAIL only when the order-statistic interval for
+//     the median lies outside [-0.6, -0.4]; info with too few trials.
+//     trials-distinct: two trials with identical (max_error,
+//     rel_frobenius_error) at every s FAIL, the chance of that on a sound
+//     sampler charged to the level (n/a where it is too likely).
 //  4. beats-fixed: INFO, the ratio of lsh's mean max_error at the largest s to
 //     that of fixed blocks of the same mean width (round(2 sigma) = E[delta]);
 //     and, for information, where the sliding window of equal cost sits.
 //  5. cost: WARNING when an approximation visits more keys per query than
 //     exact attention would.
 //  6. length (lsh rows at two or more n, fixed s): per trial the exponent c in
-//     rel_frobenius_error ~ n^c; FAIL when the whole Student-t interval lies
-//     above a tolerance that covers the end rows (row errors are stationary,
-//     so c = 0 otherwise); max_error's growth is reported, not tested.
+//     rel_frobenius_error ~ n^c; FAIL when the one-sided sign test puts the
+//     median c above a tolerance that covers the end rows (row errors are
+//     stationary, so c = 0 otherwise); max_error's growth is reported, not
+//     tested.
 // With a band-exact reference (--reference band) each row's reference_bound
 // bounds |measured - true error|: checks 1-2 add it to the margin, and tests
 // 3 and 6 run at both ends of that box and give a verdict only where the two
@@ -34,6 +40,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -194,6 +201,9 @@ struct Group {
   std::map<double, double> window_width;
   std::vector<std::pair<double, double>> fixed;  // (width, max_error)
   double sigma = 0, n = 0;
+  // trial -> s -> (max_error, rel_frobenius_error): what two repeated
+  // trials would share.
+  TrialColumns columns;
 };
 
 void add_lsh_row(const Table& tb, std::size_t r, double s, double err, Group& g) {
@@ -210,6 +220,9 @@ void add_lsh_row(const Table& tb, std::size_t r, double s, double err, Group& g)
     unusable(fmt::format("{}: a second lsh row for this (group, s, trial); expected one",
                          tb.row_name(r)));
   by_s[s] = {err, tb.ref_bound(r)};
+  g.columns[trial][s] = {err, t.has_column("rel_frobenius_error")
+                                  ? t.number(r, "rel_frobenius_error")
+                                  : std::numeric_limits<double>::quiet_NaN()};
   g.lsh[s].first += err;
   g.lsh[s].second += 1;
 }
@@ -397,11 +410,13 @@ std::string rel_points(const LengthFit& f) {
 // every row's error has one law, whatever n: the mean squared row error,
 // hence rel_frobenius_error, does not depend on n except through the rows
 // near the ends. Per trial, c is the least-squares slope of
-// ln rel_frobenius_error vs ln n (error ~ n^c); FAIL if the whole Student-t
-// interval over trials lies above the tolerance
+// ln rel_frobenius_error vs ln n (error ~ n^c); trials are independent, so
+// the number of trials with c above the tolerance
 // c_tol = 0.02 + 20 sigma / (n_min ln(n_max / n_min)), which covers the end
 // rows (those within ~10 sigma of an end, 20 sigma / n of all rows, may have
-// another error law). An interval wider than 0.1 is too wide to test.
+// another error law), is at most Binomial(m, 1/2) when the median c is
+// <= c_tol: FAIL when its exact tail is <= level (one-sided sign test, no
+// assumption on the law of c). Fewer trials than that tail needs: info.
 // max_error is reported, not tested: the largest of n identically
 // distributed row errors grows like the row law's 1 - 1/n quantile, and for
 // Gaussian V times the hash noise that tail is exponential (about a + b ln n),
@@ -423,29 +438,38 @@ CheckOutcome length_line(const std::string& key, const LengthFit& f, double c_to
                                      : std::string(),
                         kMinRateTrials, rel_points(f)) +
                 max_note};
-  const RateInterval ri = rate_interval(f.slopes, level);
-  const RateInterval ri_hi = rate_interval(f.slopes_hi, level);
-  constexpr double kMaxWidth = 0.1;
-  const bool fails = ri.low > c_tol, testable = ri.high - ri.low <= kMaxWidth;
-  const bool decided =
-      (ri_hi.low > c_tol) == fails && (ri_hi.high - ri_hi.low <= kMaxWidth) == testable;
+  const std::size_t m = f.slopes.size();
+  const auto above = [&](const std::vector<double>& c) {
+    return static_cast<std::size_t>(
+        std::count_if(c.begin(), c.end(), [&](double v) { return v > c_tol; }));
+  };
+  const std::size_t k = above(f.slopes), k_hi = above(f.slopes_hi);
+  const double tail = half_binomial_tail(m, k), tail_hi = half_binomial_tail(m, k_hi);
+  const bool fails = tail <= level, testable = half_binomial_tail(m, m) <= level;
+  const bool decided = (tail_hi <= level) == fails;
+  const MedianInterval mi = median_interval(f.slopes, 2 * level);
   return {name,
           !decided ? Verdict::kInfo
                    : (fails ? Verdict::kFail : (testable ? Verdict::kPass : Verdict::kInfo)),
           fmt::format(
-              "rel_frobenius_error vs n at fixed s: mean per-trial exponent c in "
-              "error ~ n^c = {:.4f}, Student-t interval [{:.4f}, {:.4f}] at confidence "
-              "1 - {:.2g} over {} trials; row errors are stationary, so c = 0 up to the "
-              "rows near the ends: FAIL only if the interval lies above {:.3g}{}; "
-              "n:mean_rel_frobenius_error {}",
-              ri.mean, ri.low, ri.high, level, f.slopes.size(), c_tol,
-              testable || fails ? "" : " (too wide to test: run more trials or a wider n range)",
-              rel_points(f)) +
+              "rel_frobenius_error vs n at fixed s: median per-trial exponent c in "
+              "error ~ n^c = {:.4f}; {} of {} independent trials above {:.3g} (exact tail "
+              "P(Binomial({}, 1/2) >= {}) = {:.3g}); row errors are stationary, so c = 0 up to "
+              "the rows near the ends: FAIL only if the tail is <= {:.2g} (the median c lies "
+              "above {:.3g}, whatever the law of c){}; order-statistic interval [{:.4f}, "
+              "{:.4f}] for the median; n:mean_rel_frobenius_error {}",
+              mi.median, k, m, c_tol, m, k, tail, level, c_tol,
+              testable || fails
+                  ? ""
+                  : fmt::format(" (info, not a test: {} trials all above leave a tail {:.2g} "
+                                "> {:.2g}; needs >= {} trials)",
+                                m, half_binomial_tail(m, m), level, sign_test_trials_needed(level)),
+              mi.low, mi.high, rel_points(f)) +
               (decided ? std::string()
                        : fmt::format("; info, not a test: within the reference's error bound "
-                                     "the interval could also be [{:.4f}, {:.4f}], which "
-                                     "gives another verdict",
-                                     ri_hi.low, ri_hi.high)) +
+                                     "{} of {} trials could lie above, which gives another "
+                                     "verdict",
+                                     k_hi, m)) +
               max_note};
 }
 
@@ -463,7 +487,7 @@ void length_lines(const std::map<std::string, LengthGroup>& lengths, double leve
 // A group's per-trial rate slopes (both ends of the reference's error box, as
 // for the length test) and the trials left out for a zero or unresolved error.
 struct RateSlopes {
-  std::vector<double> lo, hi;
+  std::vector<double> lo, hi, trials;
   std::size_t zero_trials = 0;
 };
 
@@ -485,12 +509,36 @@ RateSlopes rate_slopes(const Group& g) {
     } else {
       out.lo.push_back(lo);
       out.hi.push_back(hi);
+      out.trials.push_back(trial);
     }
   }
   return out;
 }
 
-// 3. Rate: per trial, the slope of log max_error vs log s.
+// The verdict of a rate line whose slopes are known within the reference's
+// error box: the one both ends give, info where they disagree.
+Verdict rate_box_verdict(const RateInterval& lo, const RateInterval& hi) {
+  return rate_verdict(lo) == rate_verdict(hi) ? rate_verdict(lo) : Verdict::kInfo;
+}
+
+std::string rate_text(const RateInterval& ri, const RateInterval& ri_hi, const std::string& what,
+                      double alpha) {
+  return fmt::format(
+             "{} over {} independent trials: {}; FAIL only if a tail is <= {:.2g} (the "
+             "interval lies outside [{}, {}]; family-wise false alarm of this table's "
+             "checks <= {:.3g})",
+             what, ri.trials, rate_numbers(ri), ri.level / 2, kRateSlopeLow, kRateSlopeHigh,
+             alpha) +
+         rate_untestable_note(ri) +
+         (rate_box_verdict(ri, ri_hi) != Verdict::kInfo || rate_verdict(ri) == Verdict::kInfo
+              ? std::string()
+              : fmt::format("; info, not a test: within the reference's error bound the "
+                            "interval could also be [{:.4f}, {:.4f}], which gives another "
+                            "verdict",
+                            ri_hi.median.low, ri_hi.median.high));
+}
+
+// 3. Rate: per trial, the slope of log max_error vs log s (rate_interval.h).
 CheckOutcome rate_line(const std::string& name, const Group& g, double level, double alpha) {
   const RateSlopes sl = rate_slopes(g);
   std::string pts;
@@ -511,23 +559,68 @@ CheckOutcome rate_line(const std::string& name, const Group& g, double level, do
                         "error (needs {}); {} trials with a zero error (or one the "
                         "reference's bound does not resolve)",
                         sl.lo.size(), kMinRateTrials, sl.zero_trials)};
-  const RateInterval ri = rate_interval(sl.lo, level);
-  const RateInterval ri_hi = rate_interval(sl.hi, level);
-  const bool decided = rate_verdict(ri) == rate_verdict(ri_hi);
-  return {check, decided ? rate_verdict(ri) : Verdict::kInfo,
-          fmt::format("mean per-trial slope of log max_error vs log s = {:.4f}, two-sided "
-                      "Student-t interval [{:.4f}, {:.4f}] at confidence 1 - {:.2g} over {} "
-                      "independent trials (normal trial slopes assumed); FAIL only if the "
-                      "interval lies outside [{}, {}] (family-wise false alarm of this table's "
-                      "checks <= {:.3g}); s:mean_error {}",
-                      ri.mean, ri.low, ri.high, level, sl.lo.size(), kRateSlopeLow,
-                      kRateSlopeHigh, alpha, pts) +
-              untestable_note(ri) +
-              (decided ? std::string()
-                       : fmt::format("; info, not a test: within the reference's error bound "
-                                     "the interval could also be [{:.4f}, {:.4f}], which gives "
-                                     "another verdict",
-                                     ri_hi.low, ri_hi.high))};
+  const RateInterval ri = rate_interval(sl.lo, level), ri_hi = rate_interval(sl.hi, level);
+  return {check, rate_box_verdict(ri, ri_hi),
+          rate_text(ri, ri_hi, "per-trial slope of log max_error vs log s", alpha) +
+              fmt::format("; s:mean_error {}", pts)};
+}
+
+// A group whose rate line decides (enough boundaries and trials).
+bool rate_tested(const Group& g, const RateSlopes& sl) {
+  return rate_expected_boundaries(g.lsh.begin()->first, g.n, g.sigma) >= kRateMinBoundaries &&
+         sl.lo.size() >= kMinRateTrials;
+}
+
+// Pooled: per trial, the mean of its slopes over the table's tested groups.
+// The groups of one trial share its hashes (prefixes across n, the same
+// draws scaled across sigma), so their slopes are dependent and the trial is
+// the independent unit: the exact sign test on the trial means (null: their
+// median is in the band).
+std::optional<CheckOutcome> pooled_rate_line(const std::map<std::string, Group>& groups,
+                                             double level, double alpha) {
+  std::map<double, std::pair<std::vector<double>, std::vector<double>>> by_trial;
+  std::size_t tested = 0;
+  for (const auto& [name, g] : groups) {
+    if (g.lsh.empty()) continue;
+    const RateSlopes sl = rate_slopes(g);
+    if (!rate_tested(g, sl)) continue;
+    ++tested;
+    for (std::size_t i = 0; i < sl.lo.size(); ++i) {
+      by_trial[sl.trials[i]].first.push_back(sl.lo[i]);
+      by_trial[sl.trials[i]].second.push_back(sl.hi[i]);
+    }
+  }
+  if (tested < 2) return std::nullopt;
+  std::vector<double> lo, hi;
+  for (const auto& [trial, slopes] : by_trial) {
+    if (slopes.first.size() != tested) continue;
+    double a = 0, b = 0;
+    for (std::size_t i = 0; i < tested; ++i)
+      a += slopes.first[i] / static_cast<double>(tested),
+          b += slopes.second[i] / static_cast<double>(tested);
+    lo.push_back(a);
+    hi.push_back(b);
+  }
+  const std::string check = fmt::format("rate[pooled over {} groups]", tested);
+  if (lo.size() < kMinRateTrials)
+    return CheckOutcome{check, Verdict::kNotApplicable,
+                        fmt::format("{} trials with a slope in every tested group (needs {})",
+                                    lo.size(), kMinRateTrials)};
+  const RateInterval ri = rate_interval(lo, level), ri_hi = rate_interval(hi, level);
+  return CheckOutcome{
+      check, rate_box_verdict(ri, ri_hi),
+      rate_text(ri, ri_hi, "per-trial mean over groups of the slope of log max_error vs log s",
+                alpha)};
+}
+
+// Trials that repeat: identical (max_error, rel_frobenius_error) at every s
+// in two trials of a group (rate_interval.h, find_repeated_trials).
+CheckOutcome distinct_line(const std::string& name, const Group& g, double level) {
+  const RepeatedTrials r = find_repeated_trials(g.columns, g.n, g.sigma, level);
+  const Verdict v = !r.decidable  ? Verdict::kNotApplicable
+                    : r.identical ? Verdict::kFail
+                                  : Verdict::kPass;
+  return {fmt::format("trials-distinct[{}]", name), v, r.detail()};
 }
 
 double lsh_mean_at_largest_s(const Group& g) {
@@ -592,22 +685,28 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
   const std::map<std::string, Group> groups = group_rows(tb);
   cost_lines(tb, out);
   const std::map<std::string, LengthGroup> lengths = length_groups(tb);
-  // Bonferroni: the whole alpha goes to the rate and length tests (the only
-  // statistical tests here; checks 1-2 are deterministic), one share per
-  // group with lsh rows (rate) and per group with lsh rows at two or more n
-  // (length). An n/a group keeps its share unspent.
+  // Bonferroni: the whole alpha goes to the statistical tests (checks 1-2
+  // are deterministic): half to the per-group rate and length tests, one
+  // share per group with lsh rows (rate) and per group with lsh rows at two
+  // or more n (length); a quarter to the pooled rate test; a quarter to the
+  // repeated-trials lines, one share per group with lsh rows. An n/a line
+  // keeps its share unspent.
   std::size_t lsh_groups = 0;
   for (const auto& [name, g] : groups) lsh_groups += !g.lsh.empty();
   const double rate_level =
-      alpha / static_cast<double>(
-                  std::max<std::size_t>(1, lsh_groups + testable_length_groups(lengths)));
+      alpha / 2 /
+      static_cast<double>(std::max<std::size_t>(1, lsh_groups + testable_length_groups(lengths)));
+  const double distinct_level =
+      alpha / 4 / static_cast<double>(std::max<std::size_t>(1, lsh_groups));
   length_lines(lengths, rate_level, out);
   for (const auto& [name, g] : groups) {
     if (g.lsh.empty()) continue;
     out.push_back(rate_line(name, g, rate_level, alpha));
+    out.push_back(distinct_line(name, g, distinct_level));
     out.push_back(beats_fixed_line(name, g));
     out.push_back(window_line(name, g));
   }
+  if (auto pooled = pooled_rate_line(groups, alpha / 4, alpha)) out.push_back(*pooled);
   return out;
 }
 

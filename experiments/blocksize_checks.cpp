@@ -411,8 +411,7 @@ CheckOutcome law_line(const BlocksizeCellStats& c, const Families& f) {
             fmt::format("n too small for F(b)^s: trials x E[max pitch]/(2n) = {:.3g} "
                         "> 0.5 expected deviating trials",
                         static_cast<double>(c.trials) * law_deviation_rate(c.n, c.sigma, c.s))};
-  if (c.gof_dof < 1)
-    return {name, Verdict::kNotApplicable, "a single cell of expected count >= 5"};
+  if (c.gof_dof < 1) return {name, Verdict::kNotApplicable, "a single cell of expected count >= 5"};
   return {name, c.gof_p_value >= threshold ? Verdict::kPass : Verdict::kFail,
           fmt::format("empirical CDF at {} cut points vs F(b)^s, exact binomial tails "
                       "(Bonferroni over the cuts): p = {:.3g} (need >= {:.2g} = {:.3g} / {} "
@@ -448,10 +447,9 @@ void test_growth_point(GrowthPoint& g, double level) {
 }
 
 std::string describe_point(const GrowthPoint& g) {
-  return fmt::format(
-      "n={}: mean {:.3f} vs law {:.3f} (z = {:.2f}, Chernoff tail {})", g.cell->n_text,
-      g.cell->mean_b_max, g.law_mean, g.z,
-      g.tail < 1e-300 ? std::string("< 1e-300") : fmt::format("<= {:.2g}", g.tail));
+  return fmt::format("n={}: mean {:.3f} vs law {:.3f} (z = {:.2f}, Chernoff tail {})",
+                     g.cell->n_text, g.cell->mean_b_max, g.law_mean, g.z,
+                     g.tail < 1e-300 ? std::string("< 1e-300") : fmt::format("<= {:.2g}", g.tail));
 }
 
 // 3. Growth under s = ceil(c ln n): the mean b_max at every n against the
@@ -548,8 +546,8 @@ void growth_lines(const Families& f, std::vector<CheckOutcome>& out) {
       continue;
     }
     out.push_back(growth_line(name, points, without_law, f));
-    out.push_back(growth_fit_line(
-        fmt::format("growth-fit[sigma={},c={}]", key.first, key.second), points));
+    out.push_back(
+        growth_fit_line(fmt::format("growth-fit[sigma={},c={}]", key.first, key.second), points));
   }
 }
 

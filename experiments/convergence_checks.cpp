@@ -82,6 +82,7 @@ struct Row {
   double spectral_lower, spectral_upper;
   double spectral_error;
   double max_error, b_max;
+  double inf_error = std::numeric_limits<double>::quiet_NaN();  // NaN without the column
   double spectral_bound, max_bound, b_max_bound;
 };
 
@@ -167,7 +168,7 @@ Row parse_row(const CsvTable& table, const Columns& has, std::size_t r) {
                          CsvTable::line_of(r), printable(status)));
   x.ok = status == "ok";
   x.max_error = measured(table, r, "max_error");
-  if (has.inf) measured(table, r, "inf_error");
+  if (has.inf) x.inf_error = measured(table, r, "inf_error");
   x.b_max = measured(table, r, "b_max");
   parse_spectral(table, has, r, x);
   check_recomputed_bounds(table, has, x);
@@ -193,6 +194,10 @@ struct Parsed {
   std::int64_t not_converged = 0;
   std::map<CellKey, Cell> cells;
   Series spectral_series, max_series;
+  // group -> trial -> s -> (max_error, inf_error, b_max): what two repeated
+  // trials share (spectral_error does not: the solver's start vector is
+  // seeded by the trial).
+  std::map<Group, TrialColumns> columns;
 };
 
 void add_to_cell(const Parsed& p, const Row& x, Cell& c) {
@@ -213,7 +218,7 @@ void add_to_cell(const Parsed& p, const Row& x, Cell& c) {
 }
 
 Parsed parse_table(const CsvTable& table) {
-  Parsed p{Columns(table), {}, 0, {}, {}, {}};
+  Parsed p{Columns(table), {}, 0, {}, {}, {}, {}};
   for (std::size_t r = 0; r < table.size(); ++r) {
     p.rows.push_back(parse_row(table, p.has, r));
     p.not_converged += !p.rows.back().ok;
@@ -228,31 +233,34 @@ Parsed parse_table(const CsvTable& table) {
     add_to_cell(p, x, c);
     if (x.ok) p.spectral_series[x.group][x.trial][x.s] = x.spectral_error;
     p.max_series[x.group][x.trial][x.s] = x.max_error;
+    p.columns[x.group][x.trial][x.s] = {x.max_error, x.inf_error, x.b_max};
   }
   return p;
 }
 
 // The alpha split (Bonferroni, valid under any dependence between tests):
 // half of alpha goes to the bound counts, spread evenly over the
-// 3 x (number of cells) per-cell binomial tests; a quarter to the per-group
+// 3 x (number of cells) per-cell binomial tests; an eighth to the per-group
 // rate tests, spread evenly over (groups x 2 error measures); a quarter to
-// the pooled rate tests, spread evenly over (forms x 2 error measures).
-// Tests that end up n/a keep their share unspent, which only makes the
-// family conservative.
+// the pooled rate tests, spread evenly over (forms x 2 error measures); an
+// eighth to the repeated-trials lines, one per group. Tests that end up n/a
+// keep their share unspent, which only makes the family conservative.
 struct Levels {
-  double bound = 0, rate = 0, pooled = 0;
+  double bound = 0, rate = 0, pooled = 0, distinct = 0;
   std::string family;
 };
 
 Levels split_alpha(const Parsed& p, double alpha) {
   Levels l;
   l.bound = alpha / 2 / (3.0 * static_cast<double>(p.cells.size()));
-  l.rate = alpha / 4 / static_cast<double>(p.spectral_series.size() + p.max_series.size());
+  l.rate = alpha / 8 / static_cast<double>(p.spectral_series.size() + p.max_series.size());
+  l.distinct = alpha / 8 / static_cast<double>(std::max<std::size_t>(1, p.columns.size()));
   std::set<std::string> spectral_forms, max_forms;
   for (const auto& [g, t] : p.spectral_series) spectral_forms.insert(std::get<0>(g));
   for (const auto& [g, t] : p.max_series) max_forms.insert(std::get<0>(g));
-  l.pooled = alpha / 4 /
-             static_cast<double>(std::max<std::size_t>(1, spectral_forms.size() + max_forms.size()));
+  l.pooled =
+      alpha / 4 /
+      static_cast<double>(std::max<std::size_t>(1, spectral_forms.size() + max_forms.size()));
   l.family = fmt::format("family-wise false alarm of this table's checks <= {:.3g}", alpha);
   return l;
 }
@@ -325,21 +333,20 @@ CheckOutcome spectral_interval_line(const Parsed& p, const Levels& l) {
                   allowed_violations(c.spectral_trials, std::get<4>(key), l.bound);
   }
   return {"spectral interval", could_fail > 0 ? Verdict::kInfo : Verdict::kNotApplicable,
-          fmt::format("{} rows within the bound by spectral_upper{}, {} undecided (interval "
-                      "[spectral_lower, spectral_upper] straddles the bound){}",
-                      within,
-                      p.has.upper
-                          ? fmt::format(" (certified, failure probability per row as "
+          fmt::format(
+              "{} rows within the bound by spectral_upper{}, {} undecided (interval "
+              "[spectral_lower, spectral_upper] straddles the bound){}",
+              within,
+              p.has.upper ? fmt::format(" (certified, failure probability per row as "
                                         "written by the solver)")
                           : std::string(" (no spectral_upper column: an older table; the upper "
                                         "end is the estimate's bracket spectral_error (1 + "
                                         "spectral_accuracy), not a certificate)"),
-                      undecided,
-                      could_fail > 0
-                          ? fmt::format("; {} cells could fail if they were violations: rerun "
-                                        "with a smaller --upper-width",
-                                        could_fail)
-                          : "")};
+              undecided,
+              could_fail > 0 ? fmt::format("; {} cells could fail if they were violations: rerun "
+                                           "with a smaller --upper-width",
+                                           could_fail)
+                             : "")};
 }
 
 void bound_lines(const Parsed& p, const Levels& l, std::vector<CheckOutcome>& out) {
@@ -347,8 +354,8 @@ void bound_lines(const Parsed& p, const Levels& l, std::vector<CheckOutcome>& ou
                            {"spectral", &Cell::spectral, &Cell::spectral_trials,
                             &Row::spectral_upper, &Row::spectral_bound, true}));
   out.push_back(spectral_interval_line(p, l));
-  out.push_back(
-      bound_line(p, l, {"max", &Cell::max, &Cell::trials, &Row::max_error, &Row::max_bound, false}));
+  out.push_back(bound_line(
+      p, l, {"max", &Cell::max, &Cell::trials, &Row::max_error, &Row::max_bound, false}));
   out.push_back(bound_line(
       p, l, {"b_max", &Cell::b_max, &Cell::trials, &Row::b_max, &Row::b_max_bound, false}));
   out.push_back({"spectral solves", Verdict::kNotApplicable,
@@ -357,18 +364,16 @@ void bound_lines(const Parsed& p, const Levels& l, std::vector<CheckOutcome>& ou
 }
 
 // 2. Rate: per group and trial, the least-squares slope of log(error) vs
-// log s over s >= kMinRateS; a Student-t interval for the mean trial slope
-// (see rate_interval) at rate_level; and per form, the same on the trials'
-// slopes averaged over groups, at pooled_level.
-std::string rate_text(const RateInterval& ri, std::size_t trials, double level,
-                      const std::string& what, const Levels& l) {
+// log s over s >= kMinRateS; the exact sign test of rate_interval.h at
+// rate_level; and per form, the same on the trials' slopes averaged over
+// groups, at pooled_level.
+std::string rate_text(const RateInterval& ri, const std::string& what, const Levels& l) {
   return fmt::format(
-             "mean {} of log error vs log s (s >= {}) = {:.4f}, two-sided Student-t interval "
-             "[{:.4f}, {:.4f}] at confidence 1 - {:.2g} over {} independent trials (normal trial "
-             "slopes assumed); FAIL only if the interval lies outside [{}, {}] ({})",
-             what, kMinRateS, ri.mean, ri.low, ri.high, level, trials, kRateSlopeLow,
+             "{} of log error vs log s (s >= {}) over {} independent trials: {}; FAIL "
+             "only if a tail is <= {:.2g} (the interval lies outside [{}, {}]; {})",
+             what, kMinRateS, ri.trials, rate_numbers(ri), ri.level / 2, kRateSlopeLow,
              kRateSlopeHigh, l.family) +
-         untestable_note(ri);
+         rate_untestable_note(ri);
 }
 
 // One group's trial slopes over s >= kMinRateS, with the trials they come from.
@@ -410,7 +415,7 @@ CheckOutcome group_rate_line(const std::string& name, const GroupSlopes& gs, con
                         gs.slopes.size(), kMinRateSValues, kMinRateS, kMinRateTrials,
                         gs.s_values.size(), kMinRateS, gs.zero_trials)};
   const RateInterval ri = rate_interval(gs.slopes, l.rate);
-  return {name, rate_verdict(ri), rate_text(ri, gs.slopes.size(), l.rate, "per-trial slope", l)};
+  return {name, rate_verdict(ri), rate_text(ri, "per-trial slope", l)};
 }
 
 // form -> trial -> slopes of that trial in the form's tested groups, and the
@@ -421,12 +426,12 @@ struct FormSlopes {
 };
 
 // Pooled: per trial, the mean of its slopes over the form's tested (n,
-// sigma) groups. Rows of one trial share hashes across n and sigma, but
-// trials are independent, so these trial means are i.i.d.; their
-// expectation is the mean of the groups' expected slopes, in the band
-// whenever every group's is. Averaging over groups shrinks the spread, so
-// this test sees small shifts common to all groups that no single group
-// resolves at few trials.
+// sigma) groups. Rows of one trial share hashes across n and sigma (pitches
+// of another sigma are the same draws scaled), so the slopes of one trial are
+// strongly dependent and the trial, not the (group, trial) slope, is the
+// independent unit: a sign test counting every group's slope as independent
+// would reject a sound sampler whenever a few trials run steep. The test is
+// the exact sign test on the trial means (null: their median is in the band).
 std::optional<CheckOutcome> pooled_rate_line(const std::string& form,
                                              const std::map<double, std::vector<double>>& trials,
                                              std::size_t groups, const std::string& what,
@@ -446,10 +451,8 @@ std::optional<CheckOutcome> pooled_rate_line(const std::string& form,
                         fmt::format("{} trials with a slope in every group (needs {})",
                                     means.size(), kMinRateTrials)};
   const RateInterval ri = rate_interval(means, l.pooled);
-  return CheckOutcome{
-      name, rate_verdict(ri),
-      rate_text(ri, means.size(), l.pooled,
-                "over trials of the per-trial mean over groups of the slope", l)};
+  return CheckOutcome{name, rate_verdict(ri),
+                      rate_text(ri, "per-trial mean over groups of the slope", l)};
 }
 
 void rate_lines(const std::string& what, const Series& series, const Levels& l,
@@ -466,6 +469,20 @@ void rate_lines(const std::string& what, const Series& series, const Levels& l,
   for (const auto& [form, trials] : forms.by_trial)
     if (auto line = pooled_rate_line(form, trials, forms.tested_groups[form], what, l))
       out.push_back(*line);
+}
+
+// 2b. Trials that repeat: identical (max_error, inf_error, b_max) at
+// every s in two trials of a group (rate_interval.h, find_repeated_trials).
+void distinct_lines(const Parsed& p, const Levels& l, std::vector<CheckOutcome>& out) {
+  for (const auto& [g, columns] : p.columns) {
+    const RepeatedTrials r =
+        find_repeated_trials(columns, std::get<1>(g), std::get<2>(g), l.distinct);
+    const Verdict v = !r.decidable  ? Verdict::kNotApplicable
+                      : r.identical ? Verdict::kFail
+                                    : Verdict::kPass;
+    out.push_back({fmt::format("trials-distinct[{}]", group_name(g)), v,
+                   r.detail() + fmt::format(" ({})", l.family)});
+  }
 }
 
 // 3. Constant: mean spectral_error sqrt(s) / sigma across s >= 4. The rate
@@ -535,6 +552,7 @@ std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double 
   bound_lines(p, levels, out);
   rate_lines("spectral", p.spectral_series, levels, out);
   rate_lines("max", p.max_series, levels, out);
+  distinct_lines(p, levels, out);
   constant_lines(p.spectral_series, out);
   return out;
 }
