@@ -82,6 +82,7 @@ std::string rate_untestable_note(const RateInterval& ri) {
 }
 
 double boundary_collision_bound(double n, double sigma) {
+  if (!(n >= 3)) return 1;  // the derivation needs two or more gaps
   const double L = n - 1, x = L / (4 * sigma);
   const double below_one = -std::expm1(-1 / sigma) - std::exp(-1 / sigma) / sigma;  // P(pitch < 1)
   const double none = std::exp(-2 * L / sigma);

@@ -1,6 +1,6 @@
 // The rate test shared by the convergence, attention and lm checks: an exact,
-// distribution-free sign test on independent trial statistics (docs/MATH.md,
-// "The rate test").
+// distribution-free sign test on independent trial statistics (docs/MATH.md
+// §9, "Exact rate test" and "Repeated trials").
 //
 // Per trial, the least-squares slope of log(error) against log(s). Trials are
 // independent; nothing else is assumed about the slopes' law (spectral errors
