@@ -7,18 +7,24 @@
 //     (>= ~3e5 on sound runs: it cannot fail); FAIL only as a guard when a row
 //     violates it (deterministic).
 //  3. rate (lsh): per trial, the least-squares slope of log max_error vs log s;
-//     trials are independent, so a Student-t interval for the mean trial slope
-//     (normality assumed) at level alpha / (number of groups) (Bonferroni);
-//     FAIL only when the whole interval lies outside [-0.6, -0.4].
+//     trials are independent, so the exact sign test of rate_interval.h (no
+//     assumption on the slopes' law) per group, and on the per-trial mean
+//     over groups (pooled: the groups of one trial share hashes, so the
+//     trial is the unit); FAIL only when the order-statistic interval for
+//     the median lies outside [-0.6, -0.4]; info with too few trials.
+//     trials-distinct: two trials with identical (max_error,
+//     rel_frobenius_error) at every s FAIL, the chance of that on a sound
+//     sampler charged to the level (n/a where it is too likely).
 //  4. beats-fixed: INFO, the ratio of lsh's mean max_error at the largest s to
 //     that of fixed blocks of the same mean width (round(2 sigma) = E[delta]);
 //     and, for information, where the sliding window of equal cost sits.
 //  5. cost: WARNING when an approximation visits more keys per query than
 //     exact attention would.
 //  6. length (lsh rows at two or more n, fixed s): per trial the exponent c in
-//     rel_frobenius_error ~ n^c; FAIL when the whole Student-t interval lies
-//     above a tolerance that covers the end rows (row errors are stationary,
-//     so c = 0 otherwise); max_error's growth is reported, not tested.
+//     rel_frobenius_error ~ n^c; FAIL when the one-sided sign test puts the
+//     median c above a tolerance that covers the end rows (row errors are
+//     stationary, so c = 0 otherwise); max_error's growth is reported, not
+//     tested.
 // With a band-exact reference (--reference band) each row's reference_bound
 // bounds |measured - true error|: checks 1-2 add it to the margin, and tests
 // 3 and 6 run at both ends of that box and give a verdict only where the two
@@ -34,6 +40,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -45,7 +52,7 @@
 
 namespace poslsh {
 
-namespace {
+namespace attention_checks {
 
 double nonnegative(const CsvTable& t, std::size_t r, const std::string& c, bool allow_inf) {
   const double v = t.number(r, c);
@@ -75,437 +82,631 @@ std::pair<double, double> slope_envelope(const std::vector<double>& x, const std
   return {least_squares_slope(x, lo), least_squares_slope(x, hi)};
 }
 
-}  // namespace
-
-std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha) {
-  if (!(alpha > 0 && alpha < 1))
-    throw std::invalid_argument(fmt::format("check alpha {} is not in (0, 1)", alpha));
-  std::vector<CheckOutcome> out;
-  const bool has_head = t.has_column("head"), has_form = t.has_column("form"),
-             has_width = t.has_column("width");
+// The table with the columns it has, and the names its lines give rows.
+struct Table {
+  const CsvTable& t;
+  bool has_head, has_form, has_width;
   // The reference's own error bound (a band-exact reference; 0 for dense
   // exact, and in tables from before the column): |measured - true error|
   // <= reference_bound, so every margin below includes it.
-  const bool has_ref = t.has_column("reference_bound");
-  auto ref_bound = [&](std::size_t r) {
+  bool has_ref;
+
+  explicit Table(const CsvTable& table)
+      : t(table),
+        has_head(table.has_column("head")),
+        has_form(table.has_column("form")),
+        has_width(table.has_column("width")),
+        has_ref(table.has_column("reference_bound")) {}
+  double ref_bound(std::size_t r) const {
     return has_ref ? nonnegative(t, r, "reference_bound", false) : 0.0;
-  };
-  auto group_of = [&](std::size_t r) {
+  }
+  std::string group_of(std::size_t r) const {
     return fmt::format("n={},d={},sigma={}{}{}", t.text(r, "n"), t.text(r, "d"), t.text(r, "sigma"),
                        has_head ? ",head=" + t.text(r, "head") : "",
                        has_form ? "," + t.text(r, "form") : "");
-  };
+  }
   // s and trial are empty on rows they do not apply to (fixed blocks, a
   // window of explicit width); older tables hold 0 there.
-  auto row_name = [&](std::size_t r) {
+  std::string row_name(std::size_t r) const {
     const std::string& s = t.text(r, "s");
     return fmt::format(
         "row {} ({} {}{})", CsvTable::line_of(r), group_of(r), t.text(r, "estimator"),
         s.empty() ? std::string()
                   : fmt::format(" s={} trial={}", printable(s), printable(t.text(r, "trial"))));
-  };
+  }
+};
 
-  // 1-2. Certificate and uniform bound, every row against its own bounds.
+// What checks 1-2 need from every row: the violations and the extremes.
+struct BoundScan {
   std::size_t cert_bad = 0, unif_bad = 0;
   std::string first_cert, first_unif;
   double worst_ratio = -1, least_slack = std::numeric_limits<double>::infinity();
   std::size_t worst_row = 0, slack_row = 0;
-  for (std::size_t r = 0; r < t.size(); ++r) {
-    const double err = nonnegative(t, r, "max_error", false);
-    const double cert = nonnegative(t, r, "certificate", false);
-    const double allow = nonnegative(t, r, "rounding_allowance", false);
-    const double unif = nonnegative(t, r, "uniform_bound", true);
-    const double refb = ref_bound(r);
-    if (!(err <= cert + allow + refb)) {
-      if (cert_bad++ == 0)
-        first_cert = fmt::format(
-            "{}: max_error {} > certificate {} + allowance {}{}", row_name(r),
-            t.text(r, "max_error"), t.text(r, "certificate"), t.text(r, "rounding_allowance"),
-            refb > 0 ? " + reference_bound " + t.text(r, "reference_bound") : std::string());
-    }
-    if (!(err <= unif + allow + refb)) {
-      if (unif_bad++ == 0)
-        first_unif = fmt::format("{}: max_error {} > uniform_bound {}", row_name(r),
-                                 t.text(r, "max_error"), t.text(r, "uniform_bound"));
-    }
-    if (cert > 0 && err / cert > worst_ratio) {
-      worst_ratio = err / cert;
-      worst_row = r;
-    }
-    // Errors at the rounding level (a window wider than its reach) say
-    // nothing about the bound's slack.
-    if (err > allow && unif / err < least_slack) {
-      least_slack = unif / err;
-      slack_row = r;
-    }
+};
+
+void scan_row_bounds(const Table& tb, std::size_t r, BoundScan& b) {
+  const CsvTable& t = tb.t;
+  const double err = nonnegative(t, r, "max_error", false);
+  const double cert = nonnegative(t, r, "certificate", false);
+  const double allow = nonnegative(t, r, "rounding_allowance", false);
+  const double unif = nonnegative(t, r, "uniform_bound", true);
+  const double refb = tb.ref_bound(r);
+  if (!(err <= cert + allow + refb) && b.cert_bad++ == 0)
+    b.first_cert = fmt::format(
+        "{}: max_error {} > certificate {} + allowance {}{}", tb.row_name(r),
+        t.text(r, "max_error"), t.text(r, "certificate"), t.text(r, "rounding_allowance"),
+        refb > 0 ? " + reference_bound " + t.text(r, "reference_bound") : std::string());
+  if (!(err <= unif + allow + refb) && b.unif_bad++ == 0)
+    b.first_unif = fmt::format("{}: max_error {} > uniform_bound {}", tb.row_name(r),
+                               t.text(r, "max_error"), t.text(r, "uniform_bound"));
+  if (cert > 0 && err / cert > b.worst_ratio) {
+    b.worst_ratio = err / cert;
+    b.worst_row = r;
   }
-  const std::string worst = worst_ratio < 0
+  // Errors at the rounding level (a window wider than its reach) say
+  // nothing about the bound's slack.
+  if (err > allow && unif / err < b.least_slack) {
+    b.least_slack = unif / err;
+    b.slack_row = r;
+  }
+}
+
+// 1. Certificate, every row against its own.
+CheckOutcome certificate_line(const Table& tb, const BoundScan& b) {
+  const std::size_t rows = tb.t.size();
+  const std::string worst = b.worst_ratio < 0
                                 ? std::string("no row with a positive certificate")
                                 : fmt::format("largest max_error/certificate {:.3g} on {}",
-                                              worst_ratio, row_name(worst_row));
-  out.push_back(
-      {"certificate", cert_bad ? Verdict::kFail : Verdict::kPass,
-       cert_bad ? fmt::format("{} of {} rows violate max_error <= certificate (+ rounding "
-                              "allowance), each against its own certificate; first: {}; {}",
-                              cert_bad, t.size(), first_cert, worst)
-                : fmt::format("max_error <= certificate (+ rounding allowance) on all {} rows, "
-                              "each against its own certificate (deterministic); {}",
-                              t.size(), worst)});
-  const std::string slack =
-      std::isinf(least_slack)
-          ? std::string("no row with an error above the rounding allowance and a finite bound")
-          : fmt::format("smallest slack uniform_bound/max_error {:.3g} on {}", least_slack,
-                        row_name(slack_row));
-  out.push_back(
-      {"uniform-bound", unif_bad ? Verdict::kFail : Verdict::kInfo,
-       unif_bad
-           ? fmt::format("{} of {} rows violate max_error <= uniform_bound (deterministic); "
-                         "first: {}",
-                         unif_bad, t.size(), first_unif)
-           : fmt::format(
-                 "not a test (too loose to fail on a sound sampler; FAIL only as a guard): {}; "
-                 "max_error <= uniform_bound on all {} rows",
-                 slack, t.size())});
+                                              b.worst_ratio, tb.row_name(b.worst_row));
+  return {"certificate", b.cert_bad ? Verdict::kFail : Verdict::kPass,
+          b.cert_bad ? fmt::format("{} of {} rows violate max_error <= certificate (+ rounding "
+                                   "allowance), each against its own certificate; first: {}; {}",
+                                   b.cert_bad, rows, b.first_cert, worst)
+                     : fmt::format("max_error <= certificate (+ rounding allowance) on all {} "
+                                   "rows, each against its own certificate (deterministic); {}",
+                                   rows, worst)};
+}
 
-  // Per group: lsh max_error by trial and s; fixed rows; window rows per s.
-  struct Group {
-    // trial -> s -> (max_error, reference_bound)
-    std::map<double, std::map<double, std::pair<double, double>>> lsh_trials;
-    std::map<double, std::pair<double, int>> lsh;     // s -> (sum max_error, count)
-    std::map<double, std::pair<double, int>> window;  // s -> (sum, count), matched windows
-    std::map<double, double> window_width;
-    std::vector<std::pair<double, double>> fixed;  // (width, max_error)
-    double sigma = 0, n = 0;
-  };
+// 2. Uniform bound: info with its slack, FAIL only as a guard.
+CheckOutcome uniform_bound_line(const Table& tb, const BoundScan& b) {
+  const std::size_t rows = tb.t.size();
+  const std::string slack =
+      std::isinf(b.least_slack)
+          ? std::string("no row with an error above the rounding allowance and a finite bound")
+          : fmt::format("smallest slack uniform_bound/max_error {:.3g} on {}", b.least_slack,
+                        tb.row_name(b.slack_row));
+  return {"uniform-bound", b.unif_bad ? Verdict::kFail : Verdict::kInfo,
+          b.unif_bad
+              ? fmt::format("{} of {} rows violate max_error <= uniform_bound (deterministic); "
+                            "first: {}",
+                            b.unif_bad, rows, b.first_unif)
+              : fmt::format("not a test (too loose to fail on a sound sampler; FAIL only as a "
+                            "guard): {}; max_error <= uniform_bound on all {} rows",
+                            slack, rows)};
+}
+
+void bound_lines(const Table& tb, std::vector<CheckOutcome>& out) {
+  BoundScan b;
+  for (std::size_t r = 0; r < tb.t.size(); ++r) scan_row_bounds(tb, r, b);
+  out.push_back(certificate_line(tb, b));
+  out.push_back(uniform_bound_line(tb, b));
+}
+
+// Per group: lsh max_error by trial and s; fixed rows; window rows per s.
+struct Group {
+  // trial -> s -> (max_error, reference_bound)
+  std::map<double, std::map<double, std::pair<double, double>>> lsh_trials;
+  std::map<double, std::pair<double, int>> lsh;     // s -> (sum max_error, count)
+  std::map<double, std::pair<double, int>> window;  // s -> (sum, count), matched windows
+  std::map<double, double> window_width;
+  std::vector<std::pair<double, double>> fixed;  // (width, max_error)
+  double sigma = 0, n = 0;
+  // trial -> s -> (max_error, rel_frobenius_error): what two repeated
+  // trials would share.
+  TrialColumns columns;
+};
+
+void add_lsh_row(const Table& tb, std::size_t r, double s, double err, Group& g) {
+  const CsvTable& t = tb.t;
+  if (!(s >= 1))
+    unusable(fmt::format("{}: lsh row with s = '{}'; expected s >= 1", tb.row_name(r),
+                         printable(t.text(r, "s"))));
+  const double trial = t.number(r, "trial");
+  if (!(trial >= 0))
+    unusable(fmt::format("{}: lsh row with trial = '{}'; expected a number >= 0", tb.row_name(r),
+                         printable(t.text(r, "trial"))));
+  auto& by_s = g.lsh_trials[trial];
+  if (by_s.count(s))
+    unusable(fmt::format("{}: a second lsh row for this (group, s, trial); expected one",
+                         tb.row_name(r)));
+  by_s[s] = {err, tb.ref_bound(r)};
+  g.columns[trial][s] = {err, t.has_column("rel_frobenius_error")
+                                  ? t.number(r, "rel_frobenius_error")
+                                  : std::numeric_limits<double>::quiet_NaN()};
+  g.lsh[s].first += err;
+  g.lsh[s].second += 1;
+}
+
+std::map<std::string, Group> group_rows(const Table& tb) {
+  const CsvTable& t = tb.t;
   std::map<std::string, Group> groups;
   for (std::size_t r = 0; r < t.size(); ++r) {
-    Group& g = groups[group_of(r)];
+    Group& g = groups[tb.group_of(r)];
     g.sigma = t.number(r, "sigma");
     g.n = t.number(r, "n");
     const std::string est = t.text(r, "estimator");
     const double s = t.number(r, "s"), err = t.number(r, "max_error");
     if (est == "lsh") {
-      if (!(s >= 1))
-        unusable(fmt::format("{}: lsh row with s = '{}'; expected s >= 1", row_name(r),
-                             printable(t.text(r, "s"))));
-      const double trial = t.number(r, "trial");
-      if (!(trial >= 0))
-        unusable(fmt::format("{}: lsh row with trial = '{}'; expected a number >= 0", row_name(r),
-                             printable(t.text(r, "trial"))));
-      auto& by_s = g.lsh_trials[trial];
-      if (by_s.count(s))
-        unusable(fmt::format("{}: a second lsh row for this (group, s, trial); expected one",
-                             row_name(r)));
-      by_s[s] = {err, ref_bound(r)};
-      g.lsh[s].first += err;
-      g.lsh[s].second += 1;
+      add_lsh_row(tb, r, s, err, g);
     } else if (est == "fixed") {
-      g.fixed.push_back({has_width ? t.number(r, "width") : NAN, err});
+      g.fixed.push_back({tb.has_width ? t.number(r, "width") : NAN, err});
     } else if (est == "window" && s > 0) {
       g.window[s].first += err;
       g.window[s].second += 1;
-      if (has_width) g.window_width[s] += t.number(r, "width");
+      if (tb.has_width) g.window_width[s] += t.number(r, "width");
     }
   }
+  return groups;
+}
 
-  // 5. Cost: an approximation that visits more keys per query than exact
-  // attention (n per query symmetric, (n + 1) / 2 on average causal) saves
-  // nothing at that s; say so where the user will see it (WARN, not FAIL:
-  // the numbers are still right).
-  if (t.has_column("keys_per_query")) {
-    std::map<std::tuple<std::string, std::string, double>, std::pair<double, int>> cost;
-    std::map<std::string, double> exact_keys;
-    for (std::size_t r = 0; r < t.size(); ++r) {
-      const std::string est = t.text(r, "estimator");
-      if (est != "lsh" && est != "window" && est != "band") continue;
-      const double kpq = t.number(r, "keys_per_query");
-      if (!std::isfinite(kpq)) continue;
-      const std::string g = group_of(r);
-      const double n = t.number(r, "n");
-      exact_keys[g] = has_form && t.text(r, "form") == "causal" ? (n + 1) / 2 : n;
-      const double s = t.number(r, "s");  // empty (NaN) on an explicit-width window: key -1
-      auto& acc = cost[{g, est, std::isnan(s) ? -1.0 : s}];
-      acc.first += kpq;
-      acc.second += 1;
-    }
-    std::map<std::string, std::vector<std::string>> dearer;  // group -> "lsh s=64: 1890"
-    for (const auto& [key, acc] : cost) {
-      const auto& [g, est, s] = key;
-      const double mean = acc.first / acc.second;
-      if (mean > exact_keys.at(g))
-        dearer[g].push_back(
-            s < 0 ? fmt::format("{}{}: {:.0f}", est, est == "window" ? " of fixed width" : "", mean)
-                  : fmt::format("{} s={}: {:.0f}", est, s, mean));
-    }
-    for (const auto& [g, list] : dearer)
-      out.push_back({fmt::format("cost[{}]", g), Verdict::kWarning,
-                     fmt::format("approximations that visit more keys per query than exact "
-                                 "attention ({:g}) and so save nothing: {} (mean keys per query "
-                                 "over trials); use a smaller s or exact attention",
-                                 exact_keys.at(g), fmt::join(list, ", "))});
+// 5. Cost: an approximation that visits more keys per query than exact
+// attention (n per query symmetric, (n + 1) / 2 on average causal) saves
+// nothing at that s; say so where the user will see it (WARN, not FAIL:
+// the numbers are still right).
+void cost_lines(const Table& tb, std::vector<CheckOutcome>& out) {
+  const CsvTable& t = tb.t;
+  if (!t.has_column("keys_per_query")) return;
+  std::map<std::tuple<std::string, std::string, double>, std::pair<double, int>> cost;
+  std::map<std::string, double> exact_keys;
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    const std::string est = t.text(r, "estimator");
+    if (est != "lsh" && est != "window" && est != "band") continue;
+    const double kpq = t.number(r, "keys_per_query");
+    if (!std::isfinite(kpq)) continue;
+    const std::string g = tb.group_of(r);
+    const double n = t.number(r, "n");
+    exact_keys[g] = tb.has_form && t.text(r, "form") == "causal" ? (n + 1) / 2 : n;
+    const double s = t.number(r, "s");  // empty (NaN) on an explicit-width window: key -1
+    auto& acc = cost[{g, est, std::isnan(s) ? -1.0 : s}];
+    acc.first += kpq;
+    acc.second += 1;
   }
+  std::map<std::string, std::vector<std::string>> dearer;  // group -> "lsh s=64: 1890"
+  for (const auto& [key, acc] : cost) {
+    const auto& [g, est, s] = key;
+    const double mean = acc.first / acc.second;
+    if (mean > exact_keys.at(g))
+      dearer[g].push_back(
+          s < 0 ? fmt::format("{}{}: {:.0f}", est, est == "window" ? " of fixed width" : "", mean)
+                : fmt::format("{} s={}: {:.0f}", est, s, mean));
+  }
+  for (const auto& [g, list] : dearer)
+    out.push_back({fmt::format("cost[{}]", g), Verdict::kWarning,
+                   fmt::format("approximations that visit more keys per query than exact "
+                               "attention ({:g}) and so save nothing: {} (mean keys per query "
+                               "over trials); use a smaller s or exact attention",
+                               exact_keys.at(g), fmt::join(list, ", "))});
+}
 
-  // Length groups: lsh errors per trial and n at fixed (d, sigma, head, form,
-  // s), for the length-extrapolation test (6).
-  struct LengthPoint {
-    double rel = 0, rel_bound = 0, max_error = 0;
-  };
-  struct LengthGroup {
-    double sigma = 0;
-    std::map<double, std::map<double, LengthPoint>> by_trial;  // trial -> n -> point
-  };
+// Length groups: lsh errors per trial and n at fixed (d, sigma, head, form,
+// s), for the length-extrapolation test (6).
+struct LengthPoint {
+  double rel = 0, rel_bound = 0, max_error = 0;
+};
+struct LengthGroup {
+  double sigma = 0;
+  std::map<double, std::map<double, LengthPoint>> by_trial;  // trial -> n -> point
+};
+
+LengthPoint length_point(const Table& tb, std::size_t r) {
+  const CsvTable& t = tb.t;
+  LengthPoint p;
+  p.rel = nonnegative(t, r, "rel_frobenius_error", false);
+  p.max_error = t.number(r, "max_error");
+  // The reference is known to |T_ref - T*| <= rho entrywise, so the
+  // numerator ||T~ - T_ref||_F moves by at most rho sqrt(n d) and so does
+  // the denominator ||T_ref||_F; with ||T~ - T_ref||_F >= max_error and
+  // ||T_ref||_F = ||T~ - T_ref||_F / rel, the relative error is known to
+  // within rel (a + b) / (1 - b), a = rho sqrt(n d) / max_error, b = a rel.
+  const double rho = tb.ref_bound(r);
+  if (rho > 0) {
+    const double a = rho * std::sqrt(t.number(r, "n") * t.number(r, "d")) / p.max_error,
+                 b = a * p.rel;
+    p.rel_bound = p.max_error > 0 && b < 1 ? p.rel * (a + b) / (1 - b)
+                                           : std::numeric_limits<double>::infinity();
+  }
+  return p;
+}
+
+std::map<std::string, LengthGroup> length_groups(const Table& tb) {
+  const CsvTable& t = tb.t;
   std::map<std::string, LengthGroup> lengths;
   for (std::size_t r = 0; r < t.size(); ++r) {
     if (t.text(r, "estimator") != "lsh") continue;
     const std::string key =
         fmt::format("d={},sigma={}{}{},s={}", t.text(r, "d"), t.text(r, "sigma"),
-                    has_head ? ",head=" + t.text(r, "head") : "",
-                    has_form ? "," + t.text(r, "form") : "", t.text(r, "s"));
-    LengthPoint p;
-    p.rel = nonnegative(t, r, "rel_frobenius_error", false);
-    p.max_error = t.number(r, "max_error");
-    // The reference is known to |T_ref - T*| <= rho entrywise, so the
-    // numerator ||T~ - T_ref||_F moves by at most rho sqrt(n d) and so does
-    // the denominator ||T_ref||_F; with ||T~ - T_ref||_F >= max_error and
-    // ||T_ref||_F = ||T~ - T_ref||_F / rel, the relative error is known to
-    // within rel (a + b) / (1 - b), a = rho sqrt(n d) / max_error, b = a rel.
-    const double rho = ref_bound(r);
-    if (rho > 0) {
-      const double a = rho * std::sqrt(t.number(r, "n") * t.number(r, "d")) / p.max_error,
-                   b = a * p.rel;
-      p.rel_bound = p.max_error > 0 && b < 1 ? p.rel * (a + b) / (1 - b)
-                                             : std::numeric_limits<double>::infinity();
-    }
+                    tb.has_head ? ",head=" + t.text(r, "head") : "",
+                    tb.has_form ? "," + t.text(r, "form") : "", t.text(r, "s"));
+    const LengthPoint p = length_point(tb, r);
     LengthGroup& g = lengths[key];
     g.sigma = t.number(r, "sigma");
     g.by_trial[t.number(r, "trial")][t.number(r, "n")] = p;
   }
-  std::size_t length_groups = 0;
+  return lengths;
+}
+
+std::size_t testable_length_groups(const std::map<std::string, LengthGroup>& lengths) {
+  std::size_t count = 0;
   for (const auto& [key, g] : lengths) {
     std::set<double> ns;
     for (const auto& [trial, by_n] : g.by_trial)
       for (const auto& [n, e] : by_n) ns.insert(n);
-    length_groups += ns.size() >= 2;
+    count += ns.size() >= 2;
   }
+  return count;
+}
 
-  // Bonferroni: the whole alpha goes to the rate and length tests (the only
-  // statistical tests here; checks 1-2 are deterministic), one share per
-  // group with lsh rows (rate) and per group with lsh rows at two or more n
-  // (length). An n/a group keeps its share unspent.
+// One length group's per-trial exponents (both ends of the reference's box)
+// and its per-n means.
+struct LengthFit {
+  std::vector<double> slopes, slopes_hi, max_growth;
+  std::size_t unresolved = 0;
+  std::map<double, std::tuple<double, double, int>> mean;  // n -> (sum rel, sum max, count)
+};
+
+LengthFit fit_length(const LengthGroup& g) {
+  LengthFit f;
+  for (const auto& [trial, by_n] : g.by_trial) {
+    std::vector<double> x, y, rb, ln_n, max_error;
+    for (const auto& [n, p] : by_n) {
+      auto& [rel_sum, max_sum, count] = f.mean[n];
+      rel_sum += p.rel;
+      max_sum += p.max_error;
+      count += 1;
+      ln_n.push_back(std::log(n));
+      max_error.push_back(p.max_error);
+      if (p.rel > 0) {
+        x.push_back(std::log(n));
+        y.push_back(p.rel);
+        rb.push_back(p.rel_bound);
+      }
+    }
+    if (ln_n.size() >= 2) f.max_growth.push_back(least_squares_slope(ln_n, max_error));
+    if (x.size() < 2) continue;
+    const auto [lo, hi] = slope_envelope(x, y, rb);
+    if (std::isnan(lo)) {
+      ++f.unresolved;
+      continue;
+    }
+    f.slopes.push_back(lo);
+    f.slopes_hi.push_back(hi);
+  }
+  return f;
+}
+
+std::string max_error_note(const LengthFit& f) {
+  std::string max_pts;
+  for (const auto& [n, acc] : f.mean)
+    max_pts += fmt::format("{}{}:{:.3g}", max_pts.empty() ? "" : " ", n,
+                           std::get<1>(acc) / std::get<2>(acc));
+  double growth = 0;
+  for (double v : f.max_growth) growth += v / static_cast<double>(f.max_growth.size());
+  return fmt::format(
+      "; max_error, reported, not tested (the largest of n row errors grows like the row "
+      "law's 1 - 1/n quantile): n:mean_max_error {}, mean growth {:.3g} per unit of ln n",
+      max_pts, growth);
+}
+
+std::string rel_points(const LengthFit& f) {
+  std::string rel_pts;
+  for (const auto& [n, acc] : f.mean)
+    rel_pts += fmt::format("{}{}:{:.4g}", rel_pts.empty() ? "" : " ", n,
+                           std::get<0>(acc) / std::get<2>(acc));
+  return rel_pts;
+}
+
+// 6. Length extrapolation (docs/MATH.md §7). The hash law and the
+// per-position Q/K/V law are shift-invariant, so away from the two ends
+// every row's error has one law, whatever n: the mean squared row error,
+// hence rel_frobenius_error, does not depend on n except through the rows
+// near the ends. Per trial, c is the least-squares slope of
+// ln rel_frobenius_error vs ln n (error ~ n^c); trials are independent, so
+// the number of trials with c above the tolerance
+// c_tol = 0.02 + 20 sigma / (n_min ln(n_max / n_min)), which covers the end
+// rows (those within ~10 sigma of an end, 20 sigma / n of all rows, may have
+// another error law), is at most Binomial(m, 1/2) when the median c is
+// <= c_tol: FAIL when its exact tail is <= level (one-sided sign test, no
+// assumption on the law of c). Fewer trials than that tail needs: info.
+// max_error is reported, not tested: the largest of n identically
+// distributed row errors grows like the row law's 1 - 1/n quantile, and for
+// Gaussian V times the hash noise that tail is exponential (about a + b ln n),
+// not the sub-Gaussian sqrt(ln n) of the mask's max-norm error.
+// With a band-exact reference, each rel_frobenius_error is known to within
+// the bound computed above: the test runs at both ends of that box and gives
+// its verdict only where they agree (info otherwise).
+CheckOutcome length_line(const std::string& key, const LengthFit& f, double c_tol, double level) {
+  const std::string name = fmt::format("length[{}]", key);
+  const std::string max_note = max_error_note(f);
+  if (f.slopes.size() < kMinRateTrials)
+    return {name, Verdict::kNotApplicable,
+            fmt::format("{} trials with lsh rows at two or more n (and no zero error){}; "
+                        "needs {}; n:mean_rel_frobenius_error {}",
+                        f.slopes.size(),
+                        f.unresolved ? fmt::format(" and {} whose error the reference's bound "
+                                                   "does not resolve",
+                                                   f.unresolved)
+                                     : std::string(),
+                        kMinRateTrials, rel_points(f)) +
+                max_note};
+  const std::size_t m = f.slopes.size();
+  const auto above = [&](const std::vector<double>& c) {
+    return static_cast<std::size_t>(
+        std::count_if(c.begin(), c.end(), [&](double v) { return v > c_tol; }));
+  };
+  const std::size_t k = above(f.slopes), k_hi = above(f.slopes_hi);
+  const double tail = half_binomial_tail(m, k), tail_hi = half_binomial_tail(m, k_hi);
+  const bool fails = tail <= level, testable = half_binomial_tail(m, m) <= level;
+  const bool decided = (tail_hi <= level) == fails;
+  const MedianInterval mi = median_interval(f.slopes, 2 * level);
+  return {name,
+          !decided ? Verdict::kInfo
+                   : (fails ? Verdict::kFail : (testable ? Verdict::kPass : Verdict::kInfo)),
+          fmt::format(
+              "rel_frobenius_error vs n at fixed s: median per-trial exponent c in "
+              "error ~ n^c = {:.4f}; {} of {} independent trials above {:.3g} (exact tail "
+              "P(Binomial({}, 1/2) >= {}) = {:.3g}); row errors are stationary, so c = 0 up to "
+              "the rows near the ends: FAIL only if the tail is <= {:.2g} (the median c lies "
+              "above {:.3g}, whatever the law of c){}; order-statistic interval [{:.4f}, "
+              "{:.4f}] for the median; n:mean_rel_frobenius_error {}",
+              mi.median, k, m, c_tol, m, k, tail, level, c_tol,
+              testable || fails
+                  ? ""
+                  : fmt::format(" (info, not a test: {} trials all above leave a tail {:.2g} "
+                                "> {:.2g}; needs >= {} trials)",
+                                m, half_binomial_tail(m, m), level, sign_test_trials_needed(level)),
+              mi.low, mi.high, rel_points(f)) +
+              (decided ? std::string()
+                       : fmt::format("; info, not a test: within the reference's error bound "
+                                     "{} of {} trials could lie above, which gives another "
+                                     "verdict",
+                                     k_hi, m)) +
+              max_note};
+}
+
+void length_lines(const std::map<std::string, LengthGroup>& lengths, double level,
+                  std::vector<CheckOutcome>& out) {
+  for (const auto& [key, g] : lengths) {
+    const LengthFit f = fit_length(g);
+    if (f.mean.size() < 2) continue;  // one length: nothing to extrapolate
+    const double n_min = f.mean.begin()->first, n_max = f.mean.rbegin()->first;
+    const double c_tol = 0.02 + 20 * g.sigma / (n_min * std::log(n_max / n_min));
+    out.push_back(length_line(key, f, c_tol, level));
+  }
+}
+
+// A group's per-trial rate slopes (both ends of the reference's error box, as
+// for the length test) and the trials left out for a zero or unresolved error.
+struct RateSlopes {
+  std::vector<double> lo, hi, trials;
+  std::size_t zero_trials = 0;
+};
+
+RateSlopes rate_slopes(const Group& g) {
+  RateSlopes out;
+  for (const auto& [trial, by_s] : g.lsh_trials) {
+    if (by_s.size() < 2) continue;
+    std::vector<double> x, y, rb;
+    bool zero = false;
+    for (const auto& [s, point] : by_s) {
+      zero = zero || point.first <= 0;
+      x.push_back(std::log(s));
+      y.push_back(point.first);
+      rb.push_back(point.second);
+    }
+    const auto [lo, hi] = zero ? std::pair<double, double>{NAN, NAN} : slope_envelope(x, y, rb);
+    if (std::isnan(lo)) {
+      ++out.zero_trials;
+    } else {
+      out.lo.push_back(lo);
+      out.hi.push_back(hi);
+      out.trials.push_back(trial);
+    }
+  }
+  return out;
+}
+
+// The verdict of a rate line whose slopes are known within the reference's
+// error box: the one both ends give, info where they disagree.
+Verdict rate_box_verdict(const RateInterval& lo, const RateInterval& hi) {
+  return rate_verdict(lo) == rate_verdict(hi) ? rate_verdict(lo) : Verdict::kInfo;
+}
+
+std::string rate_text(const RateInterval& ri, const RateInterval& ri_hi, const std::string& what,
+                      double alpha) {
+  return fmt::format(
+             "{} over {} independent trials: {}; FAIL only if a tail is <= {:.2g} (the "
+             "interval lies outside [{}, {}]; family-wise false alarm of this table's "
+             "checks <= {:.3g})",
+             what, ri.trials, rate_numbers(ri), ri.level / 2, kRateSlopeLow, kRateSlopeHigh,
+             alpha) +
+         rate_untestable_note(ri) +
+         (rate_box_verdict(ri, ri_hi) != Verdict::kInfo || rate_verdict(ri) == Verdict::kInfo
+              ? std::string()
+              : fmt::format("; info, not a test: within the reference's error bound the "
+                            "interval could also be [{:.4f}, {:.4f}], which gives another "
+                            "verdict",
+                            ri_hi.median.low, ri_hi.median.high));
+}
+
+// 3. Rate: per trial, the slope of log max_error vs log s (rate_interval.h).
+CheckOutcome rate_line(const std::string& name, const Group& g, double level, double alpha) {
+  const RateSlopes sl = rate_slopes(g);
+  std::string pts;
+  for (const auto& [s, acc] : g.lsh)
+    pts += fmt::format("{}{}:{:.3g}", pts.empty() ? "" : " ", s, acc.first / acc.second);
+  const std::string check = fmt::format("rate[{}]", name);
+  const double boundaries = rate_expected_boundaries(g.lsh.begin()->first, g.n, g.sigma);
+  if (boundaries < kRateMinBoundaries)
+    return {check, Verdict::kNotApplicable,
+            fmt::format("the smallest s ({}) expects {:.2g} block boundaries in [0, n) "
+                        "(s n / (2 sigma)); a trial's error is flat until one appears, so "
+                        "the slope needs >= {} (a larger n or s, or a smaller sigma); "
+                        "s:mean_error {}",
+                        format_double(g.lsh.begin()->first), boundaries, kRateMinBoundaries, pts)};
+  if (sl.lo.size() < kMinRateTrials)
+    return {check, Verdict::kNotApplicable,
+            fmt::format("{} trials with lsh rows at two or more values of s and no zero "
+                        "error (needs {}); {} trials with a zero error (or one the "
+                        "reference's bound does not resolve)",
+                        sl.lo.size(), kMinRateTrials, sl.zero_trials)};
+  const RateInterval ri = rate_interval(sl.lo, level), ri_hi = rate_interval(sl.hi, level);
+  return {check, rate_box_verdict(ri, ri_hi),
+          rate_text(ri, ri_hi, "per-trial slope of log max_error vs log s", alpha) +
+              fmt::format("; s:mean_error {}", pts)};
+}
+
+// A group whose rate line decides (enough boundaries and trials).
+bool rate_tested(const Group& g, const RateSlopes& sl) {
+  return rate_expected_boundaries(g.lsh.begin()->first, g.n, g.sigma) >= kRateMinBoundaries &&
+         sl.lo.size() >= kMinRateTrials;
+}
+
+// Pooled: per trial, the mean of its slopes over the table's tested groups.
+// The groups of one trial share its hashes (prefixes across n, the same
+// draws scaled across sigma), so their slopes are dependent and the trial is
+// the independent unit: the exact sign test on the trial means (null: their
+// median is in the band).
+std::optional<CheckOutcome> pooled_rate_line(const std::map<std::string, Group>& groups,
+                                             double level, double alpha) {
+  std::map<double, std::pair<std::vector<double>, std::vector<double>>> by_trial;
+  std::size_t tested = 0;
+  for (const auto& [name, g] : groups) {
+    if (g.lsh.empty()) continue;
+    const RateSlopes sl = rate_slopes(g);
+    if (!rate_tested(g, sl)) continue;
+    ++tested;
+    for (std::size_t i = 0; i < sl.lo.size(); ++i) {
+      by_trial[sl.trials[i]].first.push_back(sl.lo[i]);
+      by_trial[sl.trials[i]].second.push_back(sl.hi[i]);
+    }
+  }
+  if (tested < 2) return std::nullopt;
+  std::vector<double> lo, hi;
+  for (const auto& [trial, slopes] : by_trial) {
+    if (slopes.first.size() != tested) continue;
+    double a = 0, b = 0;
+    for (std::size_t i = 0; i < tested; ++i)
+      a += slopes.first[i] / static_cast<double>(tested),
+          b += slopes.second[i] / static_cast<double>(tested);
+    lo.push_back(a);
+    hi.push_back(b);
+  }
+  const std::string check = fmt::format("rate[pooled over {} groups]", tested);
+  if (lo.size() < kMinRateTrials)
+    return CheckOutcome{check, Verdict::kNotApplicable,
+                        fmt::format("{} trials with a slope in every tested group (needs {})",
+                                    lo.size(), kMinRateTrials)};
+  const RateInterval ri = rate_interval(lo, level), ri_hi = rate_interval(hi, level);
+  return CheckOutcome{
+      check, rate_box_verdict(ri, ri_hi),
+      rate_text(ri, ri_hi, "per-trial mean over groups of the slope of log max_error vs log s",
+                alpha)};
+}
+
+// Trials that repeat: identical (max_error, rel_frobenius_error) at every s
+// in two trials of a group (rate_interval.h, find_repeated_trials).
+CheckOutcome distinct_line(const std::string& name, const Group& g, double level) {
+  const RepeatedTrials r = find_repeated_trials(g.columns, g.n, g.sigma, level);
+  const Verdict v = !r.decidable  ? Verdict::kNotApplicable
+                    : r.identical ? Verdict::kFail
+                                  : Verdict::kPass;
+  return {fmt::format("trials-distinct[{}]", name), v, r.detail()};
+}
+
+double lsh_mean_at_largest_s(const Group& g) {
+  const auto& acc = g.lsh.rbegin()->second;
+  return acc.first / acc.second;
+}
+
+// 4. LSH at the largest s vs fixed blocks of the same mean width.
+CheckOutcome beats_fixed_line(const std::string& name, const Group& g) {
+  const double s_max = g.lsh.rbegin()->first, lsh_err = lsh_mean_at_largest_s(g);
+  const double w_same = std::max(1.0, std::round(2 * g.sigma));
+  const std::pair<double, double>* fixed = nullptr;
+  for (const auto& f : g.fixed)
+    if (f.first == w_same) fixed = &f;
+  const std::string check = fmt::format("beats-fixed[{}]", name);
+  if (!fixed)
+    return {check, Verdict::kNotApplicable,
+            fmt::format("no fixed row of width round(2 sigma) = {}", w_same)};
+  return {check, Verdict::kInfo,
+          fmt::format("lsh mean max_error at s={} is {:.3g}; fixed blocks of "
+                      "width {} (= round(2 sigma) = E[delta]): {:.3g}; ratio lsh/fixed "
+                      "{:.3g}",
+                      s_max, lsh_err, w_same, fixed->second,
+                      fixed->second > 0 ? lsh_err / fixed->second : NAN)};
+}
+
+// Where the sliding window of equal cost sits (information).
+CheckOutcome window_line(const std::string& name, const Group& g) {
+  const double s_max = g.lsh.rbegin()->first, lsh_err = lsh_mean_at_largest_s(g);
+  const std::string check = fmt::format("window-at-equal-cost[{}]", name);
+  if (!g.window.count(s_max))
+    return {check, Verdict::kInfo,
+            fmt::format("no cost-matched window rows at s={} (run with "
+                        "--estimator including window and no --width); its bias error "
+                        "alone is e^-(w+1)/sigma with w ~ sigma s = {:.3g}",
+                        s_max, std::exp(-(g.sigma * s_max + 0.5) / g.sigma))};
+  const auto& wacc = g.window.at(s_max);
+  const double werr = wacc.first / wacc.second;
+  const double width = g.window_width.count(s_max) ? g.window_width.at(s_max) / wacc.second : NAN;
+  std::string verdict;
+  if (werr == 0)
+    verdict = "the window is exact (error 0 in float64)";
+  else if (werr < lsh_err)
+    verdict = fmt::format("window better by {:.3g}x", lsh_err / werr);
+  else
+    verdict = fmt::format("lsh better by {:.3g}x", werr / lsh_err);
+  return {check, Verdict::kInfo,
+          fmt::format("at the cost of lsh with s={} (mean half-width {:.1f}), the "
+                      "sliding window's max_error is {:.3g} vs lsh {:.3g}: {}",
+                      s_max, width, werr, lsh_err, verdict)};
+}
+
+}  // namespace attention_checks
+
+std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha) {
+  using namespace attention_checks;
+  if (!(alpha > 0 && alpha < 1))
+    throw std::invalid_argument(fmt::format("check alpha {} is not in (0, 1)", alpha));
+  const Table tb(t);
+  std::vector<CheckOutcome> out;
+  bound_lines(tb, out);
+  const std::map<std::string, Group> groups = group_rows(tb);
+  cost_lines(tb, out);
+  const std::map<std::string, LengthGroup> lengths = length_groups(tb);
+  // Bonferroni: the whole alpha goes to the statistical tests (checks 1-2
+  // are deterministic): half to the per-group rate and length tests, one
+  // share per group with lsh rows (rate) and per group with lsh rows at two
+  // or more n (length); a quarter to the pooled rate test; a quarter to the
+  // repeated-trials lines, one share per group with lsh rows. An n/a line
+  // keeps its share unspent.
   std::size_t lsh_groups = 0;
   for (const auto& [name, g] : groups) lsh_groups += !g.lsh.empty();
   const double rate_level =
-      alpha / static_cast<double>(std::max<std::size_t>(1, lsh_groups + length_groups));
-
-  // 6. Length extrapolation (docs/MATH.md §7). The hash law and the
-  // per-position Q/K/V law are shift-invariant, so away from the two ends
-  // every row's error has one law, whatever n: the mean squared row error,
-  // hence rel_frobenius_error, does not depend on n except through the rows
-  // near the ends. Per trial, c is the least-squares slope of
-  // ln rel_frobenius_error vs ln n (error ~ n^c); FAIL if the whole Student-t
-  // interval over trials lies above the tolerance
-  // c_tol = 0.02 + 20 sigma / (n_min ln(n_max / n_min)), which covers the end
-  // rows (those within ~10 sigma of an end, 20 sigma / n of all rows, may have
-  // another error law). An interval wider than 0.1 is too wide to test.
-  // max_error is reported, not tested: the largest of n identically
-  // distributed row errors grows like the row law's 1 - 1/n quantile, and for
-  // Gaussian V times the hash noise that tail is exponential (about a + b ln n),
-  // not the sub-Gaussian sqrt(ln n) of the mask's max-norm error.
-  // With a band-exact reference, each rel_frobenius_error is known to within
-  // the bound computed above: the test runs at both ends of that box and gives
-  // its verdict only where they agree (info otherwise).
-  for (const auto& [key, g] : lengths) {
-    std::vector<double> slopes, slopes_hi, max_growth;
-    std::size_t unresolved = 0;
-    // n -> (sum of rel, sum of max_error, count)
-    std::map<double, std::tuple<double, double, int>> mean;
-    for (const auto& [trial, by_n] : g.by_trial) {
-      std::vector<double> x, y, rb, ln_n, max_error;
-      for (const auto& [n, p] : by_n) {
-        auto& [rel_sum, max_sum, count] = mean[n];
-        rel_sum += p.rel;
-        max_sum += p.max_error;
-        count += 1;
-        ln_n.push_back(std::log(n));
-        max_error.push_back(p.max_error);
-        if (p.rel > 0) {
-          x.push_back(std::log(n));
-          y.push_back(p.rel);
-          rb.push_back(p.rel_bound);
-        }
-      }
-      if (ln_n.size() >= 2) max_growth.push_back(least_squares_slope(ln_n, max_error));
-      if (x.size() < 2) continue;
-      const auto [lo, hi] = slope_envelope(x, y, rb);
-      if (std::isnan(lo)) {
-        ++unresolved;
-        continue;
-      }
-      slopes.push_back(lo);
-      slopes_hi.push_back(hi);
-    }
-    if (mean.size() < 2) continue;  // one length: nothing to extrapolate
-    const double n_min = mean.begin()->first, n_max = mean.rbegin()->first;
-    const double c_tol = 0.02 + 20 * g.sigma / (n_min * std::log(n_max / n_min));
-    std::string rel_pts, max_pts;
-    for (const auto& [n, acc] : mean) {
-      const auto [rel_sum, max_sum, count] = acc;
-      rel_pts += fmt::format("{}{}:{:.4g}", rel_pts.empty() ? "" : " ", n, rel_sum / count);
-      max_pts += fmt::format("{}{}:{:.3g}", max_pts.empty() ? "" : " ", n, max_sum / count);
-    }
-    double growth = 0;
-    for (double v : max_growth) growth += v / static_cast<double>(max_growth.size());
-    const std::string max_note = fmt::format(
-        "; max_error, reported, not tested (the largest of n row errors grows like the row "
-        "law's 1 - 1/n quantile): n:mean_max_error {}, mean growth {:.3g} per unit of ln n",
-        max_pts, growth);
-    const std::string name = fmt::format("length[{}]", key);
-    if (slopes.size() < kMinRateTrials) {
-      out.push_back(
-          {name, Verdict::kNotApplicable,
-           fmt::format("{} trials with lsh rows at two or more n (and no zero error){}; "
-                       "needs {}; n:mean_rel_frobenius_error {}",
-                       slopes.size(),
-                       unresolved ? fmt::format(" and {} whose error the reference's bound "
-                                                "does not resolve",
-                                                unresolved)
-                                  : std::string(),
-                       kMinRateTrials, rel_pts) +
-               max_note});
-      continue;
-    }
-    const RateInterval ri = rate_interval(slopes, rate_level);
-    const RateInterval ri_hi = rate_interval(slopes_hi, rate_level);
-    constexpr double kMaxWidth = 0.1;
-    const bool fails = ri.low > c_tol, testable = ri.high - ri.low <= kMaxWidth;
-    const bool decided =
-        (ri_hi.low > c_tol) == fails && (ri_hi.high - ri_hi.low <= kMaxWidth) == testable;
-    out.push_back(
-        {name,
-         !decided ? Verdict::kInfo
-                  : (fails ? Verdict::kFail : (testable ? Verdict::kPass : Verdict::kInfo)),
-         fmt::format(
-             "rel_frobenius_error vs n at fixed s: mean per-trial exponent c in "
-             "error ~ n^c = {:.4f}, Student-t interval [{:.4f}, {:.4f}] at confidence "
-             "1 - {:.2g} over {} trials; row errors are stationary, so c = 0 up to the "
-             "rows near the ends: FAIL only if the interval lies above {:.3g}{}; "
-             "n:mean_rel_frobenius_error {}",
-             ri.mean, ri.low, ri.high, rate_level, slopes.size(), c_tol,
-             testable || fails ? "" : " (too wide to test: run more trials or a wider n range)",
-             rel_pts) +
-             (decided ? std::string()
-                      : fmt::format("; info, not a test: within the reference's error bound "
-                                    "the interval could also be [{:.4f}, {:.4f}], which "
-                                    "gives another verdict",
-                                    ri_hi.low, ri_hi.high)) +
-             max_note});
-  }
-
+      alpha / 2 /
+      static_cast<double>(std::max<std::size_t>(1, lsh_groups + testable_length_groups(lengths)));
+  const double distinct_level =
+      alpha / 4 / static_cast<double>(std::max<std::size_t>(1, lsh_groups));
+  length_lines(lengths, rate_level, out);
   for (const auto& [name, g] : groups) {
     if (g.lsh.empty()) continue;
-    // 3. Rate.
-    // (Both ends of the reference's error box, as for the length test.)
-    std::vector<double> slopes, slopes_hi;
-    std::size_t zero_trials = 0;
-    for (const auto& [trial, by_s] : g.lsh_trials) {
-      if (by_s.size() < 2) continue;
-      std::vector<double> x, y, rb;
-      bool zero = false;
-      for (const auto& [s, point] : by_s) {
-        zero = zero || point.first <= 0;
-        x.push_back(std::log(s));
-        y.push_back(point.first);
-        rb.push_back(point.second);
-      }
-      const auto [lo, hi] = zero ? std::pair<double, double>{NAN, NAN} : slope_envelope(x, y, rb);
-      if (std::isnan(lo)) {
-        ++zero_trials;
-      } else {
-        slopes.push_back(lo);
-        slopes_hi.push_back(hi);
-      }
-    }
-    std::string pts;
-    for (const auto& [s, acc] : g.lsh)
-      pts += fmt::format("{}{}:{:.3g}", pts.empty() ? "" : " ", s, acc.first / acc.second);
-    const double boundaries = rate_expected_boundaries(g.lsh.begin()->first, g.n, g.sigma);
-    if (boundaries < kRateMinBoundaries) {
-      out.push_back({fmt::format("rate[{}]", name), Verdict::kNotApplicable,
-                     fmt::format("the smallest s ({}) expects {:.2g} block boundaries in [0, n) "
-                                 "(s n / (2 sigma)); a trial's error is flat until one appears, so "
-                                 "the slope needs >= {} (a larger n or s, or a smaller sigma); "
-                                 "s:mean_error {}",
-                                 format_double(g.lsh.begin()->first), boundaries,
-                                 kRateMinBoundaries, pts)});
-    } else if (slopes.size() < kMinRateTrials) {
-      out.push_back({fmt::format("rate[{}]", name), Verdict::kNotApplicable,
-                     fmt::format("{} trials with lsh rows at two or more values of s and no zero "
-                                 "error (needs {}); {} trials with a zero error (or one the "
-                                 "reference's bound does not resolve)",
-                                 slopes.size(), kMinRateTrials, zero_trials)});
-    } else {
-      const RateInterval ri = rate_interval(slopes, rate_level);
-      const RateInterval ri_hi = rate_interval(slopes_hi, rate_level);
-      const bool decided = rate_verdict(ri) == rate_verdict(ri_hi);
-      out.push_back(
-          {fmt::format("rate[{}]", name), decided ? rate_verdict(ri) : Verdict::kInfo,
-           fmt::format("mean per-trial slope of log max_error vs log s = {:.4f}, two-sided "
-                       "Student-t interval [{:.4f}, {:.4f}] at confidence 1 - {:.2g} over {} "
-                       "independent trials (normal trial slopes assumed); FAIL only if the "
-                       "interval lies outside [{}, {}] (family-wise false alarm of this table's "
-                       "checks <= {:.3g}); s:mean_error {}",
-                       ri.mean, ri.low, ri.high, rate_level, slopes.size(), kRateSlopeLow,
-                       kRateSlopeHigh, alpha, pts) +
-               untestable_note(ri) +
-               (decided ? std::string()
-                        : fmt::format("; info, not a test: within the reference's error bound "
-                                      "the interval could also be [{:.4f}, {:.4f}], which gives "
-                                      "another verdict",
-                                      ri_hi.low, ri_hi.high))});
-    }
-    // 4. LSH at the largest s vs fixed blocks of the same mean width.
-    const auto& [s_max, acc] = *g.lsh.rbegin();
-    const double lsh_err = acc.first / acc.second;
-    const double w_same = std::max(1.0, std::round(2 * g.sigma));
-    const std::pair<double, double>* fixed = nullptr;
-    for (const auto& f : g.fixed)
-      if (f.first == w_same) fixed = &f;
-    if (!fixed) {
-      out.push_back({fmt::format("beats-fixed[{}]", name), Verdict::kNotApplicable,
-                     fmt::format("no fixed row of width round(2 sigma) = {}", w_same)});
-    } else {
-      out.push_back({fmt::format("beats-fixed[{}]", name), Verdict::kInfo,
-                     fmt::format("lsh mean max_error at s={} is {:.3g}; fixed blocks of "
-                                 "width {} (= round(2 sigma) = E[delta]): {:.3g}; ratio lsh/fixed "
-                                 "{:.3g}",
-                                 s_max, lsh_err, w_same, fixed->second,
-                                 fixed->second > 0 ? lsh_err / fixed->second : NAN)});
-    }
-    // Where the sliding window of equal cost sits (information).
-    if (g.window.count(s_max)) {
-      const auto& wacc = g.window.at(s_max);
-      const double werr = wacc.first / wacc.second;
-      const double width =
-          g.window_width.count(s_max) ? g.window_width.at(s_max) / wacc.second : NAN;
-      std::string verdict;
-      if (werr == 0)
-        verdict = "the window is exact (error 0 in float64)";
-      else if (werr < lsh_err)
-        verdict = fmt::format("window better by {:.3g}x", lsh_err / werr);
-      else
-        verdict = fmt::format("lsh better by {:.3g}x", werr / lsh_err);
-      out.push_back({fmt::format("window-at-equal-cost[{}]", name), Verdict::kInfo,
-                     fmt::format("at the cost of lsh with s={} (mean half-width {:.1f}), the "
-                                 "sliding window's max_error is {:.3g} vs lsh {:.3g}: {}",
-                                 s_max, width, werr, lsh_err, verdict)});
-    } else {
-      out.push_back({fmt::format("window-at-equal-cost[{}]", name), Verdict::kInfo,
-                     fmt::format("no cost-matched window rows at s={} (run with "
-                                 "--estimator including window and no --width); its bias error "
-                                 "alone is e^-(w+1)/sigma with w ~ sigma s = {:.3g}",
-                                 s_max, std::exp(-(g.sigma * s_max + 0.5) / g.sigma))});
-    }
+    out.push_back(rate_line(name, g, rate_level, alpha));
+    out.push_back(distinct_line(name, g, distinct_level));
+    out.push_back(beats_fixed_line(name, g));
+    out.push_back(window_line(name, g));
   }
+  if (auto pooled = pooled_rate_line(groups, alpha / 4, alpha)) out.push_back(*pooled);
   return out;
 }
 

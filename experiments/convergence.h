@@ -54,9 +54,9 @@ double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
 
 // The checks of `poslsh check` on a convergence table. alpha is the
 // family-wise false-alarm rate the table's statistical tests spend together
-// (Bonferroni: half over the 3 x (cells) binomial bound tests, a quarter over
+// (Bonferroni: half over the 3 x (cells) binomial bound tests, an eighth over
 // the (groups) x 2 per-group rate tests, a quarter over the (forms) x 2
-// pooled rate tests).
+// pooled rate tests, an eighth over the groups' trials-distinct lines).
 //  0. unusable input throws std::invalid_argument (one line naming the row and
 //     column): a duplicated column; spectral_bound, max_bound or b_max_bound
 //     that disagree (relative 1e-9) with their recomputation from (n, sigma,
@@ -79,12 +79,17 @@ double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
 //     spectral_accuracy) on ok rows instead, and the output says so.
 //  2. rate: per (form, n, sigma) group and trial, the least-squares slope of
 //     log(error) vs log s over s >= 4 (>= 4 such s); the trial slopes are
-//     i.i.d.; assuming them normal, a two-sided Student-t interval for their
-//     mean at the group's level; FAIL only when the whole interval lies outside
-//     [-0.6, -0.4] (false alarm <= that level when the expected trial slope is
-//     in the band); n/a with fewer than 3 trials. Spectral and max-norm errors.
-//     Pooled, per form: the same interval on each trial's slope averaged over
-//     the form's tested (n, sigma) groups (trials stay independent).
+//     independent; the exact sign test of runner/rate_interval.h (any law of
+//     the slopes) at the group's level: FAIL only when the order-statistic
+//     interval for the median lies outside [-0.6, -0.4]; info when too few
+//     trials could fail it; n/a with fewer than 3 trials. Spectral and
+//     max-norm errors. Pooled, per form: the same test on each trial's slope
+//     averaged over the form's tested (n, sigma) groups (the trial stays the
+//     unit: the groups of one trial share hashes).
+//     trials-distinct: per group, two trials with identical (max_error,
+//     inf_error, b_max) at every s FAIL (a stream that ignores the trial
+//     index); the chance of that on a sound sampler is bounded and charged
+//     to the level, n/a where it is too likely (n small against sigma).
 //  3. constant (INFO, covered by the rate test): per (form, n, sigma), mean
 //     spectral_error sqrt(s) / sigma across s >= 4; across n (per form, sigma)
 //     the fitted exponent of its growth in ln n (theory allows up to 1/2).

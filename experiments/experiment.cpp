@@ -124,14 +124,6 @@ Verdict rate_verdict(const RateInterval& ri) {
   return ri.fails ? Verdict::kFail : ri.testable ? Verdict::kPass : Verdict::kInfo;
 }
 
-std::string untestable_note(const RateInterval& ri) {
-  if (ri.testable) return "";
-  return fmt::format(
-      "; info, not a test: half-width {:.2f} > {} means even an error that stops falling with s "
-      "(slope 0) could not fail it; run more trials",
-      (ri.high - ri.low) / 2, kRateMaxHalfWidth);
-}
-
 void print_outcomes(const std::vector<CheckOutcome>& outcomes, CheckTally& tally) {
   for (const auto& c : outcomes) {
     fmt::print("{:<4}  {}: {}\n", verdict_name(c.verdict), c.check, c.detail);

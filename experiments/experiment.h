@@ -115,15 +115,13 @@ const char* verdict_name(Verdict v);
 
 // The verdict of a rate test (src/runner/rate_interval.h): FAIL when the interval
 // lies outside the band, PASS when it is inside and the test could have
-// failed, info when the interval is too wide for that.
+// failed, info when it has too few trials for that.
 struct RateInterval;
 Verdict rate_verdict(const RateInterval& interval);
 
 // A checker's verdict on a table it cannot use (a NaN bound, a missing
 // trial, ...): InputError, one line naming the row and column.
 [[noreturn]] inline void unusable(const std::string& what) { throw InputError(what); }
-// "" for a testable interval, else "; info, not a test: ..." saying why.
-std::string untestable_note(const RateInterval& interval);
 
 // Prints one line per outcome ("PASS  name: detail") on stdout and counts them.
 struct CheckTally {

@@ -178,10 +178,11 @@ CheckOutcome rate_outcome(const RateGroup& g, double level) {
                         slopes.size(), kMinRateTrials)};
   const RateInterval ri = rate_interval(slopes, level);
   return {check, rate_verdict(ri),
-          fmt::format("slope of log ||T* - T~||_F/||T*||_F vs log s: mean {:.3f}, interval "
-                      "[{:.3f}, {:.3f}] at level {:.2g} over {} trials; band [{}, {}]{}",
-                      ri.mean, ri.low, ri.high, level, slopes.size(), kRateSlopeLow, kRateSlopeHigh,
-                      untestable_note(ri))};
+          fmt::format("slope of log ||T* - T~||_F/||T*||_F vs log s over {} independent draws: "
+                      "{}; FAIL only if a tail is <= {:.2g} (the interval lies outside "
+                      "[{}, {}]){}",
+                      ri.trials, rate_numbers(ri), level / 2, kRateSlopeLow, kRateSlopeHigh,
+                      rate_untestable_note(ri))};
 }
 
 // Summary rows of validation loss at the training context.

@@ -4,7 +4,8 @@
 // False alarms: all tables come from fixed seeds or fixed numbers, so each
 // assertion is deterministic; the tables from the sound sampler are checked at
 // alpha = 1e-3, so a fresh seed would make a sound-table assertion here fail
-// with probability <= 1e-3 (under the normality of the trial slopes).
+// with probability <= 1e-3 (every threshold is an exact tail: the rate and
+// length tests are sign tests, runner/rate_interval.h).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poslsh/attention_bounds.h>
@@ -15,6 +16,7 @@
 
 #include <cmath>
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -108,29 +110,75 @@ TEST(AttentionChecks, UniformBoundIsInfoWithItsSlackAndAGuard) {
   EXPECT_EQ(find(out, "uniform-bound").verdict, Verdict::kFail);
 }
 
-TEST(AttentionChecks, RateIsACalibratedTrialLevelTest) {
-  // Eight trial slopes around -0.5: in the band, and narrow enough to test.
-  auto out = check(power_law({-0.5, -0.45, -0.55, -0.48, -0.52, -0.5, -0.47, -0.53}));
+// 16 distinct trial slopes `centre` + spread * (j - 7.5) / 7.5.
+std::vector<double> slopes_around(double centre, double spread) {
+  std::vector<double> out;
+  for (int j = 0; j < 16; ++j) out.push_back(centre + spread * (j - 7.5) / 7.5);
+  return out;
+}
+
+TEST(AttentionChecks, RateIsAnExactTrialLevelSignTest) {
+  // Sixteen trial slopes around -0.5: in the band, and enough trials to test
+  // at the group's level alpha / 2 (2^-16 <= 2.5e-4).
+  auto out = check(power_law(slopes_around(-0.5, 0.05)));
   EXPECT_EQ(find(out, "rate[").verdict, Verdict::kPass) << find(out, "rate[").detail;
-  EXPECT_NE(find(out, "rate[").detail.find("over 8 independent trials"), std::string::npos);
+  EXPECT_NE(find(out, "rate[").detail.find("over 16 independent trials"), std::string::npos);
   EXPECT_NE(find(out, "rate[").detail.find("false alarm of this table's checks <= 0.001"),
             std::string::npos);
-  // Error flat in s, or falling too fast: the interval leaves the band.
+  // Error flat in s, or falling too fast: every trial leaves the band.
+  out = check(power_law(slopes_around(0.0, 0.02)));
+  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kFail) << find(out, "rate[").detail;
+  out = check(power_law(slopes_around(-0.8, 0.02)));
+  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kFail) << find(out, "rate[").detail;
+  // Three trials, even all flat: 2^-3 cannot reach the level, so info with
+  // the trials it needs (2^-12 <= 2.5e-4), not a PASS.
   out = check(power_law({0.0, 0.01, -0.01}));
-  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kFail) << find(out, "rate[").detail;
-  out = check(power_law({-0.8, -0.81, -0.79}));
-  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kFail) << find(out, "rate[").detail;
-  // Three trials in the band but spread: the interval (half-width 0.91) is too
-  // wide for a flat error to fail it, so it is info, not a PASS.
-  out = check(power_law({-0.5, -0.45, -0.55}));
   EXPECT_EQ(find(out, "rate[").verdict, Verdict::kInfo) << find(out, "rate[").detail;
-  EXPECT_NE(find(out, "rate[").detail.find("info, not a test: half-width 0.91"), std::string::npos)
+  EXPECT_NE(find(out, "rate[").detail.find("run more trials: needs >= 12"), std::string::npos)
       << find(out, "rate[").detail;
-  out = check(power_law({0.1, -0.7, -0.3}));
-  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kInfo) << find(out, "rate[").detail;
   // Fewer than 3 trials: not applicable.
-  out = check(power_law({0.0, 0.0}));
+  out = check(power_law({0.0, 0.01}));
   EXPECT_EQ(find(out, "rate[").verdict, Verdict::kNotApplicable);
+}
+
+// Two groups (n = 64 and n = 128) whose trials share hashes: the pooled line
+// tests the per-trial mean over the groups.
+TEST(AttentionChecks, PooledRateTestsTheTrialMeansOverGroups) {
+  std::string text = power_law(slopes_around(-0.5, 0.05));
+  for (int j = 0; j < 16; ++j)
+    for (int s : {1, 4, 16, 64}) {
+      const double e = 0.7 * std::pow(s, -0.3 + 0.001 * j);
+      text += "128" + row(s, j, e, 4 * e).substr(2);
+    }
+  const auto out = check(text);
+  const auto& pooled = find(out, "rate[pooled over 2 groups]");
+  // The n = 128 group alone fails (every slope near -0.3); the trial means
+  // run from -0.425 to -0.368, 9 of 16 above -0.4: no evidence against a
+  // median in the band.
+  EXPECT_EQ(pooled.verdict, Verdict::kPass) << pooled.detail;
+  EXPECT_EQ(find(out, "rate[n=128").verdict, Verdict::kFail);
+  EXPECT_NE(pooled.detail.find("per-trial mean over groups"), std::string::npos) << pooled.detail;
+}
+
+TEST(AttentionChecks, RepeatedTrialsFailTrialsDistinct) {
+  // n = 64, sigma = 4, four s: a coincidence of two sound trials is too
+  // likely to be evidence (n/a); at n = 512 it is not.
+  EXPECT_EQ(find(check(power_law(std::vector<double>(16, -0.5))), "trials-distinct[").verdict,
+            Verdict::kNotApplicable);
+  auto at_512 = [](const std::string& text) {
+    std::string out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+      out += (line.rfind("64,", 0) == 0 ? "512" + line.substr(2) : line) + "\n";
+    return out;
+  };
+  auto out = check(at_512(power_law(std::vector<double>(16, -0.5))));
+  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kPass);  // zero width, in the band
+  EXPECT_EQ(find(out, "trials-distinct[").verdict, Verdict::kFail)
+      << find(out, "trials-distinct[").detail;
+  out = check(at_512(power_law(slopes_around(-0.5, 0.05))));
+  EXPECT_EQ(find(out, "trials-distinct[").verdict, Verdict::kPass)
+      << find(out, "trials-distinct[").detail;
 }
 
 TEST(AttentionChecks, BeatsFixedIsInfoWithTheRatio) {
@@ -200,7 +248,7 @@ TEST(AttentionChecks, ExplicitWidthWindowDearerThanExactIsWarnedAbout) {
   EXPECT_NE(cost.detail.find("window of fixed width: 81"), std::string::npos) << cost.detail;
 }
 
-// lsh rows at s = 16 for n = 1024 .. 65536 and 6 trials: rel_frobenius_error
+// lsh rows at s = 16 for n = 1024 .. 65536 and 16 trials: rel_frobenius_error
 // = 0.1 * growth(n) * (1 + 0.01 * noise), max_error = 0.1 * ln n (the largest
 // of n row errors with an exponential tail); with reference_bound =
 // fraction * max_error / sqrt(n d) when fraction >= 0 (a band-exact
@@ -208,10 +256,11 @@ TEST(AttentionChecks, ExplicitWidthWindowDearerThanExactIsWarnedAbout) {
 std::string length_table(const std::function<double(double)>& growth, double fraction = -1) {
   std::string text =
       fraction < 0 ? kHeader : kHeader.substr(0, kHeader.size() - 1) + ",reference_bound\n";
-  const double noise[6] = {0.3, -0.8, 0.5, -0.2, 0.9, -0.6};
-  for (int trial = 0; trial < 6; ++trial)
+  const double noise[7] = {0.3, -0.8, 0.5, -0.2, 0.9, -0.6, 0.1};
+  for (int trial = 0; trial < 16; ++trial)
     for (int n : {1024, 4096, 16384, 65536}) {
-      const double rel = 0.1 * growth(n) * (1 + 0.01 * noise[(trial + n / 1024) % 6]);
+      const double rel =
+          0.1 * growth(n) * (1 + 0.01 * noise[(trial + n / 1024) % 7] + 1e-4 * trial);
       const double e = 0.1 * std::log(n);
       text += fmt::format("{},4,4,0,symmetric,16,{},lsh,,8,9,{},{},{},1e6,1e-12,1,0.01", n, trial,
                           format_double(e), format_double(rel), format_double(4 * e));
@@ -347,7 +396,7 @@ std::int64_t half_precision_position(std::int64_t i) {
   return static_cast<std::int64_t>(std::nearbyint(static_cast<double>(i) / ulp) * ulp);
 }
 
-// lsh rows at n = 1024 .. 8192 (d = 8, sigma = 2, s = 8, 8 trials) from the
+// lsh rows at n = 1024 .. 8192 (d = 8, sigma = 2, s = 8, 16 trials) from the
 // library, as `poslsh attention-length` computes them against dense exact
 // attention; with half_precision, every hash bins the float16 position.
 std::string length_rows(bool half_precision) {
@@ -359,7 +408,7 @@ std::string length_rows(bool half_precision) {
     SoftmaxRowStats stats;
     const auto exact = exact_alibi_attention<double>(data.q.data, data.k.data, data.v.data, sigma,
                                                      Form::kSymmetric, {}, &stats);
-    for (int trial = 0; trial < 8; ++trial) {
+    for (int trial = 0; trial < 16; ++trial) {
       std::vector<std::vector<std::int64_t>> partitions;
       for (const auto& h : draw_hashes(5, trial, s, sigma)) {
         std::vector<std::int64_t> starts = {0};
@@ -401,6 +450,13 @@ TEST(AttentionChecks, SoundSamplerPassesAndABiasedOneFailsTheRate) {
   out = check(sampler_rows(SamplerDefect::kZeroShift));
   EXPECT_EQ(find(out, "certificate").verdict, Verdict::kPass) << find(out, "certificate").detail;
   EXPECT_EQ(find(out, "rate[").verdict, Verdict::kFail) << find(out, "rate[").detail;
+  // A hash stream that ignores the trial index: identical trials.
+  out = check(sampler_rows(SamplerDefect::kRepeatedTrials));
+  EXPECT_EQ(find(out, "trials-distinct[").verdict, Verdict::kFail)
+      << find(out, "trials-distinct[").detail;
+  out = check(sampler_rows(SamplerDefect::kNone));
+  EXPECT_EQ(find(out, "trials-distinct[").verdict, Verdict::kPass)
+      << find(out, "trials-distinct[").detail;
 }
 
 }  // namespace

@@ -33,9 +33,10 @@ TEST_F(ConvergenceCli, QuickConfigRunsAndPassesChecks) {
   EXPECT_EQ(t.size(), 1u * 2 * 9 * 16);
   r = cli("check " + path("a.csv"));
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  // Tests: max, b_max + (2 sigmas + pooled) x 2 rates; info: spectral bound,
-  // 2 constants; n/a: the not-converged count and the spectral interval tally.
-  EXPECT_NE(r.out.find("checks: 8 passed, 0 failed, 2 not applicable, 3 info"), std::string::npos)
+  // Tests: max, b_max + (2 sigmas + pooled) x 2 rates + 2 trials-distinct;
+  // info: spectral bound, 2 constants; n/a: the not-converged count and the
+  // spectral interval tally.
+  EXPECT_NE(r.out.find("checks: 10 passed, 0 failed, 2 not applicable, 3 info"), std::string::npos)
       << r.out;
 }
 

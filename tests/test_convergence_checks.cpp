@@ -6,15 +6,14 @@
 // False alarms: every table here is built from fixed seeds, so each assertion
 // is deterministic. The sound tables are checked at the family-wise rate
 // alpha = 1e-3 (kCheckFamilyAlpha): a fresh seed would make any sound-table
-// assertion here fail with probability <= 1e-3 (under the normality of the
-// trial slopes that the rate test assumes).
+// assertion here fail with probability <= 1e-3 (every threshold is an exact
+// tail; the rate test is the sign test of runner/rate_interval.h).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poslsh/bounds.h>
 #include "core/sampler_defect.h"
 
 #include <algorithm>
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -62,8 +61,10 @@ CsvTable sampler_table(SamplerDefect defect, int trials, double scale_exponent =
   return CsvTable::parse(text);
 }
 
+// 20 trials: enough for the per-group rate lines at their level (2^-16 <=
+// 1e-3 / 8 / 4 / 2).
 const CsvTable& sound_table() {
-  static const CsvTable t = sampler_table(SamplerDefect::kNone, 8);
+  static const CsvTable t = sampler_table(SamplerDefect::kNone, 20);
   return t;
 }
 
@@ -150,9 +151,10 @@ void expect_unusable(const std::string& text, const std::string& fragment) {
 TEST(ConvergenceChecks, SoundTablePassesAndLooseBoundsAreInfo) {
   const auto out = check_convergence_table(sound_table());
   for (const auto& o : out) EXPECT_NE(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;
-  // Tests: max, b_max + (2 groups + pooled) x 2 rates. Info: spectral bound,
-  // 2 constants.
-  EXPECT_EQ(count(out, Verdict::kPass), 8);
+  // Tests: max, b_max + (2 groups + pooled) x 2 rates + 2 trials-distinct.
+  // Info: spectral bound, 2 constants.
+  EXPECT_EQ(count(out, Verdict::kPass), 10);
+  EXPECT_EQ(count(out, Verdict::kPass, "trials-distinct["), 2);
   EXPECT_EQ(count(out, Verdict::kInfo), 3);
   EXPECT_EQ(find(out, "bound b_max").verdict, Verdict::kPass);
   EXPECT_EQ(find(out, "bound spectral").verdict, Verdict::kInfo);
@@ -174,61 +176,137 @@ TEST(ConvergenceChecks, SoundTablePassesAndLooseBoundsAreInfo) {
   EXPECT_GT(spectral_slack, 3);
   // The rate lines state the interval, its level, the trials and the family rate.
   const std::string& rate = find(out, "rate[symmetric,n=512,sigma=4] spectral").detail;
-  EXPECT_NE(rate.find("over 8 independent trials"), std::string::npos) << rate;
+  EXPECT_NE(rate.find("over 20 independent trials"), std::string::npos) << rate;
   EXPECT_NE(rate.find("family-wise false alarm of this table's checks <= 0.001"), std::string::npos)
       << rate;
 }
 
-TEST(ConvergenceChecks, RateIntervalNumbersAreRight) {
-  // Three trials with exact slopes -0.5, -0.45, -0.55: mean -0.5, sd 0.05.
-  const double alpha = 1e-3;
-  const auto out = check_convergence_table(power_law_table({-0.5, -0.45, -0.55}), alpha);
-  const auto& o = find(out, "rate[symmetric,n=512,sigma=4] spectral");
-  // Three trials: half-width 2.58 > 0.4, so the numbers are reported as info.
-  EXPECT_EQ(o.verdict, Verdict::kInfo) << o.detail;
-  EXPECT_NE(o.detail.find("info, not a test: half-width 2.58 > 0.4"), std::string::npos)
-      << o.detail;
-  // One cell per s (7), 3 bounds: half of alpha over 21 binomial tests; a
-  // quarter over 2 per-group rate tests (spectral, max); a quarter over the
-  // pooled tests (none here: one group).
-  const double level = alpha / 4 / 2;
-  const double q =
-      boost::math::quantile(boost::math::complement(boost::math::students_t(2.0), level / 2));
-  const double half = q * 0.05 / std::sqrt(3.0);
-  EXPECT_NEAR(number_after(o.detail, "interval ["), -0.5 - half, 1e-4) << o.detail;
-  EXPECT_NEAR(number_after(o.detail, "interval [" + fmt::format("{:.4f}", -0.5 - half) + ", "),
-              -0.5 + half, 1e-4)
-      << o.detail;
-  EXPECT_NE(o.detail.find("at confidence 1 - 0.00013 over 3 independent trials"), std::string::npos)
-      << o.detail;
-  EXPECT_EQ(count(out, Verdict::kPass, "rate[symmetric,pooled"), 0);
+// P(Binomial(m, 1/2) <= k), by exact integer counting.
+double half_binomial_cdf(int m, int k) {
+  double sum = 0, c = 1;  // c = C(m, i)
+  for (int i = 0; i <= k; ++i) {
+    sum += c;
+    c = c * (m - i) / (i + 1);
+  }
+  return std::ldexp(sum, -m);
 }
 
-TEST(ConvergenceChecks, RateFailsOnlyWhenTheWholeIntervalLeavesTheBand) {
-  // Slopes near -0.3 with little spread: the interval is outside [-0.6, -0.4].
-  auto out = check_convergence_table(power_law_table({-0.3, -0.31, -0.29, -0.3, -0.305, -0.295}));
+TEST(ConvergenceChecks, RateIntervalNumbersAreRight) {
+  // 20 trials with slopes -0.595, -0.585, ..., -0.405 (in the band).
+  std::vector<double> slopes;
+  for (int j = 0; j < 20; ++j) slopes.push_back(-0.595 + 0.01 * j);
+  const double alpha = 1e-3;
+  const auto out = check_convergence_table(power_law_table(slopes), alpha);
+  const auto& o = find(out, "rate[symmetric,n=512,sigma=4] spectral");
+  EXPECT_EQ(o.verdict, Verdict::kPass) << o.detail;
+  // One group: an eighth of alpha over 2 per-group rate tests (spectral, max).
+  const double level = alpha / 8 / 2;
+  // The interval is [b_(k), b_(21-k)] for the largest k with
+  // 2 P(Bin(20, 1/2) <= k - 1) <= level: 2 P(<= 1) = 42 / 2^20 = 4.0e-5
+  // passes, 2 P(<= 2) = 422 / 2^20 = 4.0e-4 does not, so k = 2.
+  ASSERT_LE(2 * half_binomial_cdf(20, 1), level);
+  ASSERT_GT(2 * half_binomial_cdf(20, 2), level);
+  EXPECT_NEAR(number_after(o.detail, "interval ["), slopes[1], 1e-4) << o.detail;
+  EXPECT_NEAR(number_after(o.detail, "interval [" + fmt::format("{:.4f}", slopes[1]) + ", "),
+              slopes[18], 1e-4)
+      << o.detail;
+  EXPECT_NEAR(number_after(o.detail, "median "), -0.5, 1e-4) << o.detail;
+  EXPECT_NE(o.detail.find("0 of 20 trials above -0.4"), std::string::npos) << o.detail;
+  EXPECT_NE(o.detail.find(fmt::format("coverage >= 1 - {:.2g}", 2 * half_binomial_cdf(20, 1))),
+            std::string::npos)
+      << o.detail;
+  EXPECT_NE(o.detail.find(fmt::format("FAIL only if a tail is <= {:.2g}", level / 2)),
+            std::string::npos)
+      << o.detail;
+  EXPECT_EQ(count(out, Verdict::kPass, "rate[symmetric,pooled"), 0);  // one group: no pooled line
+  // Three trials cannot reach level / 2 = 3.1e-5 even all on one side
+  // (2^-3); 2^-15 = 3.05e-5 can.
+  const auto few = check_convergence_table(power_law_table({-0.5, -0.45, -0.55}), alpha);
+  const auto& f = find(few, "rate[symmetric,n=512,sigma=4] spectral");
+  EXPECT_EQ(f.verdict, Verdict::kInfo) << f.detail;
+  EXPECT_NE(f.detail.find("run more trials: needs >= 15"), std::string::npos) << f.detail;
+  // [min, max] with its own coverage 1 - 2^-2.
+  EXPECT_NE(f.detail.find("interval [-0.5500, -0.4500] for the median, coverage >= 1 - 0.25"),
+            std::string::npos)
+      << f.detail;
+}
+
+// 20 trials: slopes `centre` + spread * (j - 9.5) / 9.5.
+std::vector<double> band_slopes(double centre, double spread, int trials = 20) {
+  std::vector<double> out;
+  for (int j = 0; j < trials; ++j)
+    out.push_back(centre + spread * (j - (trials - 1) / 2.0) / ((trials - 1) / 2.0));
+  return out;
+}
+
+TEST(ConvergenceChecks, RateFailsOnlyWhenTheMedianIntervalLeavesTheBand) {
+  // Slopes near -0.3: every trial above the band.
+  auto out = check_convergence_table(power_law_table(band_slopes(-0.3, 0.02)));
   EXPECT_EQ(count(out, Verdict::kFail, "rate"), 2);
   // Slopes near -0.7 (too fast) also fail.
-  out = check_convergence_table(power_law_table({-0.7, -0.71, -0.69, -0.7, -0.705, -0.695}));
+  out = check_convergence_table(power_law_table(band_slopes(-0.7, 0.02)));
   EXPECT_EQ(count(out, Verdict::kFail, "rate"), 2);
-  // Same mean -0.3 but widely spread trials: the interval reaches the band, so
-  // the test does not reject (it cannot tell at this precision).
-  out = check_convergence_table(power_law_table({-0.1, -0.5, -0.2, -0.4}));
-  EXPECT_EQ(count(out, Verdict::kFail, "rate"), 0);
-  EXPECT_EQ(count(out, Verdict::kInfo, "rate"), 2);  // too wide to be a test
-  // Eight trials tightly around -0.5: a test that could fail, and passes.
-  out = check_convergence_table(
-      power_law_table({-0.5, -0.48, -0.52, -0.49, -0.51, -0.5, -0.47, -0.53}));
+  // A heavy tail does not move the verdict: trials in the band with a few
+  // wild ones (slopes -3 and +2) pass; the median decides, not the mean.
+  std::vector<double> wild = band_slopes(-0.5, 0.05);
+  wild[0] = -3;
+  wild[19] = 2;
+  wild[18] = 1.5;
+  out = check_convergence_table(power_law_table(wild));
   EXPECT_EQ(count(out, Verdict::kPass, "rate"), 2);
+  // Median -0.3 but spread over [-0.7, 0.1]: 12 of 20 above -0.4 has tail
+  // 0.25, far above the level: the test does not reject.
+  out = check_convergence_table(power_law_table(band_slopes(-0.3, 0.4)));
+  EXPECT_EQ(count(out, Verdict::kFail, "rate"), 0);
+  EXPECT_EQ(count(out, Verdict::kPass, "rate"), 2);
+  // Eight trials at -0.3: all above, but 2^-8 is above the level: info.
+  out = check_convergence_table(power_law_table(band_slopes(-0.3, 0.02, 8)));
+  EXPECT_EQ(count(out, Verdict::kFail, "rate"), 0);
+  EXPECT_EQ(count(out, Verdict::kInfo, "rate"), 2);
   // Fewer than 3 trials: not applicable.
-  out = check_convergence_table(power_law_table({-0.3, -0.3}));
+  out = check_convergence_table(power_law_table({-0.3, -0.31}));
   EXPECT_EQ(count(out, Verdict::kNotApplicable, "rate"), 2);
 }
 
+// A hash stream that ignores the trial index: every trial the same errors,
+// a zero-width rate interval in the band that would PASS; trials-distinct
+// FAILs it, and the sound table's distinct trials pass it.
+TEST(ConvergenceChecks, RepeatedTrialsFailTrialsDistinct) {
+  auto out = check_convergence_table(power_law_table(std::vector<double>(20, -0.5)));
+  EXPECT_EQ(find(out, "rate[symmetric,n=512,sigma=4] spectral").verdict, Verdict::kPass);
+  const auto& rep = find(out, "trials-distinct[symmetric,n=512,sigma=4]");
+  EXPECT_EQ(rep.verdict, Verdict::kFail) << rep.detail;
+  EXPECT_NE(rep.detail.find("trials 0 and 1 have identical errors at every s"), std::string::npos)
+      << rep.detail;
+  // One pair repeated among otherwise distinct trials is enough.
+  std::vector<double> one_pair = band_slopes(-0.5, 0.05);
+  one_pair[7] = one_pair[3];
+  out = check_convergence_table(power_law_table(one_pair));
+  EXPECT_EQ(find(out, "trials-distinct[symmetric,n=512,sigma=4]").verdict, Verdict::kFail);
+  out = check_convergence_table(power_law_table(band_slopes(-0.5, 0.05)));
+  EXPECT_EQ(find(out, "trials-distinct[symmetric,n=512,sigma=4]").verdict, Verdict::kPass);
+  // At n = 16, sigma = 256 two sound trials often have no boundary in [0, n)
+  // at all: a coincidence is no evidence, and the line says so as n/a.
+  std::string text = csv_line(convergence_columns());
+  for (int trial = 0; trial < 4; ++trial)
+    for (std::int64_t s : kS) text += csv_line(synthetic_row(16, 256, s, trial, 0.5, 0.5, 16));
+  out = check_convergence_table(CsvTable::parse(text));
+  const auto& flat = find(out, "trials-distinct[symmetric,n=16,sigma=256]");
+  EXPECT_EQ(flat.verdict, Verdict::kNotApplicable) << flat.detail;
+  EXPECT_NE(flat.detail.find("too likely to be evidence"), std::string::npos) << flat.detail;
+}
+
+TEST(ConvergenceChecks, RepeatedTrialsSamplerFailsTrialsDistinct) {
+  const auto out = check_convergence_table(sampler_table(SamplerDefect::kRepeatedTrials, 8));
+  EXPECT_EQ(find(out, "trials-distinct[symmetric,n=512,sigma=4]").verdict, Verdict::kFail);
+  EXPECT_EQ(find(out, "trials-distinct[symmetric,n=512,sigma=16]").verdict, Verdict::kFail);
+}
+
 TEST(ConvergenceChecks, ErrorsScaledByPowerOfSFailTheRate) {
-  // Sound errors times s^-0.25: every trial slope moves by -0.25, to ~-0.71.
-  // At 16 trials every rate test (2 groups + pooled, x 2 measures) rejects.
-  const auto out = check_convergence_table(sampler_table(SamplerDefect::kNone, 16, -0.25));
+  // Sound errors times s^-0.5 (an error falling like 1/s): every trial slope
+  // moves by -0.5, to about -1. At 20 trials every rate test (2 groups +
+  // pooled, x 2 measures) rejects.
+  const auto out = check_convergence_table(sampler_table(SamplerDefect::kNone, 20, -0.5));
   EXPECT_EQ(count(out, Verdict::kFail, "rate"), 6);
   // The constant is reported, never tested.
   EXPECT_EQ(count(out, Verdict::kFail, "constant"), 0);
@@ -237,13 +315,13 @@ TEST(ConvergenceChecks, ErrorsScaledByPowerOfSFailTheRate) {
 
 TEST(ConvergenceChecks, WrongShiftsFailTheRate) {
   // Shift ~ Uniform[0, 1) instead of [0, delta): blocks start near multiples
-  // of the pitch; the max-norm error does not fall at all. 8 trials suffice.
-  auto out = check_convergence_table(sampler_table(SamplerDefect::kUnitShift, 8));
+  // of the pitch; the max-norm error does not fall at all.
+  auto out = check_convergence_table(sampler_table(SamplerDefect::kUnitShift, 20));
   EXPECT_EQ(count(out, Verdict::kFail, "rate"), 6);
   EXPECT_EQ(find(out, "bound max").verdict, Verdict::kFail);
   // Shift 0: max-norm slopes ~-0.14 fail per group; the spectral slopes
   // (~-0.18, spread) fail pooled.
-  out = check_convergence_table(sampler_table(SamplerDefect::kZeroShift, 8));
+  out = check_convergence_table(sampler_table(SamplerDefect::kZeroShift, 20));
   EXPECT_EQ(find(out, "rate[symmetric,n=512,sigma=4] max").verdict, Verdict::kFail);
   EXPECT_EQ(find(out, "rate[symmetric,n=512,sigma=16] max").verdict, Verdict::kFail);
   EXPECT_EQ(find(out, "rate[symmetric,pooled over 2 (n, sigma) groups] spectral").verdict,
@@ -254,8 +332,7 @@ TEST(ConvergenceChecks, WrongPitchLawFailsTheTightBounds) {
   // Pitch ~ Exponential(mean 2 sigma): the right mean, the wrong law. Its
   // heavier tail breaks the b_max bound, and E[M~] != L* breaks the max-norm
   // bound. (Its trial slopes, ~-0.34 spectral and ~-0.37 max-norm, are outside
-  // the band, but 32 trials do not resolve them at this level: the rate
-  // intervals still reach -0.4.)
+  // the band, but too close to it for a sign test of 32 spread trials.)
   const auto out = check_convergence_table(sampler_table(SamplerDefect::kExponentialPitch, 32));
   EXPECT_EQ(find(out, "bound b_max").verdict, Verdict::kFail);
   EXPECT_EQ(find(out, "bound max").verdict, Verdict::kFail);

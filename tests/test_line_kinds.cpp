@@ -113,7 +113,17 @@ Outcomes convergence_outcomes(const std::vector<double>& slopes,
   return check_convergence_table(table_of(convergence_columns(), rows));
 }
 
-const std::vector<double> kBandSlopes = {-0.5, -0.45, -0.55, -0.48, -0.52, -0.5, -0.47, -0.53};
+// 16 distinct trial slopes in the band: enough trials for the rate lines'
+// sign test at their levels, and no two trials repeated.
+const std::vector<double> kBandSlopes = {-0.5,  -0.45,  -0.55,  -0.48,  -0.52, -0.49,
+                                         -0.47, -0.53,  -0.51,  -0.46,  -0.54, -0.44,
+                                         -0.56, -0.505, -0.495, -0.5025};
+// The same in every trial: a hash stream that ignores the trial index.
+const std::vector<double> kRepeatedSlopes(16, -0.5);
+// An error flat in s, 16 trials.
+const std::vector<double> kFlatSlopes = {0.0,    0.01,  -0.01,  0.005, 0.02,   -0.02,
+                                         0.015,  0.001, -0.005, 0.012, -0.012, 0.003,
+                                         -0.003, 0.018, -0.018, 0.008};
 
 std::size_t convergence_col(const std::string& c) {
   const auto& cols = convergence_columns();
@@ -132,8 +142,9 @@ std::string attention_row(std::int64_t n, int s, int trial, double err, double r
                      format_double(unif));
 }
 
-// Trials j with max_error 0.8 s^slopes[j] at s = 1..64, certificate 4x, and
-// rel_frobenius_error 0.1 growth(n) at n = 1024..65536 (s = 16).
+// Trials j with max_error 0.8 s^slopes[j] at s = 1..64 (n = 512: large
+// enough against sigma = 4 for trials-distinct to decide), certificate 4x, and
+// rel_frobenius_error 0.1 growth(n) at n = 1024..65536 (s = 16, 16 trials).
 Outcomes attention_outcomes(const std::vector<double>& slopes,
                             const std::function<double(double)>& growth, double cert_factor = 4,
                             double unif = 1e6) {
@@ -141,23 +152,25 @@ Outcomes attention_outcomes(const std::vector<double>& slopes,
   for (std::size_t j = 0; j < slopes.size(); ++j)
     for (const int s : {1, 4, 16, 64}) {
       const double e = 0.8 * std::pow(s, slopes[j]);
-      text += attention_row(64, s, static_cast<int>(j), e, 0.1, cert_factor * e, unif);
+      text += attention_row(512, s, static_cast<int>(j), e, 0.1 * (2 + slopes[j]), cert_factor * e,
+                            unif);
     }
-  const double noise[6] = {0.3, -0.8, 0.5, -0.2, 0.9, -0.6};
-  for (int trial = 0; trial < 6; ++trial)
+  const double noise[7] = {0.3, -0.8, 0.5, -0.2, 0.9, -0.6, 0.1};
+  for (int trial = 0; trial < 16; ++trial)
     for (const int n : {1024, 4096, 16384, 65536}) {
-      const double rel = 0.1 * growth(n) * (1 + 0.01 * noise[(trial + n / 1024) % 6]);
+      const double rel =
+          0.1 * growth(n) * (1 + 0.01 * noise[(trial + n / 1024) % 7] + 1e-4 * trial);
       const double e = 0.1 * std::log(n);
       text += attention_row(n, 16, trial, e, rel, 4 * e, 1e6);
     }
   return check_attention_table(CsvTable::parse(text));
 }
 
-// --- lm: swap-in output errors 0.4 s^-1/2 (1 + 5% noise) + floor, 8 draws --
+// --- lm: swap-in output errors 0.4 s^-1/2 (1 + 5% noise) + floor, 16 draws -
 Outcomes lm_outcomes(double floor) {
   std::string text = csv_line(lm_columns());
   const double noise[8] = {0.03, -0.05, 0.01, 0.04, -0.02, -0.04, 0.05, -0.01};
-  for (int trial = 0; trial < 8; ++trial)
+  for (int trial = 0; trial < 16; ++trial)
     for (const int s : {1, 2, 4, 8, 16, 32, 64})
       text += fmt::format("exact,,0,10,lsh,{},{},0,0,4,128,output_error,{},,1,\n", s, trial,
                           format_double(0.4 / std::sqrt(s) * (1 + noise[(trial + s) % 8]) + floor));
@@ -247,9 +260,9 @@ const std::vector<FailingCase>& failing_cases() {
       {"blocksize", "growth", "pitch x 1.05",
        [] { return blocksize_outcomes(SamplerDefect::kPitchScale105, 1000); }},
       {"convergence", "rate", "an error flat in s",
-       [] {
-         return convergence_outcomes({0.0, 0.01, -0.01, 0.0, 0.02, -0.02, 0.0, 0.01});
-       }},
+       [] { return convergence_outcomes(kFlatSlopes); }},
+      {"convergence", "trials-distinct", "every trial the same",
+       [] { return convergence_outcomes(kRepeatedSlopes); }},
       {"convergence", "bound max", "max_error above its bound in every trial",
        [] {
          return convergence_outcomes(kBandSlopes, [](CsvRow& r, std::int64_t s) {
@@ -284,10 +297,9 @@ const std::vector<FailingCase>& failing_cases() {
              kBandSlopes, [](double) { return 1.0; }, 4, 0.01);
        }},
       {"attention", "rate", "an error flat in s",
-       [] {
-         return attention_outcomes({0.0, 0.01, -0.01, 0.0, 0.02, -0.02, 0.0, 0.01},
-                                   [](double) { return 1.0; });
-       }},
+       [] { return attention_outcomes(kFlatSlopes, [](double) { return 1.0; }); }},
+      {"attention", "trials-distinct", "every trial the same",
+       [] { return attention_outcomes(kRepeatedSlopes, [](double) { return 1.0; }); }},
       {"attention", "length", "a relative error growing like n^0.2",
        [] { return attention_outcomes(kBandSlopes, [](double n) { return std::pow(n, 0.2); }); }},
       {"power", "power", "a defect detected in no seed", [] { return power_outcomes(50, 0, 0); }},

@@ -1,27 +1,36 @@
-// The calibrated rate test shared by the convergence and attention checks.
+// The rate test shared by the convergence, attention and lm checks: an exact,
+// distribution-free sign test on independent trial statistics (docs/MATH.md
+// §9, "Exact rate test" and "Repeated trials").
 //
-// Per trial, the least-squares slope of log(error) against log(s); trials are
-// independent, so the trial slopes are i.i.d. Assuming they are normal, the
-// Student-t interval mean +- t_{1 - level/2, m - 1} sd / sqrt(m) covers their
-// expectation with probability 1 - level. The test FAILs only when the whole
-// interval lies outside the accepted band [-0.6, -0.4] around the theorem's
-// -1/2, so its false-alarm rate is <= level whenever the expected trial slope
-// is in the band.
+// Per trial, the least-squares slope of log(error) against log(s). Trials are
+// independent; nothing else is assumed about the slopes' law (spectral errors
+// are heavy-tailed, docs/MATH.md). A line's null hypothesis is that the trial
+// slope's median lies in the band [-0.6, -0.4] around the theorem's -1/2:
+// P(slope > -0.4) <= 1/2 and P(slope < -0.6) <= 1/2. Then the number of the m
+// trials above -0.4 is a sum of independent indicators each with mean <= 1/2,
+// so it is stochastically <= Binomial(m, 1/2), and P(count >= k) <=
+// P(Binomial(m, 1/2) >= k) exactly; the same below -0.6. The test FAILs when
+// either tail is <= level / 2, which is the same as: the order-statistic
+// interval [b_(k), b_(m+1-k)] for the median (coverage >= 1 - level under any
+// law) lies outside the band.
 //
-// A test that cannot fail is not reported as one: when the interval's
-// half-width exceeds 0.4, even an error that stops decreasing with s (slope
-// 0, what a biased estimator shows) could not fail it, so the caller reports
-// the numbers as info, not PASS.
+// A test that cannot fail is not reported as one: when even m trials all on
+// one side leave a tail 2^-m > level / 2, the caller reports the numbers as
+// info, not PASS, with the number of trials the level needs.
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <optional>
 #include <span>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace poslsh {
 
 inline constexpr double kRateSlopeLow = -0.6, kRateSlopeHigh = -0.4;
-inline constexpr double kRateMaxHalfWidth = 0.4;
-// Fewest independent trials (slopes) for a rate interval that a check reports.
+// Fewest independent trials (slopes) for a rate line that a check reports.
 inline constexpr std::size_t kMinRateTrials = 3;
 
 // The log-log slope needs block boundaries inside the context at every s it
@@ -36,13 +45,72 @@ inline double rate_expected_boundaries(double s_min, double n, double sigma) {
   return s_min * n / (2 * sigma);
 }
 
+// P(Binomial(m, 1/2) >= k), exactly (1 for k = 0, 0 for k > m).
+double half_binomial_tail(std::size_t m, std::size_t k);
+
+// The fewest trials m whose all-on-one-side tail 2^-m is <= tail_level.
+std::size_t sign_test_trials_needed(double tail_level);
+
+// An order-statistic interval [low, high] for the median of m independent
+// draws: P(low <= median <= high) >= coverage under any law.
+struct MedianInterval {
+  double median = 0, low = 0, high = 0, coverage = 0;
+};
+// The narrowest symmetric one with coverage >= 1 - level, or [min, max] with
+// its own coverage 1 - 2^(1-m) when m is too small for that.
+MedianInterval median_interval(std::span<const double> values, double level);
+
 struct RateInterval {
-  double mean = 0, low = 0, high = 0;
-  bool fails = false;     // the interval lies outside [kRateSlopeLow, kRateSlopeHigh]
-  bool testable = false;  // half-width <= kRateMaxHalfWidth
+  MedianInterval median;
+  std::size_t trials = 0, above = 0, below = 0;  // trials above the band, below it
+  double p_above = 1, p_below = 1;               // exact tails P(Binomial(m, 1/2) >= above / below)
+  double level = 0;
+  bool fails = false;             // a tail is <= level / 2: the interval lies outside the band
+  bool testable = false;          // 2^-m <= level / 2: the line could fail
+  std::size_t trials_needed = 0;  // the fewest trials for a testable line at this level
 };
 
-// Throws std::invalid_argument for fewer than two slopes or level outside (0, 1).
+// Throws std::invalid_argument for fewer than two slopes, a NaN slope, or a
+// level outside (0, 1).
 RateInterval rate_interval(std::span<const double> slopes, double level);
+
+// "median ..., k of m above, ... interval ..." : the numbers of a rate line.
+std::string rate_numbers(const RateInterval& ri);
+// "" for a testable line, else "; info, not a test: ..." saying why and how
+// many trials the level needs.
+std::string rate_untestable_note(const RateInterval& ri);
+
+// --- Trials that repeat (the rate lines' companion check) -----------------
+// A hash stream that ignores the trial index gives every trial the same
+// errors, hence identical trial slopes: a zero-width interval at any level.
+// trials-distinct[...] FAILs when two trials of a group have identical error
+// columns at every s. A sound sampler produces that only by chance, bounded
+// here (docs/MATH.md §9, "Repeated trials"): two independent sound hashes put
+// the same block boundaries in [0, n) with probability at most, L = n - 1,
+//   c = e^(-2L/sigma) + e^(-L/(2 sigma))/sigma + P(pitch < 1)^2
+//       + (2/sigma^2) (2(2 sigma + 1)/L + e^(-L/(4 sigma)) (1 + L/(4 sigma)))
+// (no boundary; one, in the same gap; two or more: the first and last pin the
+// pitch to a window of width 1/(K - 1)), and the masks of two trials agree
+// (or are mirror images) at every one of k nested s values with probability
+// at most 2 c^k. That the error columns identify the masks up to mirroring is
+// the check's premise.
+double boundary_collision_bound(double n, double sigma);
+
+// trial -> s -> the error values a table holds for that row.
+using TrialColumns = std::map<double, std::map<double, std::vector<double>>>;
+
+struct RepeatedTrials {
+  std::size_t trials = 0, s_values = 0;
+  double chance = 1;  // bound on P(some pair of sound trials coincides)
+  double level = 0;
+  bool decidable = false;                              // chance <= level: a coincidence is evidence
+  std::optional<std::pair<double, double>> identical;  // the first pair found
+  std::string detail() const;
+};
+
+// The trials' columns compared pairwise (NaN equals NaN); chance is
+// (pairs) x 2 c^(s values) for the group's (n, sigma).
+RepeatedTrials find_repeated_trials(const TrialColumns& columns, double n, double sigma,
+                                    double level);
 
 }  // namespace poslsh
