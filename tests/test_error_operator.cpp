@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/lanczos_op.h"  // a private header: the fused Lanczos products
+
 namespace poslsh {
 namespace {
 
@@ -162,7 +164,7 @@ TEST(ErrorOperator, TiledMaskProductHandlesEveryPartitionShape) {
 }
 
 TEST(ErrorOperator, LanczosOpIsTheProductThenTheFirstLanczosPass) {
-  // lanczos_op_lanes fuses w -= beta v_prev, alpha = v . w into the product's
+  // detail::lanczos_op_lanes fuses w -= beta v_prev, alpha = v . w into the product's
   // last loop. Oracle: the plain product, then the pass written out with
   // Eigen; each lane of an interleaved call also equals the one-lane call.
   const std::int64_t n = 2500;  // three tiles
@@ -186,9 +188,9 @@ TEST(ErrorOperator, LanczosOpIsTheProductThenTheFirstLanczosPass) {
       double alpha[3];
       ProductScratch scratch;
       if (which == 0)
-        e.lanczos_op_lanes(vi.data(), wi.data(), 3, scratch, beta, vpi.data(), alpha);
+        detail::lanczos_op_lanes(e, vi.data(), wi.data(), 3, scratch, beta, vpi.data(), alpha);
       else
-        normal.lanczos_op_lanes(vi.data(), wi.data(), 3, scratch, beta, vpi.data(), alpha);
+        detail::lanczos_op_lanes(normal, vi.data(), wi.data(), 3, scratch, beta, vpi.data(), alpha);
       for (int l = 0; l < 3; ++l) {
         Eigen::VectorXd w(n), w1(n);
         if (which == 0)
@@ -203,9 +205,11 @@ TEST(ErrorOperator, LanczosOpIsTheProductThenTheFirstLanczosPass) {
         // One lane alone: the same bits as lane l of the interleaved call.
         double a1;
         if (which == 0)
-          e.lanczos_op_lanes(v[l].data(), w1.data(), 1, scratch, &beta[l], vp[l].data(), &a1);
+          detail::lanczos_op_lanes(e, v[l].data(), w1.data(), 1, scratch, &beta[l], vp[l].data(),
+                                   &a1);
         else
-          normal.lanczos_op_lanes(v[l].data(), w1.data(), 1, scratch, &beta[l], vp[l].data(), &a1);
+          detail::lanczos_op_lanes(normal, v[l].data(), w1.data(), 1, scratch, &beta[l],
+                                   vp[l].data(), &a1);
         EXPECT_EQ(a1, alpha[l]) << which << " lane " << l;
         for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(w1[i], wi[i * 3 + l]) << which;
       }

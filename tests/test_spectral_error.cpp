@@ -1,6 +1,8 @@
 // The spectral-norm error (value-stopped Lanczos) against dense eigensolvers,
 // and its status semantics.
+#include <Spectra/MatOp/DenseSymMatProd.h>
 #include <gtest/gtest.h>
+#include <poslsh/rng.h>
 #include <poslsh/spectral_error.h>
 
 #include <Eigen/Dense>
@@ -126,6 +128,48 @@ TEST(SpectralError, TinySizesAreExact) {
     ASSERT_EQ(r.status, SolveStatus::kOk);
     EXPECT_NEAR(r.value, dense_norm(e), 1e-12);
   }
+}
+
+TEST(SpectralError, AnySymmetricOperatorThroughSpectrasInterface) {
+  // symmetric_spectral_norm takes any operator with rows(), cols() and
+  // perform_op. On the symmetric error operator it does spectral_error's
+  // arithmetic (each lane of a lanes product is the one-vector product bit for
+  // bit, and the plain first pass gives the fused pass's bits): same result.
+  const auto hashes = draw_hashes(77, 2, 4, 4.0);
+  const ErrorOperator e(500, hashes, 4.0);
+  SpectralErrorOptions o;
+  o.rel_tol = 1e-8;
+  o.seed = 5;
+  const SpectralErrorResult generic = symmetric_spectral_norm(e, o);
+  const SpectralErrorResult fused = spectral_error(e, o);
+  ASSERT_EQ(generic.status, SolveStatus::kOk);
+  EXPECT_EQ(generic.value, fused.value);
+  EXPECT_EQ(generic.upper, fused.upper);
+  EXPECT_EQ(generic.iterations, fused.iterations);
+  // The normal operator of the causal form: ||E_c||^2.
+  const ErrorOperator causal(500, hashes, 4.0, Form::kCausal);
+  const double want = dense_norm(causal);
+  const SpectralErrorResult squared = symmetric_spectral_norm(NormalOperator(causal), o);
+  ASSERT_EQ(squared.status, SolveStatus::kOk);
+  EXPECT_NEAR(squared.value, want * want, 1e-7 * want * want + 1e-12);
+  // A dense matrix through Spectra's own product, Q diag(d) Q^T with d in
+  // [0, 1] and one eigenvalue -3: the norm is the largest MAGNITUDE (3), not
+  // the largest eigenvalue (<= 1), which a one-ended solver would return.
+  const Eigen::Index n = 120;
+  Stream rng(11, 0, 0, StreamPurpose::kSyntheticQkv);
+  Eigen::MatrixXd g(n, n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j < n; ++j) g(i, j) = rng.normal();
+  const Eigen::MatrixXd q = Eigen::HouseholderQR<Eigen::MatrixXd>(g).householderQ();
+  Eigen::VectorXd d(n);
+  for (Eigen::Index i = 0; i < n; ++i) d[i] = static_cast<double>(i) / static_cast<double>(n);
+  d[n / 2] = -3.0;
+  const Eigen::MatrixXd a = q * d.asDiagonal() * q.transpose();
+  const Spectra::DenseSymMatProd<double> product(a);
+  const SpectralErrorResult dense = symmetric_spectral_norm(product, o);
+  ASSERT_EQ(dense.status, SolveStatus::kOk);
+  EXPECT_NEAR(dense.value, 3.0, 1e-7);
+  EXPECT_LE(dense.value, dense.upper);
 }
 
 TEST(SpectralError, RejectsBadOptions) {

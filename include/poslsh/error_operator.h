@@ -71,17 +71,6 @@ class ErrorOperator {
                         ProductScratch& scratch) const;
   void perform_transpose_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes,
                                   ProductScratch& scratch) const;
-  // A Lanczos step's product and first pass in one: y = E x - beta[l] v_prev
-  // and alpha[l] = x . y for each lane l, the pass fused into the product's
-  // last loop over y (one pass over the vectors instead of two). Same bits as
-  // perform_op_lanes followed by the solver's own first pass.
-  void lanczos_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes, ProductScratch& scratch,
-                        const double* beta, const double* v_prev, double* alpha) const;
-  // The same for E^T, with alpha = v . y for a given v (the normal operator's
-  // Lanczos vector, which is not this product's input).
-  void lanczos_transpose_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes,
-                                  ProductScratch& scratch, const double* v, const double* beta,
-                                  const double* v_prev, double* alpha) const;
   // Dense E, for small-n oracles only.
   Eigen::MatrixXd dense() const;
 
@@ -101,6 +90,7 @@ class NormalOperator {
 
   Eigen::Index rows() const { return error_.rows(); }
   Eigen::Index cols() const { return error_.cols(); }
+  const ErrorOperator& error() const { return error_; }
   // y = E^T E x: two products of E. Uses internal scratch.
   void perform_op(const Scalar* x_in, Scalar* y_out) const;
   // The same on interleaved lanes (see ErrorOperator::perform_op_lanes).
@@ -108,9 +98,6 @@ class NormalOperator {
   // The same with the caller's scratch: thread-safe, one scratch per thread.
   void perform_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes,
                         ProductScratch& scratch) const;
-  // A Lanczos step's product and first pass in one (see ErrorOperator).
-  void lanczos_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes, ProductScratch& scratch,
-                        const double* beta, const double* v_prev, double* alpha) const;
 
  private:
   const ErrorOperator& error_;

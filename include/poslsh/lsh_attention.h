@@ -29,10 +29,6 @@
 
 namespace poslsh {
 
-// Rows of one work unit. Fixed (not derived from the thread count) so that the
-// result is bit-identical for any number of threads.
-inline constexpr Eigen::Index kLshRowChunk = 256;
-
 // One head: the hashes and the form (symmetric / causal) come from `mask`,
 // whose n must equal the rows of q, k, v.
 template <typename Scalar>

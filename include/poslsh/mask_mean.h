@@ -8,6 +8,7 @@
 
 #include <Eigen/Dense>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -22,23 +23,9 @@ void prefix_sums(const double* x, std::int64_t n, std::vector<double>& P);
 // P[hi] (transposed causal product), P the prefix sums of x.
 enum class BlockValue { kSum, kPrefixAtStart, kPrefixAtEnd };
 
-// All hashes' block starts regrouped tile by tile along the positions: segment
-// (tile, hash) lists that hash's block starts inside the tile followed by the
-// end of the last of those blocks; segments ordered tile-major, s per tile.
-// The products run tile by tile over this copy (src/core/tiled_product.h).
-struct TiledBlocks {
-  // 1024 positions: one vector's tile of D (8 KiB) and the prefix sums it
-  // reads stay in L1. Measured at n = 2^20, s = 64 (one lane, whole-array
-  // scatter): 4.7-4.9 ms with tiles of 1024, 7.1-7.3 ms with 2048 and
-  // 8.4-8.9 ms with 8192. The tile size does not change results.
-  static constexpr std::int64_t kTileSize = 1024;
-  std::vector<std::uint32_t> starts;  // positions < n < 2^32
-  std::vector<std::int64_t> offsets;  // segment j: [offsets[j], offsets[j+1])
-  std::vector<std::int64_t> reach;    // tile t reads the prefix sums P[lo_t .. reach[t]]
-  // A power of 2 > reach[t] - lo_t for every tile t: a ring of this many
-  // prefix sums holds all those a tile reads.
-  std::int64_t ring_size = 1;
-};
+namespace detail {
+struct TiledBlocks;  // the tile-major block starts of the products (private to the core)
+}
 
 // The buffers of one tiled product: the prefix-sum ring, the tile's part of
 // the difference array and the per-hash scatter state.
@@ -80,8 +67,8 @@ class MaskMean {
   void perform_op(const Scalar* x_in, Scalar* y_out) const;
   Eigen::MatrixXd dense() const;
 
-  // The block starts regrouped tile by tile, for the tiled products.
-  const TiledBlocks& tiled() const { return tiled_; }
+  // The block starts regrouped tile by tile, for the core's tiled products.
+  const detail::TiledBlocks& tiled() const { return *tiled_; }
 
  private:
   std::int64_t n_;
@@ -89,7 +76,9 @@ class MaskMean {
   std::vector<std::int64_t> starts_;   // all hashes' block starts, concatenated
   std::vector<std::int64_t> offsets_;  // hash k's starts: [offsets_[k], offsets_[k+1])
   std::int64_t largest_block_ = 0;
-  TiledBlocks tiled_;            // the block starts again, tile-major, for the products
+  // The block starts again, tile-major, for the products; immutable, so
+  // copies of the operator share it.
+  std::shared_ptr<const detail::TiledBlocks> tiled_;
   mutable TileBuffers buffers_;  // perform_op's
 };
 

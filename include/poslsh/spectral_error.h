@@ -6,10 +6,12 @@
 
 #include <poslsh/error_operator.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -54,8 +56,9 @@ struct SpectralErrorResult {
   // Ritz values had not started to contract.
   double accuracy = 0.0;
   // Certified upper end: the norm is <= upper with probability >= 1 - upper_q
-  // over the random starts (Kuczynski-Wozniakowski, docs/MATH.md §6.1); +inf
-  // when k steps cannot certify anything yet. Always set, whatever the status.
+  // over the random starts (Kuczynski-Wozniakowski; docs/MATH.md §9, "A
+  // certified interval for the spectral error"); +inf when k steps cannot
+  // certify anything yet. Always set, whatever the status.
   double upper = std::numeric_limits<double>::infinity();
   std::int64_t iterations = 0;  // Lanczos steps
   std::int64_t matvecs = 0;     // products with E or E^T
@@ -76,25 +79,42 @@ double kw_epsilon(std::int64_t n, std::int64_t k, double p);
 using LanesProduct = std::function<void(const double*, double*, int)>;
 
 // The Lanczos engine on any symmetric operator of size n (options.starts
-// independent processes in lockstep). Returns the extreme eigenvalue of largest magnitude
-// (both_ends) or the largest eigenvalue (PSD operators), with the same accuracy semantics, for the
-// eigenvalue itself (no square root). Optional per-step history of the extreme Ritz values (top,
-// bottom) for diagnostics.
-struct LanczosHistory {
-  std::vector<std::int64_t> step;   // steps where the Ritz values were evaluated
-  std::vector<double> top, bottom;  // extreme Ritz values there (bottom: both_ends only)
-};
+// independent processes in lockstep). Returns the extreme eigenvalue of
+// largest magnitude (both_ends) or the largest eigenvalue (PSD operators),
+// with the same accuracy semantics, for the eigenvalue itself (no square root).
 SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduct& apply,
-                                               bool both_ends, const SpectralErrorOptions& options,
-                                               LanczosHistory* history = nullptr);
+                                               bool both_ends, const SpectralErrorOptions& options);
 // The same with one product per thread (each safe to call concurrently with
 // the others, e.g. through its own ProductScratch): the starts are split into
 // min(products.size(), starts) groups, each advanced on a thread of its own.
 // options.threads is not read here. Same results as with one product.
 SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n,
                                                std::span<const LanesProduct> products,
-                                               bool both_ends, const SpectralErrorOptions& options,
-                                               LanczosHistory* history = nullptr);
+                                               bool both_ends, const SpectralErrorOptions& options);
+
+// The spectral norm (largest |eigenvalue|) of any symmetric operator with
+// Spectra's interface: rows(), cols() and perform_op(const double* x_in,
+// double* y_out). The same solver, stopping rule and certified upper end as
+// spectral_error, with the starts' products made one vector at a time on the
+// calling thread (options.threads is not read). spectral_error takes the
+// error operator itself because it fuses a Lanczos pass into the product and
+// handles the non-symmetric causal form through E^T E.
+template <class SymmetricOp>
+SpectralErrorResult symmetric_spectral_norm(const SymmetricOp& op,
+                                            const SpectralErrorOptions& options = {}) {
+  const std::int64_t n = op.rows();
+  if (op.cols() != n)
+    throw std::invalid_argument("symmetric_spectral_norm: the operator must be square");
+  std::vector<double> x(static_cast<std::size_t>(std::max<std::int64_t>(n, 0))), y(x.size());
+  const LanesProduct one_at_a_time = [&](const double* in, double* out, int lanes) {
+    for (int l = 0; l < lanes; ++l) {
+      for (std::int64_t i = 0; i < n; ++i) x[i] = in[i * lanes + l];
+      op.perform_op(x.data(), y.data());
+      for (std::int64_t i = 0; i < n; ++i) out[i * lanes + l] = y[i];
+    }
+  };
+  return lanczos_extreme_eigenvalue(n, one_at_a_time, true, options);
+}
 
 // Reference path: Spectra SymEigsSolver (LargestMagn on E, or LargestAlge on the
 // normal operator in the causal form, then the square root), stopping on

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "lanczos_op.h"
 #include "lanczos_pass.h"
 #include "lanes.h"
 #include "tiled_product.h"
@@ -172,21 +173,6 @@ void ErrorOperator::perform_transpose_op_lanes(const Scalar* x, Scalar* y, int l
                          scratch);
 }
 
-void ErrorOperator::lanczos_op_lanes(const Scalar* x, Scalar* y, int lanes, ProductScratch& scratch,
-                                     const double* beta, const double* v_prev,
-                                     double* alpha) const {
-  error_product_dispatch(mask_, kernel_.ratio(), form(), LaneProduct::kForward, x, y, lanes,
-                         scratch, {x, beta, v_prev, alpha});
-}
-
-void ErrorOperator::lanczos_transpose_op_lanes(const Scalar* x, Scalar* y, int lanes,
-                                               ProductScratch& scratch, const double* v,
-                                               const double* beta, const double* v_prev,
-                                               double* alpha) const {
-  error_product_dispatch(mask_, kernel_.ratio(), form(), LaneProduct::kTranspose, x, y, lanes,
-                         scratch, {v, beta, v_prev, alpha});
-}
-
 Eigen::MatrixXd ErrorOperator::dense() const { return mask_.dense() - kernel_.dense(); }
 
 void NormalOperator::perform_op(const Scalar* x, Scalar* y) const {
@@ -208,13 +194,31 @@ void NormalOperator::perform_op_lanes(const Scalar* x, Scalar* y, int lanes,
   error_.perform_transpose_op_lanes(scratch.normal.data(), y, lanes, scratch);
 }
 
-void NormalOperator::lanczos_op_lanes(const Scalar* x, Scalar* y, int lanes,
-                                      ProductScratch& scratch, const double* beta,
-                                      const double* v_prev, double* alpha) const {
-  scratch.normal.resize(static_cast<std::size_t>(rows() * lanes));
-  error_.perform_op_lanes(x, scratch.normal.data(), lanes, scratch);
-  error_.lanczos_transpose_op_lanes(scratch.normal.data(), y, lanes, scratch, x, beta, v_prev,
-                                    alpha);
+namespace detail {
+
+void lanczos_op_lanes(const ErrorOperator& error, const double* x, double* y, int lanes,
+                      ProductScratch& scratch, const double* beta, const double* v_prev,
+                      double* alpha) {
+  error_product_dispatch(error.mask(), error.kernel().ratio(), error.form(), LaneProduct::kForward,
+                         x, y, lanes, scratch, {x, beta, v_prev, alpha});
 }
+
+void lanczos_transpose_op_lanes(const ErrorOperator& error, const double* x, double* y, int lanes,
+                                ProductScratch& scratch, const double* v, const double* beta,
+                                const double* v_prev, double* alpha) {
+  error_product_dispatch(error.mask(), error.kernel().ratio(), error.form(),
+                         LaneProduct::kTranspose, x, y, lanes, scratch, {v, beta, v_prev, alpha});
+}
+
+void lanczos_op_lanes(const NormalOperator& normal, const double* x, double* y, int lanes,
+                      ProductScratch& scratch, const double* beta, const double* v_prev,
+                      double* alpha) {
+  scratch.normal.resize(static_cast<std::size_t>(normal.rows() * lanes));
+  normal.error().perform_op_lanes(x, scratch.normal.data(), lanes, scratch);
+  lanczos_transpose_op_lanes(normal.error(), scratch.normal.data(), y, lanes, scratch, x, beta,
+                             v_prev, alpha);
+}
+
+}  // namespace detail
 
 }  // namespace poslsh

@@ -1,6 +1,6 @@
 // The first pass of a Lanczos step (Paige's ordering) on kLanes interleaved
 // lanes: w -= beta v_prev, then alpha = v . w, per lane. The operators fuse
-// it into their last pass over w (ErrorOperator::lanczos_op_lanes); the
+// it into their last pass over w (lanczos_op.h); the
 // solver runs it after any other product. Both must give the same bits, so
 // the operations are explicit fused multiply-adds (not left to the
 // compiler's contraction, which differs between files and vector widths) and

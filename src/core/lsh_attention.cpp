@@ -9,6 +9,10 @@ namespace poslsh {
 
 namespace lsh_detail {
 
+// Rows of one work unit. Fixed (not derived from the thread count) so that the
+// result is bit-identical for any number of threads.
+inline constexpr Eigen::Index kLshRowChunk = 256;
+
 // One worker's state and scratch for lsh_attention (a named namespace: the
 // worker lambda of an exported template captures it).
 template <typename Scalar>
@@ -40,7 +44,7 @@ RowMatrix<Scalar> lsh_attention(const ConstRowMatrixRef<Scalar>& q,
                                 " but q, k, v have " + std::to_string(n) + " rows");
   const bool causal = mask.form() == Form::kCausal;
   const std::int64_t hashes = mask.num_hashes();
-  const std::int64_t units = (n + kLshRowChunk - 1) / kLshRowChunk;
+  const std::int64_t units = (n + lsh_detail::kLshRowChunk - 1) / lsh_detail::kLshRowChunk;
   const int workers =
       static_cast<int>(std::min<std::int64_t>(resolve_threads(options.threads), units));
   std::vector<std::unique_ptr<lsh_detail::LshScratch<Scalar>>> scratch;
@@ -48,7 +52,8 @@ RowMatrix<Scalar> lsh_attention(const ConstRowMatrixRef<Scalar>& q,
     scratch.push_back(std::make_unique<lsh_detail::LshScratch<Scalar>>(q.cols(), v.cols(), hashes));
   RowMatrix<Scalar> out(n, v.cols());
   for_each_unit(units, workers, [&](std::int64_t unit, int worker) {
-    const Eigen::Index c0 = unit * kLshRowChunk, c1 = std::min<Eigen::Index>(n, c0 + kLshRowChunk);
+    const Eigen::Index c0 = unit * lsh_detail::kLshRowChunk;
+    const Eigen::Index c1 = std::min<Eigen::Index>(n, c0 + lsh_detail::kLshRowChunk);
     auto& sc = *scratch[static_cast<std::size_t>(worker)];
     sc.st.reset(c0);
     // Per 64-row query tile, the keys a row sees through its s blocks are one

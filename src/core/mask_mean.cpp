@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "tiled_blocks.h"
 #include "tiled_product.h"
 
 namespace poslsh {
@@ -20,6 +22,43 @@ std::vector<std::vector<std::int64_t>> partitions_of(std::int64_t n,
   partitions.reserve(hashes.size());
   for (const auto& h : hashes) partitions.push_back(block_starts(h, n));
   return partitions;
+}
+
+// Tile-major copy of the block starts for the tiled products, as 32-bit
+// positions (n < 2^32): half the bytes streamed per product.
+std::shared_ptr<const detail::TiledBlocks> tile_major_blocks(const MaskMean& mask) {
+  constexpr std::int64_t kTileSize = detail::TiledBlocks::kTileSize;
+  const std::int64_t n = mask.rows();
+  const std::int64_t s = mask.num_hashes();
+  auto tiled = std::make_shared<detail::TiledBlocks>();
+  std::vector<std::int64_t> cursor(static_cast<std::size_t>(s), 0);
+  tiled->starts.reserve(static_cast<std::size_t>(mask.num_blocks() + 2 * s * (n / kTileSize + 1)));
+  tiled->offsets.push_back(0);
+  std::int64_t window = 1;
+  for (std::int64_t tile_end = kTileSize;; tile_end += kTileSize) {
+    const std::int64_t end = std::min(tile_end, n);
+    // The causal products read P[i + 1] for i in the tile: P up to `end`.
+    std::int64_t reach = end;
+    for (std::int64_t k = 0; k < s; ++k) {
+      const auto st = mask.blocks(k);
+      const auto nb = static_cast<std::int64_t>(st.size()) - 1;
+      std::int64_t c = cursor[static_cast<std::size_t>(k)];
+      if (c < nb && st[c] < end) {
+        for (; c < nb && st[c] < end; ++c)
+          tiled->starts.push_back(static_cast<std::uint32_t>(st[c]));
+        tiled->starts.push_back(
+            static_cast<std::uint32_t>(st[c]));  // end of the segment's last block
+        reach = std::max(reach, st[c]);
+      }
+      cursor[static_cast<std::size_t>(k)] = c;
+      tiled->offsets.push_back(static_cast<std::int64_t>(tiled->starts.size()));
+    }
+    tiled->reach.push_back(reach);
+    window = std::max(window, reach - (tile_end - kTileSize) + 1);
+    if (end == n) break;
+  }
+  tiled->ring_size = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(window)));
+  return tiled;
 }
 
 }  // namespace
@@ -48,39 +87,9 @@ MaskMean::MaskMean(std::int64_t n, std::span<const std::vector<std::int64_t>> pa
     starts_.insert(starts_.end(), s.begin(), s.end());
     offsets_.push_back(static_cast<std::int64_t>(starts_.size()));
   }
-  // Tile-major copy of the block starts for the tiled products, as 32-bit
-  // positions: half the bytes streamed per product.
   if (n > static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max()))
     throw std::invalid_argument("n must be < 2^32 for MaskMean, got " + std::to_string(n));
-  constexpr std::int64_t kTileSize = TiledBlocks::kTileSize;
-  const std::int64_t s = num_hashes();
-  std::vector<std::int64_t> cursor(static_cast<std::size_t>(s), 0);
-  tiled_.starts.reserve(static_cast<std::size_t>(num_blocks() + 2 * s * (n / kTileSize + 1)));
-  tiled_.offsets.push_back(0);
-  std::int64_t window = 1;
-  for (std::int64_t tile_end = kTileSize;; tile_end += kTileSize) {
-    const std::int64_t end = std::min(tile_end, n);
-    // The causal products read P[i + 1] for i in the tile: P up to `end`.
-    std::int64_t reach = end;
-    for (std::int64_t k = 0; k < s; ++k) {
-      const auto st = blocks(k);
-      const auto nb = static_cast<std::int64_t>(st.size()) - 1;
-      std::int64_t c = cursor[static_cast<std::size_t>(k)];
-      if (c < nb && st[c] < end) {
-        for (; c < nb && st[c] < end; ++c)
-          tiled_.starts.push_back(static_cast<std::uint32_t>(st[c]));
-        tiled_.starts.push_back(
-            static_cast<std::uint32_t>(st[c]));  // end of the segment's last block
-        reach = std::max(reach, st[c]);
-      }
-      cursor[static_cast<std::size_t>(k)] = c;
-      tiled_.offsets.push_back(static_cast<std::int64_t>(tiled_.starts.size()));
-    }
-    tiled_.reach.push_back(reach);
-    window = std::max(window, reach - (tile_end - kTileSize) + 1);
-    if (end == n) break;
-  }
-  tiled_.ring_size = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(window)));
+  tiled_ = tile_major_blocks(*this);
 }
 
 void prefix_sums(const double* x, std::int64_t n, std::vector<double>& P) {

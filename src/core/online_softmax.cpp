@@ -21,7 +21,8 @@ constexpr Scalar kExpFloor = std::is_same_v<Scalar, float> ? Scalar(-87) : Scala
 // seg = exp(seg), with the weights of arguments below kExpFloor (and of -inf)
 // flushed to exactly 0. Eigen's packet exp (AVX) does the exponentials; its
 // select is not vectorised in Eigen 3.4 and would call the scalar libm exp
-// per entry (measured: 40% of exact attention's time). The flush is a plain
+// per entry (a large share of exact attention's time: docs/benchmarks.md).
+// The flush is a plain
 // loop the compiler vectorises. Eigen's exp clamps its argument, so it never
 // returns a denormal; every result below e^kExpFloor is flushed.
 template <typename Scalar>

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "lanczos_op.h"
 #include "lanczos_pass.h"
 #include "lanes.h"
 
@@ -23,7 +24,8 @@ namespace {
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // The remaining distance of a Ritz value to its limit is estimated as
-// kSafety times its increase over the second half of the run (see the header).
+// kSafety times its increase over the second half of the run
+// (docs/ARCHITECTURE.md, "Design notes: the spectral-norm solver").
 constexpr double kSafety = 2.0;
 constexpr std::int64_t kMinSteps = 8;
 // Relative accuracy floor: Ritz values of the computed tridiagonal matrix are
@@ -44,8 +46,9 @@ struct Bisection {
 // Runs every bisection to full precision. Each step counts the eigenvalues
 // below the midpoint by a Sturm sequence (the LDL^T pivots), a chain of
 // dependent divisions: the bisections' chains are interleaved in one loop so
-// that they overlap in the processor (the evaluations of the stopping rule
-// were 10% of a clustered row at n = 65536 one after another). Each bisection
+// that they overlap in the processor (one after another, the evaluations of
+// the stopping rule were a visible share of a clustered row:
+// docs/benchmarks.md). Each bisection
 // takes exactly the steps, and gives exactly the value, it would alone.
 void bisect(std::vector<Bisection>& jobs, std::int64_t k) {
   const std::size_t m = jobs.size();
@@ -126,7 +129,8 @@ struct Lane {
   double gersh_lo = kInf, gersh_hi = -kInf, scale = 0.0;
 };
 
-// Certified upper end of the target eigenvalue (MATH §6, docs/MATH.md):
+// Certified upper end of the target eigenvalue (docs/MATH.md §9, "A certified
+// interval for the spectral error"):
 // Kuczynski-Wozniakowski applied to every lane's Krylov space; the lanes are
 // independent, so all of them fall short with probability <= p1^lanes.
 //  - PSD (one end): lambda <= theta / (1 - eps), eps at p1 = q^(1/lanes).
@@ -237,9 +241,7 @@ void for_each_group(std::size_t groups, F&& f) {
 
 namespace {
 
-SpectralErrorResult run_lanczos(std::int64_t n, std::span<const StepProduct> products,
-                                bool both_ends, const SpectralErrorOptions& options,
-                                LanczosHistory* history) {
+void validate_lanczos(std::int64_t n, std::size_t products, const SpectralErrorOptions& options) {
   if (n < 1) throw std::invalid_argument("spectral_error: n must be an integer >= 1");
   if (!(options.rel_tol > 0) || !std::isfinite(options.rel_tol))
     throw std::invalid_argument("spectral_error: rel_tol must be a finite number > 0");
@@ -251,15 +253,20 @@ SpectralErrorResult run_lanczos(std::int64_t n, std::span<const StepProduct> pro
     throw std::invalid_argument("spectral_error: upper_q must be in (0, 1)");
   if (!(options.upper_width > 0))
     throw std::invalid_argument("spectral_error: upper_width must be > 0 (inf: do not wait)");
-  if (products.empty()) throw std::invalid_argument("spectral_error: no product given");
+  if (products == 0) throw std::invalid_argument("spectral_error: no product given");
+}
 
+// The lanes split into G = min(products, lanes) groups, one per product (so
+// no group is empty): group g holds lanes [g L / G, (g + 1) L / G),
+// interleaved (entry i of its lane j at [i * count + j]). Every lane's
+// arithmetic is the same whatever its group (the lanes products and the
+// passes compute each lane exactly as alone), so results do not depend on the
+// split. Lane l starts from Stream(seed, trial, l, kLanczosStart), normalised,
+// so lane 0 is the single-start solver's start and adding lanes never changes
+// the earlier ones.
+std::vector<LaneGroup> start_lane_groups(std::int64_t n, std::span<const StepProduct> products,
+                                         const SpectralErrorOptions& options) {
   const int L = options.starts;
-  SpectralErrorResult result;
-  // The lanes are split into G = min(products, lanes) groups, one per
-  // product (so no group is empty): group g holds lanes [g L / G, (g + 1) L / G), interleaved
-  // (entry i of its lane j at [i * count + j]). Every lane's arithmetic is the same whatever its
-  // group (the lanes products and the passes below compute each lane exactly as alone), so results
-  // do not depend on the split.
   const auto G = std::min<std::size_t>(products.size(), static_cast<std::size_t>(L));
   std::vector<LaneGroup> groups(G);
   for (std::size_t g = 0; g < G; ++g) {
@@ -271,9 +278,6 @@ SpectralErrorResult run_lanczos(std::int64_t n, std::span<const StepProduct> pro
     grp.v_prev.assign(N, 0.0);
     grp.w.resize(N);
     grp.apply = &products[g];
-    // Lane l starts from Stream(seed, trial, l, kLanczosStart), so lane 0 is
-    // the single-start solver's start and adding lanes never changes the
-    // earlier ones.
     for (int j = 0; j < grp.count; ++j) {
       Stream rng(options.seed, options.trial, static_cast<std::uint64_t>(grp.first + j),
                  StreamPurpose::kLanczosStart);
@@ -287,124 +291,169 @@ SpectralErrorResult run_lanczos(std::int64_t n, std::span<const StepProduct> pro
       for (std::int64_t i = 0; i < n; ++i) grp.v[i * grp.count + j] *= inv;
     }
   }
+  return groups;
+}
 
+// The per-lane numbers of one step: alpha (a), ||w||^2 (b2), the beta given
+// to the step and the next one (beta), and 1 / beta for the next vectors.
+struct StepScalars {
+  std::vector<double> a, b2, beta, inv_b;
+  explicit StepScalars(int lanes) : a(lanes), b2(lanes), beta(lanes), inv_b(lanes) {}
+};
+
+// Step k of every group, each on its own thread (group 0 on this one).
+void advance_groups(std::vector<LaneGroup>& groups, std::int64_t n, std::int64_t k,
+                    StepScalars& x) {
+  for_each_group(groups.size(), [&](std::size_t g) {
+    LaneGroup& grp = groups[g];
+    if (k > 1) {
+      // Next Lanczos vectors: v_prev <- v, v <- w / beta (buffers rotate).
+      scale_lanes(grp.count, n, x.inv_b.data() + grp.first, grp.w.data());
+      std::swap(grp.v_prev, grp.v);
+      std::swap(grp.v, grp.w);
+    }
+    // Paige's ordering of the three-term recurrence (the stable one), in
+    // two passes: w -= beta v_prev with alpha = v.w (fused into the
+    // product), then w -= alpha v with ||w||^2. Global orthogonality is
+    // not maintained (docs/ARCHITECTURE.md, the spectral-norm solver).
+    (*grp.apply)(grp.v.data(), grp.w.data(), grp.count, x.beta.data() + grp.first,
+                 grp.v_prev.data(), x.a.data() + grp.first);
+    second_pass(grp.count, n, x.a.data() + grp.first, grp.v.data(), grp.w.data(),
+                x.b2.data() + grp.first);
+  });
+}
+
+// Appends step k's alpha to every lane's T_k and widens its Gershgorin
+// interval; sets x.beta to the next off-diagonal. Returns whether some lane
+// found an invariant subspace (its Ritz values are then exact).
+bool extend_tridiagonals(std::vector<Lane>& lanes, std::int64_t k, StepScalars& x) {
+  bool exhausted = false;
+  for (std::size_t l = 0; l < lanes.size(); ++l) {
+    Lane& lane = lanes[l];
+    lane.alpha.push_back(x.a[l]);
+    const double bnext = std::sqrt(x.b2[l]);
+    // Gershgorin interval of T_k (grows with k; holds all its eigenvalues).
+    lane.scale = std::max({lane.scale, std::abs(x.a[l]), bnext});
+    lane.gersh_lo = std::min(lane.gersh_lo, x.a[l] - lane.beta - bnext);
+    lane.gersh_hi = std::max(lane.gersh_hi, x.a[l] + lane.beta + bnext);
+    if (bnext <= 64 * kEps * lane.scale * std::sqrt(static_cast<double>(k))) exhausted = true;
+    x.beta[l] = bnext;
+  }
+  return exhausted;
+}
+
+// The lanes' extreme Ritz values at one evaluation: the best top and
+// -bottom, the smallest lane's |value| and the largest scale.
+struct RitzExtremes {
+  double scale = 0.0, theta_top = -kInf, theta_bottom = -kInf, min_lane = kInf;
+};
+
+// Every lane's top (and bottom) Ritz value of T_k, the bisections run
+// together. Each is monotone in k, so the last one bounds the next.
+RitzExtremes extreme_ritz_values(std::vector<Lane>& lanes, std::int64_t k, bool both_ends) {
+  std::vector<Bisection> jobs;
+  for (const Lane& x : lanes) {
+    const double pivmin =
+        std::max(std::numeric_limits<double>::min(), kEps * kEps * x.scale * x.scale);
+    const double lo = std::isfinite(x.last_top) ? x.last_top : x.gersh_lo;
+    jobs.push_back({x.alpha.data(), x.beta2.data(), true, lo, x.gersh_hi, pivmin});
+    if (both_ends) {
+      const double hi = std::isfinite(x.last_bottom) ? x.last_bottom : x.gersh_hi;
+      jobs.push_back({x.alpha.data(), x.beta2.data(), false, x.gersh_lo, hi, pivmin});
+    }
+  }
+  bisect(jobs, k);
+  RitzExtremes r;
+  std::size_t job = 0;
+  for (Lane& x : lanes) {
+    x.last_top = jobs[job++].value();
+    r.theta_top = std::max(r.theta_top, x.last_top);
+    if (both_ends) {
+      x.last_bottom = jobs[job++].value();
+      r.theta_bottom = std::max(r.theta_bottom, -x.last_bottom);
+    }
+    r.min_lane = std::min(r.min_lane, both_ends ? std::max({x.last_top, -x.last_bottom, 0.0})
+                                                : std::max(x.last_top, 0.0));
+    r.scale = std::max(r.scale, x.scale);
+  }
+  return r;
+}
+
+// The stopping rule at step k: records the lanes' best values in the traces,
+// sets result's lower, accuracy, upper and status, and returns whether the
+// solve may stop (estimate within rel_tol and certified width reached, or a
+// Krylov space exhausted).
+bool evaluate_stop(const RitzExtremes& ritz, std::int64_t n, std::int64_t k, bool both_ends,
+                   bool exhausted, const SpectralErrorOptions& options, RitzTrace& top,
+                   RitzTrace& bottom, SpectralErrorResult& result) {
+  // The lanes' best values: each lane's is monotone in k, so their maximum is.
+  top.step.push_back(k);
+  top.value.push_back(ritz.theta_top);
+  double lower = std::max(ritz.theta_top, 0.0);
+  if (both_ends) {
+    bottom.step.push_back(k);
+    bottom.value.push_back(ritz.theta_bottom);
+    lower = std::max(lower, ritz.theta_bottom);
+  }
+  // Bracket estimate of the target eigenvalue: [lower, upper_est].
+  double upper_est = ritz.theta_top + (exhausted ? 0.0 : top.remaining(lower));
+  if (both_ends)
+    upper_est =
+        std::max(upper_est, ritz.theta_bottom + (exhausted ? 0.0 : bottom.remaining(lower)));
+  upper_est = std::max(upper_est, lower);
+  // The estimate's accuracy: the rise rule on the lanes' best values, and
+  // the lanes' agreement. A start with little weight on the top
+  // eigenvector sits on a plateau (a weighted mean of a near-degenerate
+  // top cluster) where the rise rule sees nothing; an independent start
+  // sits at another weighted mean, so disagreement exposes the plateau.
+  const double acc =
+      lower > 0 ? std::max({kAccuracyFloor, upper_est / lower - 1.0, 1.0 - ritz.min_lane / lower})
+                : (upper_est > 0 ? kInf : kAccuracyFloor);
+  // Certified upper end (rounding allowance: a few units of the operator's
+  // scale), exact when a Krylov space is exhausted.
+  double upper = exhausted ? lower
+                           : certified_upper(n, k, options.starts, both_ends, options.upper_q,
+                                             ritz.theta_top, ritz.theta_bottom);
+  upper = std::max(upper + kAccuracyFloor * ritz.scale, lower);
+  result.lower = lower;
+  result.accuracy = acc;
+  result.upper = upper;
+  const bool estimate_ok = exhausted || acc <= options.rel_tol;
+  result.status = estimate_ok ? SolveStatus::kOk : SolveStatus::kNotConverged;
+  const bool width_ok = lower > 0 ? upper / lower - 1.0 <= options.upper_width : upper <= 0;
+  return exhausted || (estimate_ok && width_ok);
+}
+
+SpectralErrorResult run_lanczos(std::int64_t n, std::span<const StepProduct> products,
+                                bool both_ends, const SpectralErrorOptions& options) {
+  validate_lanczos(n, products.size(), options);
+  const int L = options.starts;
+  std::vector<LaneGroup> groups = start_lane_groups(n, products, options);
   std::vector<Lane> lanes(static_cast<std::size_t>(L));
   RitzTrace top, bottom;  // the lanes' largest top and -bottom Ritz values (non-decreasing)
-  std::vector<double> a(L), b2(L), beta(L), inv_b(L);
+  StepScalars x(L);
+  SpectralErrorResult result;
   const std::int64_t max_steps = options.max_iterations;
   bool exhausted = false;  // some lane found an invariant subspace: its Ritz values are exact
   for (std::int64_t k = 1; k <= max_steps; ++k) {
-    for (int l = 0; l < L; ++l) beta[l] = lanes[l].beta;
-    for_each_group(G, [&](std::size_t g) {
-      LaneGroup& grp = groups[g];
-      if (k > 1) {
-        // Next Lanczos vectors: v_prev <- v, v <- w / beta (buffers rotate).
-        scale_lanes(grp.count, n, inv_b.data() + grp.first, grp.w.data());
-        std::swap(grp.v_prev, grp.v);
-        std::swap(grp.v, grp.w);
-      }
-      // Paige's ordering of the three-term recurrence (the stable one), in
-      // two passes: w -= beta v_prev with alpha = v.w (fused into the
-      // product), then w -= alpha v with ||w||^2. Global orthogonality is
-      // not maintained (see the header).
-      (*grp.apply)(grp.v.data(), grp.w.data(), grp.count, beta.data() + grp.first,
-                   grp.v_prev.data(), a.data() + grp.first);
-      second_pass(grp.count, n, a.data() + grp.first, grp.v.data(), grp.w.data(),
-                  b2.data() + grp.first);
-    });
+    for (int l = 0; l < L; ++l) x.beta[l] = lanes[l].beta;
+    advance_groups(groups, n, k, x);
     ++result.iterations;
-    for (int l = 0; l < L; ++l) {
-      Lane& x = lanes[l];
-      x.alpha.push_back(a[l]);
-      const double bnext = std::sqrt(b2[l]);
-      // Gershgorin interval of T_k (grows with k; holds all its eigenvalues).
-      x.scale = std::max({x.scale, std::abs(a[l]), bnext});
-      x.gersh_lo = std::min(x.gersh_lo, a[l] - x.beta - bnext);
-      x.gersh_hi = std::max(x.gersh_hi, a[l] + x.beta + bnext);
-      if (bnext <= 64 * kEps * x.scale * std::sqrt(static_cast<double>(k))) exhausted = true;
-      beta[l] = bnext;
-    }
+    if (extend_tridiagonals(lanes, k, x)) exhausted = true;
     // Evaluate the rule at every step early on, then about 64 times per
     // doubling of k: bisection costs O(k) per step and would otherwise rival
     // the products at large k. Skipped steps only lengthen the windows.
     const std::int64_t every = std::max<std::int64_t>(1, k / 64);
-    const bool evaluate = exhausted || k == max_steps || k % every == 0;
-    if (evaluate) {
-      double scale = 0.0, theta_top = -kInf, theta_bottom = -kInf, min_lane = kInf;
-      // Every lane's top (and bottom) Ritz value, the bisections run together.
-      // Each is monotone in k, so the last one bounds the next.
-      std::vector<Bisection> jobs;
-      for (const Lane& x : lanes) {
-        const double pivmin =
-            std::max(std::numeric_limits<double>::min(), kEps * kEps * x.scale * x.scale);
-        const double lo = std::isfinite(x.last_top) ? x.last_top : x.gersh_lo;
-        jobs.push_back({x.alpha.data(), x.beta2.data(), true, lo, x.gersh_hi, pivmin});
-        if (both_ends) {
-          const double hi = std::isfinite(x.last_bottom) ? x.last_bottom : x.gersh_hi;
-          jobs.push_back({x.alpha.data(), x.beta2.data(), false, x.gersh_lo, hi, pivmin});
-        }
-      }
-      bisect(jobs, k);
-      std::size_t job = 0;
-      for (Lane& x : lanes) {
-        x.last_top = jobs[job++].value();
-        theta_top = std::max(theta_top, x.last_top);
-        if (both_ends) {
-          x.last_bottom = jobs[job++].value();
-          theta_bottom = std::max(theta_bottom, -x.last_bottom);
-        }
-        min_lane = std::min(min_lane, both_ends ? std::max({x.last_top, -x.last_bottom, 0.0})
-                                                : std::max(x.last_top, 0.0));
-        scale = std::max(scale, x.scale);
-      }
-      // The lanes' best values: each lane's is monotone in k, so their maximum is.
-      top.step.push_back(k);
-      top.value.push_back(theta_top);
-      double lower = std::max(theta_top, 0.0);
-      if (both_ends) {
-        bottom.step.push_back(k);
-        bottom.value.push_back(theta_bottom);
-        lower = std::max(lower, theta_bottom);
-      }
-      // Bracket estimate of the target eigenvalue: [lower, upper_est].
-      double upper_est = theta_top + (exhausted ? 0.0 : top.remaining(lower));
-      if (both_ends)
-        upper_est = std::max(upper_est, theta_bottom + (exhausted ? 0.0 : bottom.remaining(lower)));
-      upper_est = std::max(upper_est, lower);
-      // The estimate's accuracy: the rise rule on the lanes' best values, and
-      // the lanes' agreement. A start with little weight on the top
-      // eigenvector sits on a plateau (a weighted mean of a near-degenerate
-      // top cluster) where the rise rule sees nothing; an independent start
-      // sits at another weighted mean, so disagreement exposes the plateau.
-      const double acc =
-          lower > 0 ? std::max({kAccuracyFloor, upper_est / lower - 1.0, 1.0 - min_lane / lower})
-                    : (upper_est > 0 ? kInf : kAccuracyFloor);
-      // Certified upper end (rounding allowance: a few units of the operator's
-      // scale), exact when a Krylov space is exhausted.
-      double upper =
-          exhausted ? lower
-                    : certified_upper(n, k, L, both_ends, options.upper_q, theta_top, theta_bottom);
-      upper = std::max(upper + kAccuracyFloor * scale, lower);
-      result.lower = lower;
-      result.accuracy = acc;
-      result.upper = upper;
-      const bool estimate_ok = exhausted || acc <= options.rel_tol;
-      result.status = estimate_ok ? SolveStatus::kOk : SolveStatus::kNotConverged;
-      const bool width_ok = lower > 0 ? upper / lower - 1.0 <= options.upper_width : upper <= 0;
-      if (exhausted || (estimate_ok && width_ok)) break;
+    if (exhausted || k == max_steps || k % every == 0) {
+      const RitzExtremes ritz = extreme_ritz_values(lanes, k, both_ends);
+      if (evaluate_stop(ritz, n, k, both_ends, exhausted, options, top, bottom, result)) break;
     }
     if (k == max_steps) break;
     for (int l = 0; l < L; ++l) {
-      lanes[l].beta2.push_back(b2[l]);
-      lanes[l].beta = beta[l];
-      inv_b[l] = 1.0 / beta[l];
+      lanes[l].beta2.push_back(x.b2[l]);
+      lanes[l].beta = x.beta[l];
+      x.inv_b[l] = 1.0 / x.beta[l];
     }
-  }
-  if (history) {
-    history->step = top.step;
-    history->top = top.value;
-    history->bottom = bottom.value;
-    for (auto& b : history->bottom) b = -b;
   }
   result.matvecs = result.iterations * L;
   result.value =
@@ -415,19 +464,19 @@ SpectralErrorResult run_lanczos(std::int64_t n, std::span<const StepProduct> pro
 }  // namespace
 
 SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduct& apply,
-                                               bool both_ends, const SpectralErrorOptions& options,
-                                               LanczosHistory* history) {
-  return lanczos_extreme_eigenvalue(n, std::span<const LanesProduct>(&apply, 1), both_ends, options,
-                                    history);
+                                               bool both_ends,
+                                               const SpectralErrorOptions& options) {
+  return lanczos_extreme_eigenvalue(n, std::span<const LanesProduct>(&apply, 1), both_ends,
+                                    options);
 }
 
 SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n,
                                                std::span<const LanesProduct> products,
-                                               bool both_ends, const SpectralErrorOptions& options,
-                                               LanczosHistory* history) {
+                                               bool both_ends,
+                                               const SpectralErrorOptions& options) {
   std::vector<StepProduct> steps;
   for (const LanesProduct& p : products) steps.push_back(with_first_pass(p, n));
-  return run_lanczos(n, steps, both_ends, options, history);
+  return run_lanczos(n, steps, both_ends, options);
 }
 
 namespace {
@@ -447,9 +496,10 @@ std::vector<StepProduct> products_per_thread(const Op& op, std::int64_t n,
   scratch.resize(static_cast<std::size_t>(threads));
   std::vector<StepProduct> products;
   for (auto& s : scratch)
-    products.emplace_back(
-        [&op, &s](const double* v, double* w, int lanes, const double* beta, const double* v_prev,
-                  double* alpha) { op.lanczos_op_lanes(v, w, lanes, s, beta, v_prev, alpha); });
+    products.emplace_back([&op, &s](const double* v, double* w, int lanes, const double* beta,
+                                    const double* v_prev, double* alpha) {
+      detail::lanczos_op_lanes(op, v, w, lanes, s, beta, v_prev, alpha);
+    });
   return products;
 }
 
@@ -460,7 +510,7 @@ SpectralErrorResult spectral_error(const ErrorOperator& error,
   const std::int64_t n = error.rows();
   std::vector<ProductScratch> scratch;
   if (error.form() == Form::kSymmetric)
-    return run_lanczos(n, products_per_thread(error, n, options, scratch), true, options, nullptr);
+    return run_lanczos(n, products_per_thread(error, n, options, scratch), true, options);
   // Causal: ||E_c||^2 is the top eigenvalue of the PSD normal operator. The
   // tolerance on the eigenvalue is twice the one on the norm (sqrt halves it).
   NormalOperator normal(error);
@@ -469,7 +519,7 @@ SpectralErrorResult spectral_error(const ErrorOperator& error,
   // Width on the norm w  <=>  width on its square (1 + w)^2 - 1.
   eig_options.upper_width = (1 + options.upper_width) * (1 + options.upper_width) - 1;
   SpectralErrorResult r =
-      run_lanczos(n, products_per_thread(normal, n, options, scratch), false, eig_options, nullptr);
+      run_lanczos(n, products_per_thread(normal, n, options, scratch), false, eig_options);
   r.matvecs = 2 * r.matvecs;
   r.lower = std::sqrt(r.lower);
   r.upper = std::sqrt(r.upper);

@@ -7,9 +7,10 @@
 // Per vector, a product then streams x in and y out once; the whole-array
 // version (P and D of n entries each, written, then read back by the scatter
 // and the final pass) moved several times more memory and was bound by it at
-// n = 2^20 (see docs/ARCHITECTURE.md). The arithmetic, and so every bit of the
-// result, is the whole-array version's: the same prefix sums, each D entry
-// updated by the same blocks in the same order (hash by hash, within its tile).
+// n = 2^20 (docs/ARCHITECTURE.md; the numbers: docs/benchmarks.md). The
+// arithmetic, and so every bit of the result, is the whole-array version's:
+// the same prefix sums, each D entry updated by the same blocks in the same
+// order (hash by hash, within its tile).
 //
 // Vectors may be `kLanes` interleaved lanes (entry i of lane l at
 // [i * kLanes + l]); each lane is computed exactly as alone.
@@ -22,10 +23,13 @@
 #include <cstring>
 #include <vector>
 
+#include "tiled_blocks.h"
+
 namespace poslsh::detail {
 
 // kLanes doubles as one GCC vector value (kLanes 2 or 4: one SSE or AVX
-// register; 8, two AVX registers, came out 2.7x slower than the scalar loop).
+// register; 8, two AVX registers, was slower than the scalar loop:
+// docs/benchmarks.md).
 template <int kLanes>
 struct LaneVector {
   typedef double type __attribute__((vector_size(kLanes * sizeof(double))));
@@ -44,9 +48,9 @@ struct LaneVector {
 // D[(i - d_origin) * kLanes + l] (a tile buffer). P and D never overlap:
 // __restrict lets the compiler load P ahead of the stores to D.
 // Two loops with the same operations: one on GCC vectors for 2 and 4 lanes,
-// one lane by lane otherwise. A single loop on a lane-pack type with array
-// storage for the other counts was measured slower (one lane 7.4 -> 10.3 ms,
-// eight lanes 45 -> 112 ms per product at n = 2^20, s = 64).
+// one lane by lane otherwise: a single loop on a lane-pack type with array
+// storage for the other counts was slower for every lane count
+// (docs/benchmarks.md).
 template <BlockValue kValue, int kLanes>
 inline void scatter_tile(const TiledBlocks& tiled, std::int64_t s, std::int64_t tile,
                          const double* __restrict P, std::int64_t p_mask, double* __restrict D,
