@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <poslsh/cobinning.h>
 #include <poslsh/positional_hash.h>
 #include <poslsh/rng.h>
 
@@ -131,6 +132,19 @@ TEST(PositionalHash, RejectsBadParameters) {
   EXPECT_THROW(validate_hash_parameters(1, INFINITY, 1), std::invalid_argument);
   EXPECT_THROW(validate_hash_parameters(1, 1.0, 0), std::invalid_argument);
   EXPECT_NO_THROW(validate_hash_parameters(1, 1.0, 1));
+}
+
+// A pitch of 2^-20 at position 2^50 puts (i - shift) / pitch at 2^70, past the
+// int64 range of bin(): block_begin and block_end used to walk (or hang) over
+// positions whose bins all cast to one value. With pitch < 1 every position is
+// its own block, at the anchors the co-binning test uses up to n = 2^50.
+TEST(PositionalHash, TinyPitchAtLargePositionsGivesSingletonBlocks) {
+  const PositionalHash h{0x1p-20, 0x1p-21};
+  const std::int64_t a = std::int64_t{1} << 50, n = std::int64_t{1} << 51;
+  EXPECT_EQ(block_end(h, a, n), a + 1);
+  EXPECT_EQ(block_begin(h, a), a);
+  EXPECT_EQ(cobin_run_at(h, a, false, n), 1);
+  EXPECT_EQ(cobin_run_at(h, a, true, n), 1);
 }
 
 }  // namespace

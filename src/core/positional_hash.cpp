@@ -41,7 +41,16 @@ namespace {
 // First position j > i whose bin differs from bin(i) (or n). The grid gives a
 // candidate in O(1); the candidate is then corrected with bin() itself so that
 // rounding in the two formulas can never disagree.
+// A pitch so small that (i - shift) / pitch leaves the int64 range (below
+// about 2^-13 at i = 2^50) has no representable bin; all such bins would cast
+// to one value and the walks below would run to n. In exact arithmetic every
+// position is its own block there (pitch < 1), which is what we return.
+bool bin_out_of_range(const PositionalHash& h, std::int64_t i) {
+  return !(std::abs((static_cast<double>(i) - h.shift) / h.pitch) < 0x1p62);
+}
+
 std::int64_t next_block_start(const PositionalHash& h, std::int64_t i, std::int64_t n) {
+  if (bin_out_of_range(h, i)) return i + 1;
   const std::int64_t b = h.bin(i);
   const double edge = h.shift + static_cast<double>(b + 1) * h.pitch;
   if (!(edge < static_cast<double>(n))) {
@@ -62,6 +71,7 @@ std::int64_t block_end(const PositionalHash& h, std::int64_t i, std::int64_t n) 
 }
 
 std::int64_t block_begin(const PositionalHash& h, std::int64_t i) {
+  if (bin_out_of_range(h, i)) return i;
   const std::int64_t b = h.bin(i);
   const double edge = h.shift + static_cast<double>(b) * h.pitch;  // real start of bin b
   std::int64_t j = std::clamp<double>(std::ceil(edge), 0.0, static_cast<double>(i));
