@@ -5,6 +5,7 @@
 // With --shards N --launcher local|parallel|slurm each experiment runs as N
 // shards (src/runner/launcher.h) merged by `poslsh merge`: the same tables.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <poslsh/input_error.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 
 #include "commands.h"
 #include "experiments/lm.h"
+#include "experiments/planted_defect.h"
 #include "experiments/power.h"
 #include "runner/atomic_file.h"
 #include "runner/child_process.h"
@@ -198,6 +200,7 @@ struct ReproduceOptions {
   int shards = 1;
   std::string launcher = "local";
   bool resume = false, no_plots = false, quiet = false, no_timing = false;
+  PlantDefectOption plant;
 };
 
 void declare_reproduce_options(CLI::App& cmd, ReproduceOptions& o) {
@@ -216,6 +219,7 @@ void declare_reproduce_options(CLI::App& cmd, ReproduceOptions& o) {
                  "Where shards run: local (child processes), parallel (GNU parallel), slurm "
                  "(one sbatch job array per experiment; benchmarks as one job)")
       ->capture_default_str();
+  o.plant.declare(cmd);
 }
 
 // What one reproduce run does, from its validated options and config.
@@ -224,6 +228,8 @@ struct ReproducePlan {
   LaunchPlan launch;
   bool sharded = false;               // more than one shard, or a launcher other than local
   std::vector<std::string> sections;  // to run, in config order
+  PlantedDefect defect;               // --plant-defect: passed to every section that draws hashes
+  std::set<std::string> plantable;    // the sections whose command takes --plant-defect
 };
 
 // The launch plan of --shards, --launcher and --threads.
@@ -268,6 +274,13 @@ std::vector<std::string> sections_to_run(const std::string& toml, const std::str
   return to_run;
 }
 
+// Whether `poslsh <section>` has --plant-defect (benchmarks, lm and power do not).
+bool takes_plant_defect(const CLI::App& top, const std::string& section) {
+  for (const CLI::App* command : top.get_subcommands([](const CLI::App*) { return true; }))
+    if (command->get_name() == section) return command->get_option_no_throw("--plant-defect");
+  return false;
+}
+
 ReproducePlan plan_reproduce(const CLI::App& top, const ReproduceOptions& o) {
   const auto* config_opt = top.get_option("--config");
   if (config_opt->count() == 0)
@@ -282,6 +295,9 @@ ReproducePlan plan_reproduce(const CLI::App& top, const ReproduceOptions& o) {
   plan.launch = launch_plan(o, plan.out);
   plan.sharded = o.shards > 1 || plan.launch.launcher != Launcher::kLocal;
   plan.sections = sections_to_run(plan.toml, plan.config);
+  plan.defect = o.plant.resolve();
+  for (const auto& section : plan.sections)
+    if (takes_plant_defect(top, section)) plan.plantable.insert(section);
   return plan;
 }
 
@@ -309,6 +325,8 @@ Ran run_section(const std::string& section, const ReproducePlan& plan, const Rep
   // Absolute paths: a SLURM job may start in another directory.
   args.insert(args.end(),
               {name, "--config", sharded ? fs::absolute(plan.config).string() : plan.config});
+  if (!plan.defect.sound() && plan.plantable.count(section))
+    args.insert(args.end(), {"--plant-defect", plan.defect.name()});
   if (!o.quiet) std::fprintf(stderr, "== reproduce: %s -> %s\n", section.c_str(), csv.c_str());
   const auto t = std::chrono::steady_clock::now();
   int rc = 0;
@@ -472,6 +490,11 @@ std::vector<std::string> report_header(const ReproducePlan& plan, const Reproduc
               : std::string("execution: one process per experiment, on this machine"),
           o.no_plots ? std::string("plots: not drawn (--no-plots)")
                      : fmt::format("plot scripts: `{}`", plots.string()),
+          plan.defect.sound()
+              ? std::string("sampler: the real one")
+              : fmt::format("sampler: **defect `{}` planted** (--plant-defect, a negative "
+                            "control) in {}: checks are expected to FAIL",
+                            plan.defect.name(), fmt::join(plan.plantable, ", ")),
           fmt::format("verdict: **{}**", failed ? fmt::format("{} checks FAILED", failed)
                                                 : std::string("all checks passed"))};
 }

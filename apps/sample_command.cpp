@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "experiments/planted_defect.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/csv_writer.h"
@@ -20,6 +21,7 @@ Action add_sample_command(CLI::App& app) {
     std::uint64_t seed = 0, trial = 0;
     bool blocks = false;
     std::string out;
+    PlantDefectOption plant;
   };
   auto o = std::make_shared<Options>();
   auto* cmd =
@@ -32,12 +34,14 @@ Action add_sample_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--blocks", o->blocks, "Write blocks (sample,start,end; end exclusive) instead");
   cmd->add_option("--out", o->out, "Output CSV (written atomically)")->required();
+  o->plant.declare(*cmd);
   return [o, cmd] {
     require_at_least("--n", o->n, 1);
     require_positive_finite("--sigma", o->sigma);
     require_at_least("--s", o->s, 1);
+    const PlantedDefect defect = o->plant.resolve();
     AtomicFile file(o->out, "--out");
-    const auto hashes = draw_hashes(o->seed, o->trial, o->s, o->sigma);
+    const auto hashes = draw_hashes(hash_drawer(o->seed, defect), o->trial, o->s, o->sigma);
     CsvWriter table(o->blocks ? std::vector<std::string>{"sample", "start", "end"}
                               : std::vector<std::string>{"sample", "pitch", "shift"});
     for (std::int64_t k = 0; k < o->s; ++k) {

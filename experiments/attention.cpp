@@ -20,6 +20,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "experiments/planted_defect.h"
 #include "runner/cli_common.h"
 #include "runner/sha256.h"
 #include "runner/sweep.h"
@@ -122,6 +123,8 @@ struct AttentionOptionsCli {
   std::string reference = "dense";
   double reference_tol = 1e-13;
   std::string save_outputs;
+  PlantDefectOption plant;
+  PlantedDefect defect;  // plant, resolved
 
   bool wants(const char* estimator_name) const {
     return std::count(estimator.begin(), estimator.end(), estimator_name) > 0;
@@ -198,6 +201,7 @@ void declare_attention_options(CLI::App& cmd, AttentionOptionsCli& o, bool sigma
       "Directory (created if missing) for every output tensor as float64 .npy, "
       "shape (n, dv) per head: n{n}_d{d}_head{h}_exact.npy, ..._lsh_s{s}_trial{t}.npy, "
       "..._window_s{s}_trial{t}.npy (..._window.npy with --width), ..._fixed.npy, ..._band.npy");
+  o.plant.declare(cmd);
 }
 
 // The options that do not depend on the data (the scales are resolved before).
@@ -420,7 +424,9 @@ class CellRows {
     if (!want_lsh && !matched_window) return;
     for (std::int64_t s : o_.s) {
       for (std::int64_t trial = 0; trial < o_.trials; ++trial) {
-        const MaskMean mask(p_.n, draw_hashes(seed, trial, s, sigma_), form_);
+        const auto hashes = draw_hashes(hash_drawer(seed, o_.defect),
+                                        static_cast<std::uint64_t>(trial), s, sigma_);
+        const MaskMean mask(p_.n, hashes, form_);
         const double kpq = lsh_keys_per_query(mask);
         if (want_lsh) {
           const auto t0 = std::chrono::steady_clock::now();
@@ -460,6 +466,7 @@ class Attention : public SweptExperiment<AttentionCell> {
   void validate(CLI::App& cmd, const SweepOptions& sweep) override {
     scales_ = resolve_alibi_scales(cmd, o_.sigma, o_.alibi_heads, o_.independent_heads, true);
     validate_attention_options(o_);
+    o_.defect = o_.plant.resolve();
     const bool from_files = o_.qkv != "synthetic";
     problems_.clear();
     if (from_files)

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <memory>
 
+#include "experiments/planted_defect.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/sweep.h"
@@ -110,6 +111,7 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
         ->capture_default_str();
     cmd.add_option("--p", p_, "Failure probability of the b_max bound, in (0, 1)")
         ->capture_default_str();
+    plant_.declare(cmd);
   }
 
   void validate(CLI::App& cmd, const SweepOptions&) override {
@@ -124,6 +126,7 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
     require_positive_finite("--s-log", s_log_);
     require_at_least("--trials", trials_, 1);
     require_open_unit("--p", p_);
+    defect_ = plant_.resolve();
     counts_.clear();
     for (const auto s : s_) counts_.push_back({s, 0});
     for (const auto c : s_log_) counts_.push_back({0, c});
@@ -141,7 +144,8 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
 
   std::vector<CsvRow> rows(const BlocksizeCell& cell) const override {
     const std::uint64_t seed = head_seed(seed_, cell.head, independent_heads_);
-    return blocksize_cell_rows(cell.n, cell.sigma, counts_, trials_, seed, p_);
+    return blocksize_cell_rows(cell.n, cell.sigma, counts_, trials_, hash_drawer(seed, defect_),
+                               p_);
   }
 
   std::string label(const BlocksizeCell& cell) const override {
@@ -161,6 +165,8 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
   double p_ = 0.01;
   AlibiScales scales_;
   std::vector<SampleCount> counts_;  // --s, then --s-log
+  PlantDefectOption plant_;
+  PlantedDefect defect_;
 };
 
 std::string blocksize_summary(const CsvTable& table) {

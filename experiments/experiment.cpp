@@ -63,6 +63,8 @@ std::string resolved_config(const CLI::App& command) {
     return o && o->count() > 0 && !o->results().empty() && o->results().front() != off;
   };
   if (given("alibi-heads", "0")) replaced.insert("sigma");
+  // A sound run's sidecar is the one it had before --plant-defect existed.
+  if (!given("plant-defect", "sound")) replaced.insert("plant-defect");
   if (given("qkv", "synthetic")) replaced.insert({"n", "d", "qk-scale"});  // synthetic data only
   // --band-tol applies to attention's band estimator only (the default
   // estimators do not include it).

@@ -22,30 +22,6 @@
 
 namespace poslsh {
 
-std::string PlantedDefect::name() const {
-  if (inflate_b_max) return "bmax-sigma-ln-n";
-  if (binning_bug != BinningBug::kNone) return binning_bug_name(binning_bug);
-  return sampler_defect_name(sampler);
-}
-
-std::vector<PlantedDefect> all_planted_defects() {
-  std::vector<PlantedDefect> all = {{SamplerDefect::kNone, false}};
-  for (const auto d : all_sampler_defects()) all.push_back({d, false});
-  all.push_back({SamplerDefect::kNone, true});
-  all.push_back({SamplerDefect::kNone, false, BinningBug::kCausalMaskShift});
-  all.push_back({SamplerDefect::kNone, false, BinningBug::kFloat32Positions});
-  return all;
-}
-
-PlantedDefect parse_planted_defect(const std::string& name) {
-  std::string accepted;
-  for (const auto& d : all_planted_defects()) {
-    if (d.name() == name) return d;
-    accepted += (accepted.empty() ? "" : ", ") + d.name();
-  }
-  throw InputError(fmt::format("unknown defect '{}' (accepted: {})", name, accepted));
-}
-
 const std::vector<std::string>& power_columns() {
   static const std::vector<std::string> columns = {"defect", "seed",   "family",
                                                    "check",  "failed", "detail"};

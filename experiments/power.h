@@ -1,6 +1,6 @@
 // `poslsh power`: what the checks catch, measured. Every check family runs on
 // tables built in memory from the sound sampler over many seeds (its
-// false-alarm rate) and from each planted defect of src/core/sampler_defect.h (its
+// false-alarm rate) and from each planted defect of planted_defect.h (its
 // detection rate), at the sizes given in the [power] section (by default those
 // of configs/default.toml's sections, convergence reduced; see the README).
 //
@@ -16,29 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "core/sampler_defect.h"
-#include "experiments/consumer_cobinning.h"
 #include "experiments/experiment.h"
+#include "experiments/planted_defect.h"
 #include "runner/csv_table.h"
 #include "runner/sweep.h"
 
 namespace poslsh {
-
-// A planted defect of the power run: a sampler defect, or (for the block-size
-// checks only) b_max inflated from the sigma ln ln n regime to sigma ln n, or
-// (for the co-binning checks only) right hashes binned wrongly by their
-// consumers (consumer_cobinning.h: a shifted causal mask, float32 positions).
-struct PlantedDefect {
-  SamplerDefect sampler = SamplerDefect::kNone;
-  bool inflate_b_max = false;
-  BinningBug binning_bug = BinningBug::kNone;
-  std::string name() const;
-};
-// "sound", every sampler defect, "bmax-sigma-ln-n", "causal-mask-shift" and
-// "float32-positions".
-std::vector<PlantedDefect> all_planted_defects();
-// Throws std::invalid_argument for an unknown name (listing the accepted ones).
-PlantedDefect parse_planted_defect(const std::string& name);
 
 struct PowerSizes {
   // unbiasedness family (empty n: family off)

@@ -11,7 +11,9 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "experiments/planted_defect.h"
 #include "runner/cli_common.h"
+#include "runner/swept_experiment.h"
 
 namespace poslsh {
 
@@ -343,70 +345,87 @@ std::vector<CheckOutcome> check_unbiasedness_table(const CsvTable& table, double
   return out;
 }
 
-namespace {
+namespace unbiasedness_experiment {  // named: the runner is a unity build
 
-Action add_unbiasedness_command(CLI::App& parent) {
-  struct Options {
-    std::vector<std::int64_t> n;
-    std::vector<double> sigma;
-    std::int64_t hashes = std::int64_t{1} << 19, batch = 16;
-    int points = 24;
-    std::uint64_t seed = 0;
-    SweepOptions sweep;
-  };
-  auto o = std::make_shared<Options>();
-  auto* cmd = parent.add_subcommand(
-      "unbiasedness", "Co-binning counts vs exp(-t/sigma): E[M] = L* tested pair by pair");
-  cmd->add_option("--n", o->n,
-                  "Context lengths n (4..2^50); anchors at 0, n/2, n-1 and near 2^24, 2^31, 2^32")
-      ->required()
-      ->delimiter(',');
-  cmd->add_option("--sigma", o->sigma, "ALiBi scales sigma = 1/slope (> 0)")
-      ->required()
-      ->delimiter(',');
-  cmd->add_option("--hashes", o->hashes,
-                  "Hashes per (n, sigma), half from trial 0 and half from trial 1, interleaved: "
-                  "hash k is draw_hash(seed, k mod 2, k / 2, sigma), k < H (a multiple of --batch)")
-      ->capture_default_str();
-  cmd->add_option("--batch", o->batch, "Consecutive hashes per batch of the dispersion test (>= 1)")
-      ->capture_default_str();
-  cmd->add_option("--points", o->points, "Offsets t per sigma, spread over [1, 6 sigma] (>= 1)")
-      ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
-  add_sweep_options(*cmd, o->sweep);
-  return [o, cmd] {
-    require_nonempty("--n", o->n.size());
-    require_at_least("--n", o->n, 4);
-    for (const auto n : o->n)
+struct UnbiasednessCell {
+  std::int64_t n;
+  double sigma;
+};
+
+// Sweep cells are (n, sigma): one co-binning table each, hash side and consumers.
+class Unbiasedness : public SweptExperiment<UnbiasednessCell> {
+ public:
+  void declare_options(CLI::App& cmd) override {
+    cmd.add_option("--n", n_,
+                   "Context lengths n (4..2^50); anchors at 0, n/2, n-1 and near 2^24, 2^31, 2^32")
+        ->required()
+        ->delimiter(',');
+    cmd.add_option("--sigma", sigma_, "ALiBi scales sigma = 1/slope (> 0)")
+        ->required()
+        ->delimiter(',');
+    cmd.add_option("--hashes", hashes_,
+                   "Hashes per (n, sigma), half from trial 0 and half from trial 1, interleaved: "
+                   "hash k is draw_hash(seed, k mod 2, k / 2, sigma), k < H (a multiple of --batch)")
+        ->capture_default_str();
+    cmd.add_option("--batch", batch_, "Consecutive hashes per batch of the dispersion test (>= 1)")
+        ->capture_default_str();
+    cmd.add_option("--points", points_, "Offsets t per sigma, spread over [1, 6 sigma] (>= 1)")
+        ->capture_default_str();
+    cmd.add_option("--seed", seed_, "Random seed")->capture_default_str();
+    plant_.declare(cmd);
+  }
+
+  void validate(CLI::App&, const SweepOptions&) override {
+    require_nonempty("--n", n_.size());
+    require_at_least("--n", n_, 4);
+    for (const auto n : n_)
       if (n > kMaxUnbiasednessN)
         throw UsageError(fmt::format(
             "--n: at most 2^50 = {} (the sampler's bins are computed in double), got {}",
             kMaxUnbiasednessN, n));
-    require_positive_finite("--sigma", o->sigma);
-    require_at_least("--batch", o->batch, 1);
-    require_at_least("--points", o->points, 1);
-    if (o->hashes < o->batch || o->hashes % o->batch != 0)
+    require_positive_finite("--sigma", sigma_);
+    require_at_least("--batch", batch_, 1);
+    require_at_least("--points", points_, 1);
+    if (hashes_ < batch_ || hashes_ % batch_ != 0)
       throw UsageError(fmt::format("--hashes must be a positive multiple of --batch ({}), got {}",
-                                   o->batch, o->hashes));
-    Sweep sweep;
-    sweep.experiment = "unbiasedness";
-    sweep.columns = unbiasedness_columns();
-    sweep.num_cells = o->n.size() * o->sigma.size();
-    const auto params = [o](std::size_t cell) {
-      return std::pair{o->n[cell / o->sigma.size()], o->sigma[cell % o->sigma.size()]};
-    };
-    sweep.label = [params](std::size_t cell) {
-      const auto [n, sigma] = params(cell);
-      return fmt::format("n={} sigma={}", n, format_double(sigma));
-    };
-    sweep.run_cell = [o, params](std::size_t cell) {
-      const auto [n, sigma] = params(cell);
-      return unbiasedness_cell_rows(n, sigma, o->hashes, o->batch, o->points, hash_drawer(o->seed));
-    };
-    sweep.resolved_config = resolved_config(*cmd);
-    sweep.seed = o->seed;
-    return run_sweep(sweep, o->sweep);
-  };
+                                   batch_, hashes_));
+    defect_ = plant_.resolve();
+  }
+
+  std::vector<std::string> columns() const override { return unbiasedness_columns(); }
+
+  std::vector<UnbiasednessCell> cells() const override {
+    std::vector<UnbiasednessCell> cells;
+    for (const auto n : n_)
+      for (const auto sigma : sigma_) cells.push_back({n, sigma});
+    return cells;
+  }
+
+  std::vector<CsvRow> rows(const UnbiasednessCell& x) const override {
+    return unbiasedness_cell_rows(x.n, x.sigma, hashes_, batch_, points_,
+                                  hash_drawer(seed_, defect_), defect_.binning_bug);
+  }
+
+  std::string label(const UnbiasednessCell& x) const override {
+    return fmt::format("n={} sigma={}", x.n, format_double(x.sigma));
+  }
+
+  std::uint64_t seed() const override { return seed_; }
+
+ private:
+  std::vector<std::int64_t> n_;
+  std::vector<double> sigma_;
+  std::int64_t hashes_ = std::int64_t{1} << 19, batch_ = 16;
+  int points_ = 24;
+  std::uint64_t seed_ = 0;
+  PlantDefectOption plant_;
+  PlantedDefect defect_;
+};
+
+Action add_unbiasedness_command(CLI::App& parent) {
+  return swept_command(parent, "unbiasedness",
+                       "Co-binning counts vs exp(-t/sigma): E[M] = L* tested pair by pair",
+                       std::make_shared<Unbiasedness>());
 }
 
 const bool registered_unbiasedness = register_experiment({
@@ -419,6 +438,6 @@ const bool registered_unbiasedness = register_experiment({
                           double alpha) { return check_unbiasedness_table(t, alpha); }},
 });
 
-}  // namespace
+}  // namespace unbiasedness_experiment
 
 }  // namespace poslsh

@@ -1,0 +1,74 @@
+#include "experiments/planted_defect.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <poslsh/input_error.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+
+#include "runner/cli_common.h"
+
+namespace poslsh {
+
+std::string PlantedDefect::name() const {
+  if (inflate_b_max) return "bmax-sigma-ln-n";
+  if (binning_bug != BinningBug::kNone) return binning_bug_name(binning_bug);
+  return sampler_defect_name(sampler);
+}
+
+std::vector<PlantedDefect> all_planted_defects() {
+  std::vector<PlantedDefect> all = {{SamplerDefect::kNone, false}};
+  for (const auto d : all_sampler_defects()) all.push_back({d, false});
+  all.push_back({SamplerDefect::kNone, true});
+  all.push_back({SamplerDefect::kNone, false, BinningBug::kCausalMaskShift});
+  all.push_back({SamplerDefect::kNone, false, BinningBug::kFloat32Positions});
+  return all;
+}
+
+PlantedDefect parse_planted_defect(const std::string& name) {
+  std::string accepted;
+  for (const auto& d : all_planted_defects()) {
+    if (d.name() == name) return d;
+    accepted += (accepted.empty() ? "" : ", ") + d.name();
+  }
+  throw InputError(fmt::format("unknown defect '{}' (accepted: {})", name, accepted));
+}
+
+HashDrawer hash_drawer(std::uint64_t seed, const PlantedDefect& defect) {
+  return hash_drawer(seed, defect.sampler);
+}
+
+std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t trial,
+                                        std::int64_t s, double sigma) {
+  std::vector<PositionalHash> hashes;
+  hashes.reserve(static_cast<std::size_t>(s));
+  for (std::int64_t k = 0; k < s; ++k) hashes.push_back(draw(trial, static_cast<std::uint64_t>(k), sigma));
+  return hashes;
+}
+
+std::vector<std::string> plantable_defect_names() {
+  std::vector<std::string> names;
+  for (const auto& d : all_planted_defects())
+    if (!d.inflate_b_max) names.push_back(d.name());
+  return names;
+}
+
+void PlantDefectOption::declare(CLI::App& command) {
+  command
+      .add_option("--plant-defect", name_,
+                  "A negative control: draw from this deliberately wrong sampler (or bin with "
+                  "this consumer bug) so that the checks can be seen to FAIL; 'sound' is the "
+                  "real sampler (README, What the checks can and cannot detect)")
+      ->capture_default_str();
+}
+
+PlantedDefect PlantDefectOption::resolve() const {
+  const auto names = plantable_defect_names();
+  if (std::find(names.begin(), names.end(), name_) == names.end())
+    throw UsageError(fmt::format("--plant-defect must be one of {}, got '{}'",
+                                 fmt::join(names, ", "), name_));
+  return parse_planted_defect(name_);
+}
+
+}  // namespace poslsh

@@ -1,0 +1,66 @@
+// Planted defects: the negative controls that show a check can fail. A
+// planted defect is a sampler defect (src/core/sampler_defect.h), or b_max
+// inflated from the sigma ln ln n regime to sigma ln n (block-size tables of
+// `poslsh power` only), or right hashes binned wrongly by their consumers
+// (consumer_cobinning.h: a shifted causal mask, float32 positions).
+//
+// `poslsh power` plants each one in turn; the experiments that draw hashes
+// (convergence, blocksize, unbiasedness, attention, attention-length),
+// `poslsh sample` and `poslsh reproduce` take one with --plant-defect, so
+// that a whole reproduction, or a file for `poslsh verify`, can be made from
+// a broken sampler and shown to FAIL.
+#pragma once
+
+#include <poslsh/positional_hash.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/sampler_defect.h"
+#include "experiments/consumer_cobinning.h"
+
+namespace CLI {
+class App;
+}
+
+namespace poslsh {
+
+struct PlantedDefect {
+  SamplerDefect sampler = SamplerDefect::kNone;
+  bool inflate_b_max = false;
+  BinningBug binning_bug = BinningBug::kNone;
+  std::string name() const;
+  bool sound() const { return name() == "sound"; }
+};
+// "sound", every sampler defect, "bmax-sigma-ln-n", "causal-mask-shift" and
+// "float32-positions".
+std::vector<PlantedDefect> all_planted_defects();
+// Throws InputError for an unknown name (listing the accepted ones).
+PlantedDefect parse_planted_defect(const std::string& name);
+
+// Hash k of (seed, trial) at sigma from the defect's sampler (the sound one
+// for a defect that is not in the sampler).
+HashDrawer hash_drawer(std::uint64_t seed, const PlantedDefect& defect);
+// The first s hashes of a trial: draw_hashes(seed, trial, s, sigma) for the
+// sound sampler.
+std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t trial,
+                                        std::int64_t s, double sigma);
+
+// --plant-defect NAME of a command that draws hashes. Every name but
+// bmax-sigma-ln-n (a change to a finished table, not to a sampler) is
+// accepted; the binning bugs change only what binning code a command runs
+// (the co-binning of `poslsh unbiasedness`), the rest is drawn soundly.
+class PlantDefectOption {
+ public:
+  void declare(CLI::App& command);
+  // The defect named; UsageError naming --plant-defect for a name not accepted.
+  PlantedDefect resolve() const;
+
+ private:
+  std::string name_ = "sound";
+};
+// The names --plant-defect accepts, in all_planted_defects() order.
+std::vector<std::string> plantable_defect_names();
+
+}  // namespace poslsh
