@@ -16,9 +16,9 @@
 #include "experiments/convergence.h"
 #include "experiments/unbiasedness.h"
 #include "experiments/verify.h"
-#include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/csv_writer.h"
+#include "runner/swept_experiment.h"
 
 namespace poslsh {
 
@@ -388,15 +388,7 @@ std::vector<CheckOutcome> check_power_table(const CsvTable& table, double alpha)
   return out;
 }
 
-namespace {
-
-struct PowerOptions {
-  std::vector<std::string> defects;
-  std::int64_t seeds = 20;
-  std::uint64_t seed = 1000;
-  PowerSizes sizes;
-  SweepOptions sweep;
-};
+namespace power_experiment {  // named: the runner is a unity build
 
 void add_power_family_options(CLI::App& cmd, PowerSizes& z) {
   cmd.add_option("--unbiasedness-n", z.unbiasedness_n, "unbiasedness family: n (empty: off)")
@@ -482,50 +474,64 @@ std::vector<PlantedDefect> parse_defect_option(const std::vector<std::string>& n
   return defects;
 }
 
-// The (defect, seed) sweep, then its summary next to --out.
-int run_power_sweep(const std::shared_ptr<PowerOptions>& o, const CLI::App& cmd,
-                    const std::vector<PlantedDefect>& defects) {
-  Sweep sweep;
-  sweep.experiment = "power";
-  sweep.columns = power_columns();
-  const auto seeds = static_cast<std::size_t>(o->seeds);
-  sweep.num_cells = defects.size() * seeds;
-  sweep.label = [o, defects, seeds](std::size_t cell) {
-    return fmt::format("{} seed={}", defects[cell / seeds].name(), o->seed + cell % seeds);
-  };
-  sweep.run_cell = [o, defects, seeds](std::size_t cell) {
-    return power_cell_rows(defects[cell / seeds], o->seed + cell % seeds, o->sizes);
-  };
-  sweep.resolved_config = resolved_config(cmd);
-  sweep.seed = o->seed;
-  const int rc = run_sweep(sweep, o->sweep);
-  if (rc != 0) return rc;
-  AtomicFile summary(summary_path(o->sweep.out), "--out");
-  summary.write(power_summary_csv(CsvTable::read(o->sweep.out)));  // = .summarize
-  summary.commit();
-  return 0;
-}
+struct PowerCell {
+  std::size_t defect;  // index into the defects run
+  std::uint64_t seed;
+};
+
+// Sweep cells are (defect, seed); the summary is power_summary_csv.
+class Power : public SweptExperiment<PowerCell> {
+ public:
+  void declare_options(CLI::App& cmd) override {
+    std::string names;
+    for (const auto& d : all_planted_defects()) names += (names.empty() ? "" : ", ") + d.name();
+    cmd.add_option("--defects", defect_names_, "Samplers to run (default: all of " + names + ")")
+        ->delimiter(',');
+    cmd.add_option("--seeds", seeds_, "Seeds per sampler (>= 1)")->capture_default_str();
+    cmd.add_option("--seed", seed_, "First seed; sampler runs use seed, seed+1, ...")
+        ->capture_default_str();
+    add_power_family_options(cmd, sizes_);
+  }
+
+  void validate(CLI::App&, const SweepOptions&) override {
+    defects_ = parse_defect_option(defect_names_);
+    require_at_least("--seeds", seeds_, 1);
+    validate_power_sizes(sizes_);
+  }
+
+  std::vector<std::string> columns() const override { return power_columns(); }
+
+  std::vector<PowerCell> cells() const override {
+    std::vector<PowerCell> cells;
+    for (std::size_t d = 0; d < defects_.size(); ++d)
+      for (std::int64_t k = 0; k < seeds_; ++k)
+        cells.push_back({d, seed_ + static_cast<std::uint64_t>(k)});
+    return cells;
+  }
+
+  std::vector<CsvRow> rows(const PowerCell& x) const override {
+    return power_cell_rows(defects_[x.defect], x.seed, sizes_);
+  }
+
+  std::string label(const PowerCell& x) const override {
+    return fmt::format("{} seed={}", defects_[x.defect].name(), x.seed);
+  }
+
+  std::uint64_t seed() const override { return seed_; }
+
+ private:
+  std::vector<std::string> defect_names_;
+  std::int64_t seeds_ = 20;
+  std::uint64_t seed_ = 1000;
+  PowerSizes sizes_;
+  std::vector<PlantedDefect> defects_;
+};
 
 Action add_power_command(CLI::App& parent) {
-  auto o = std::make_shared<PowerOptions>();
-  auto* cmd = parent.add_subcommand(
-      "power",
-      "False-alarm and detection rates of every check on sound and planted-defect samplers");
-  std::string names;
-  for (const auto& d : all_planted_defects()) names += (names.empty() ? "" : ", ") + d.name();
-  cmd->add_option("--defects", o->defects, "Samplers to run (default: all of " + names + ")")
-      ->delimiter(',');
-  cmd->add_option("--seeds", o->seeds, "Seeds per sampler (>= 1)")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "First seed; sampler runs use seed, seed+1, ...")
-      ->capture_default_str();
-  add_power_family_options(*cmd, o->sizes);
-  add_sweep_options(*cmd, o->sweep);
-  return [o, cmd] {
-    const std::vector<PlantedDefect> defects = parse_defect_option(o->defects);
-    require_at_least("--seeds", o->seeds, 1);
-    validate_power_sizes(o->sizes);
-    return run_power_sweep(o, *cmd, defects);
-  };
+  return swept_command(
+      parent, "power",
+      "False-alarm and detection rates of every check on sound and planted-defect samplers",
+      std::make_shared<Power>(), power_summary_csv);
 }
 
 const bool registered_power = register_experiment({
@@ -539,6 +545,6 @@ const bool registered_power = register_experiment({
     .summarize = power_summary_csv,
 });
 
-}  // namespace
+}  // namespace power_experiment
 
 }  // namespace poslsh
