@@ -295,7 +295,7 @@ ReproducePlan plan_reproduce(const CLI::App& top, const ReproduceOptions& o) {
   plan.launch = launch_plan(o, plan.out);
   plan.sharded = o.shards > 1 || plan.launch.launcher != Launcher::kLocal;
   plan.sections = sections_to_run(plan.toml, plan.config);
-  plan.defect = o.plant.resolve();
+  plan.defect = PlantDefectOption(o.plant).resolve();  // a copy: the options stay const
   for (const auto& section : plan.sections)
     if (takes_plant_defect(top, section)) plan.plantable.insert(section);
   return plan;

@@ -124,7 +124,6 @@ struct AttentionOptionsCli {
   double reference_tol = 1e-13;
   std::string save_outputs;
   PlantDefectOption plant;
-  PlantedDefect defect;  // plant, resolved
 
   bool wants(const char* estimator_name) const {
     return std::count(estimator.begin(), estimator.end(), estimator_name) > 0;
@@ -424,7 +423,7 @@ class CellRows {
     if (!want_lsh && !matched_window) return;
     for (std::int64_t s : o_.s) {
       for (std::int64_t trial = 0; trial < o_.trials; ++trial) {
-        const auto hashes = draw_hashes(hash_drawer(seed, o_.defect),
+        const auto hashes = draw_hashes(hash_drawer(seed, o_.plant.defect()),
                                         static_cast<std::uint64_t>(trial), s, sigma_);
         const MaskMean mask(p_.n, hashes, form_);
         const double kpq = lsh_keys_per_query(mask);
@@ -466,7 +465,7 @@ class Attention : public SweptExperiment<AttentionCell> {
   void validate(CLI::App& cmd, const SweepOptions& sweep) override {
     scales_ = resolve_alibi_scales(cmd, o_.sigma, o_.alibi_heads, o_.independent_heads, true);
     validate_attention_options(o_);
-    o_.defect = o_.plant.resolve();
+    o_.plant.resolve();
     const bool from_files = o_.qkv != "synthetic";
     problems_.clear();
     if (from_files)

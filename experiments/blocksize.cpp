@@ -126,7 +126,7 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
     require_positive_finite("--s-log", s_log_);
     require_at_least("--trials", trials_, 1);
     require_open_unit("--p", p_);
-    defect_ = plant_.resolve();
+    plant_.resolve();
     counts_.clear();
     for (const auto s : s_) counts_.push_back({s, 0});
     for (const auto c : s_log_) counts_.push_back({0, c});
@@ -144,8 +144,8 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
 
   std::vector<CsvRow> rows(const BlocksizeCell& cell) const override {
     const std::uint64_t seed = head_seed(seed_, cell.head, independent_heads_);
-    return blocksize_cell_rows(cell.n, cell.sigma, counts_, trials_, hash_drawer(seed, defect_),
-                               p_);
+    return blocksize_cell_rows(cell.n, cell.sigma, counts_, trials_,
+                               hash_drawer(seed, plant_.defect()), p_);
   }
 
   std::string label(const BlocksizeCell& cell) const override {
@@ -166,7 +166,6 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
   AlibiScales scales_;
   std::vector<SampleCount> counts_;  // --s, then --s-log
   PlantDefectOption plant_;
-  PlantedDefect defect_;
 };
 
 std::string blocksize_summary(const CsvTable& table) {

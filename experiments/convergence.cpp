@@ -151,7 +151,7 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
     require_at_least("--trials", trials_, 1);
     require_open_unit("--p", settings_.p);
     validate_solver_options();
-    defect_ = plant_.resolve();
+    plant_.resolve();
     scales_ = resolve_alibi_scales(cmd, sigma_, alibi_heads_, independent_heads_, true);
     settings_.form = causal_ ? Form::kCausal : Form::kSymmetric;
     // Threads the cells leave idle go inside the rows (fewer cells than
@@ -186,7 +186,7 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
     // Lanczos starts.
     ConvergenceSettings head_settings = settings_;
     head_settings.seed = x.seed;
-    const auto hashes = draw_hashes(hash_drawer(x.seed, defect_), x.trial, x.s, x.sigma);
+    const auto hashes = draw_hashes(hash_drawer(x.seed, plant_.defect()), x.trial, x.s, x.sigma);
     return {convergence_row(x.n, x.sigma, x.trial, hashes, head_settings)};
   }
 
@@ -248,7 +248,6 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
   ConvergenceSettings settings_;  // seed, p and the solver's options: bound to the CLI
   AlibiScales scales_;
   PlantDefectOption plant_;
-  PlantedDefect defect_;
 };
 
 Action add_convergence_command(CLI::App& parent) {

@@ -39,11 +39,12 @@ HashDrawer hash_drawer(std::uint64_t seed, const PlantedDefect& defect) {
   return hash_drawer(seed, defect.sampler);
 }
 
-std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t trial,
-                                        std::int64_t s, double sigma) {
+std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t trial, std::int64_t s,
+                                        double sigma) {
   std::vector<PositionalHash> hashes;
   hashes.reserve(static_cast<std::size_t>(s));
-  for (std::int64_t k = 0; k < s; ++k) hashes.push_back(draw(trial, static_cast<std::uint64_t>(k), sigma));
+  for (std::int64_t k = 0; k < s; ++k)
+    hashes.push_back(draw(trial, static_cast<std::uint64_t>(k), sigma));
   return hashes;
 }
 
@@ -63,12 +64,13 @@ void PlantDefectOption::declare(CLI::App& command) {
       ->capture_default_str();
 }
 
-PlantedDefect PlantDefectOption::resolve() const {
+const PlantedDefect& PlantDefectOption::resolve() {
   const auto names = plantable_defect_names();
   if (std::find(names.begin(), names.end(), name_) == names.end())
-    throw UsageError(fmt::format("--plant-defect must be one of {}, got '{}'",
-                                 fmt::join(names, ", "), name_));
-  return parse_planted_defect(name_);
+    throw UsageError(
+        fmt::format("--plant-defect must be one of {}, got '{}'", fmt::join(names, ", "), name_));
+  defect_ = parse_planted_defect(name_);
+  return defect_;
 }
 
 }  // namespace poslsh

@@ -44,8 +44,8 @@ PlantedDefect parse_planted_defect(const std::string& name);
 HashDrawer hash_drawer(std::uint64_t seed, const PlantedDefect& defect);
 // The first s hashes of a trial: draw_hashes(seed, trial, s, sigma) for the
 // sound sampler.
-std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t trial,
-                                        std::int64_t s, double sigma);
+std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t trial, std::int64_t s,
+                                        double sigma);
 
 // --plant-defect NAME of a command that draws hashes. Every name but
 // bmax-sigma-ln-n (a change to a finished table, not to a sampler) is
@@ -54,11 +54,15 @@ std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t tr
 class PlantDefectOption {
  public:
   void declare(CLI::App& command);
-  // The defect named; UsageError naming --plant-defect for a name not accepted.
-  PlantedDefect resolve() const;
+  // Checks the name (UsageError naming --plant-defect for one not accepted)
+  // and keeps the defect it names.
+  const PlantedDefect& resolve();
+  // The defect resolve() kept.
+  const PlantedDefect& defect() const { return defect_; }
 
  private:
   std::string name_ = "sound";
+  PlantedDefect defect_;
 };
 // The names --plant-defect accepts, in all_planted_defects() order.
 std::vector<std::string> plantable_defect_names();

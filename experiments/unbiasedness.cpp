@@ -363,9 +363,10 @@ class Unbiasedness : public SweptExperiment<UnbiasednessCell> {
     cmd.add_option("--sigma", sigma_, "ALiBi scales sigma = 1/slope (> 0)")
         ->required()
         ->delimiter(',');
-    cmd.add_option("--hashes", hashes_,
-                   "Hashes per (n, sigma), half from trial 0 and half from trial 1, interleaved: "
-                   "hash k is draw_hash(seed, k mod 2, k / 2, sigma), k < H (a multiple of --batch)")
+    cmd.add_option(
+           "--hashes", hashes_,
+           "Hashes per (n, sigma), half from trial 0 and half from trial 1, interleaved: "
+           "hash k is draw_hash(seed, k mod 2, k / 2, sigma), k < H (a multiple of --batch)")
         ->capture_default_str();
     cmd.add_option("--batch", batch_, "Consecutive hashes per batch of the dispersion test (>= 1)")
         ->capture_default_str();
@@ -389,7 +390,7 @@ class Unbiasedness : public SweptExperiment<UnbiasednessCell> {
     if (hashes_ < batch_ || hashes_ % batch_ != 0)
       throw UsageError(fmt::format("--hashes must be a positive multiple of --batch ({}), got {}",
                                    batch_, hashes_));
-    defect_ = plant_.resolve();
+    plant_.resolve();
   }
 
   std::vector<std::string> columns() const override { return unbiasedness_columns(); }
@@ -403,7 +404,7 @@ class Unbiasedness : public SweptExperiment<UnbiasednessCell> {
 
   std::vector<CsvRow> rows(const UnbiasednessCell& x) const override {
     return unbiasedness_cell_rows(x.n, x.sigma, hashes_, batch_, points_,
-                                  hash_drawer(seed_, defect_), defect_.binning_bug);
+                                  hash_drawer(seed_, plant_.defect()), plant_.defect().binning_bug);
   }
 
   std::string label(const UnbiasednessCell& x) const override {
@@ -419,7 +420,6 @@ class Unbiasedness : public SweptExperiment<UnbiasednessCell> {
   int points_ = 24;
   std::uint64_t seed_ = 0;
   PlantDefectOption plant_;
-  PlantedDefect defect_;
 };
 
 Action add_unbiasedness_command(CLI::App& parent) {

@@ -62,23 +62,22 @@ TEST_P(PlantedReproduce, FailsExactlyWhenADefectIsPlanted) {
   EXPECT_NE(report.find(std::string("defect `") + p.defect + "` planted"), std::string::npos)
       << report;
   // The tables record it, so `poslsh rerun` plants it again.
-  EXPECT_NE(testing::slurp(path("r/unbiasedness.csv.meta.json")).find(p.defect),
-            std::string::npos);
+  EXPECT_NE(testing::slurp(path("r/unbiasedness.csv.meta.json")).find(p.defect), std::string::npos);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Defects, PlantedReproduce,
-    ::testing::Values(Planted{"sound", ""}, Planted{"repeated-trials", "convergence"},
-                      Planted{"repeat-lag-64", "blocksize"},
-                      Planted{"pitch-cap-10sigma", "blocksize"},
-                      Planted{"float32-positions", "unbiasedness"},
-                      Planted{"causal-mask-shift", "unbiasedness"}),
-    [](const auto& info) {
-      std::string name = info.param.defect;
-      for (auto& c : name)
-        if (c == '-' || c == '.') c = '_';
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Defects, PlantedReproduce,
+                         ::testing::Values(Planted{"sound", ""},
+                                           Planted{"repeated-trials", "convergence"},
+                                           Planted{"repeat-lag-64", "blocksize"},
+                                           Planted{"pitch-cap-10sigma", "blocksize"},
+                                           Planted{"float32-positions", "unbiasedness"},
+                                           Planted{"causal-mask-shift", "unbiasedness"}),
+                         [](const auto& info) {
+                           std::string name = info.param.defect;
+                           for (auto& c : name)
+                             if (c == '-' || c == '.') c = '_';
+                           return name;
+                         });
 
 using PlantDefectCli = testing::CliTest;
 
@@ -86,10 +85,10 @@ using PlantDefectCli = testing::CliTest;
 TEST_F(PlantDefectCli, SampledHashesOfADefectFailVerify) {
   for (const std::string defect : {"sound", "pitch-cap-10sigma", "repeat-lag-64"}) {
     const std::string csv = path(defect + ".csv");
-    ASSERT_EQ(cli("sample --n 4096 --sigma 16 --s 131072 --plant-defect " + defect + " --out " +
-                  csv)
-                  .exit_code,
-              0);
+    ASSERT_EQ(
+        cli("sample --n 4096 --sigma 16 --s 131072 --plant-defect " + defect + " --out " + csv)
+            .exit_code,
+        0);
     const auto v = cli("verify --hashes " + csv + " --n 4096 --sigma 16");
     EXPECT_EQ(v.exit_code, defect == "sound" ? 0 : 1) << defect << "\n" << v.out;
   }
@@ -103,9 +102,9 @@ TEST_F(PlantDefectCli, RefusesNamesItCannotPlant) {
   expect_usage_error("sample --n 8 --sigma 2 --s 1 --plant-defect nosuch --out " + path("a.csv"),
                      "--plant-defect");
   // b_max inflation edits a finished block-size table (power only), no sampler.
-  expect_usage_error("blocksize --n 64 --sigma 2 --s 1 --plant-defect bmax-sigma-ln-n --out " +
-                         path("b.csv"),
-                     "--plant-defect");
+  expect_usage_error(
+      "blocksize --n 64 --sigma 2 --s 1 --plant-defect bmax-sigma-ln-n --out " + path("b.csv"),
+      "--plant-defect");
   EXPECT_FALSE(fs::exists(path("a.csv")));
   EXPECT_FALSE(fs::exists(path("b.csv")));
 }
