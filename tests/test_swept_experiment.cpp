@@ -21,7 +21,9 @@ namespace swept_experiment_test {
 namespace fs = std::filesystem;
 
 // The example of docs/ARCHITECTURE.md: one row per (sigma, trial), the pitch
-// of hash 0 of that trial.
+// of hash 0 of that trial. The lines between the markers are the doc's code
+// block, line for line (tests/test_doc_example.cpp compares them).
+// [doc-example begin]
 struct PitchCell {
   double sigma;
   std::int64_t trial;
@@ -59,6 +61,7 @@ class Pitch : public SweptExperiment<PitchCell> {
   std::int64_t trials_ = 100;
   std::uint64_t seed_ = 0;
 };
+// [doc-example end]
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
