@@ -8,9 +8,8 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "cli_harness.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 #include "runner/swept_experiment.h"
@@ -19,6 +18,7 @@ namespace poslsh {
 namespace swept_experiment_test {
 
 namespace fs = std::filesystem;
+using testing::slurp;
 
 // The example of docs/ARCHITECTURE.md: one row per (sigma, trial), the pitch
 // of hash 0 of that trial. The lines between the markers are the doc's code
@@ -62,13 +62,6 @@ class Pitch : public SweptExperiment<PitchCell> {
   std::uint64_t seed_ = 0;
 };
 // [doc-example end]
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class SweptExperimentTest : public ::testing::Test {
  protected:
