@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poslsh/bounds.h>
-#include "core/sampler_defect.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +18,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "convergence_rows.h"
+#include "core/sampler_defect.h"
 #include "experiments/convergence.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
@@ -27,22 +28,21 @@
 namespace poslsh {
 namespace {
 
-const std::vector<std::int64_t> kS = {4, 8, 16, 32, 64, 128, 256};
+using testing::convergence_column;
+using testing::kConvergenceS;
+using testing::power_law_convergence_table;
+using testing::synthetic_convergence_row;
+
 constexpr std::int64_t kChecksN = 512;
 
-std::size_t col(const std::string& c) {
-  const auto& cols = convergence_columns();
-  return static_cast<std::size_t>(std::find(cols.begin(), cols.end(), c) - cols.begin());
-}
-
-// n = 512, sigma in {4, 16}, s in kS, `trials` trials, hashes from the
+// n = 512, sigma in {4, 16}, s in kConvergenceS, `trials` trials, hashes from the
 // sampler with `defect`; errors optionally multiplied by s^scale_exponent.
 CsvTable sampler_table(SamplerDefect defect, int trials, double scale_exponent = 0) {
   std::string text = csv_line(convergence_columns());
   ConvergenceSettings settings;
   settings.seed = 5;
   for (double sigma : {4.0, 16.0}) {
-    for (std::int64_t s : kS) {
+    for (std::int64_t s : kConvergenceS) {
       for (int t = 0; t < trials; ++t) {
         std::vector<PositionalHash> hashes;
         for (std::int64_t k = 0; k < s; ++k)
@@ -52,7 +52,7 @@ CsvTable sampler_table(SamplerDefect defect, int trials, double scale_exponent =
           const double f = std::pow(static_cast<double>(s), scale_exponent);
           // A wrong implementation writes a consistent interval with its error.
           for (const char* c : {"spectral_error", "spectral_lower", "spectral_upper", "max_error"})
-            row[col(c)] = format_double(std::stod(row[col(c)]) * f);
+            row[convergence_column(c)] = format_double(std::stod(row[convergence_column(c)]) * f);
         }
         text += csv_line(row);
       }
@@ -66,44 +66,6 @@ CsvTable sampler_table(SamplerDefect defect, int trials, double scale_exponent =
 const CsvTable& sound_table() {
   static const CsvTable t = sampler_table(SamplerDefect::kNone, 20);
   return t;
-}
-
-// A synthetic row with the bound columns recomputed as convergence_row
-// writes them.
-CsvRow synthetic_row(std::int64_t n, double sigma, std::int64_t s, int trial, double spectral,
-                     double max_error, std::int64_t b_max, const std::string& status = "ok",
-                     double p = 0.01) {
-  return {std::to_string(n),
-          format_double(sigma),
-          std::to_string(s),
-          std::to_string(trial),
-          "symmetric",
-          format_double(p),
-          status == "ok" ? format_double(spectral) : "",
-          status == "ok" ? "1e-07" : "inf",
-          status == "ok" ? format_double(spectral) : "0",
-          status == "ok" ? format_double(spectral * 1.001) : "inf",
-          format_double(spectral_bound(n, sigma, s, p)),
-          format_double(max_error),
-          format_double(max_bound(n, s, p)),
-          format_double(max_error * 3),
-          std::to_string(b_max),
-          std::to_string(b_max_bound(n, sigma, s, p)),
-          "20",
-          "20",
-          status,
-          "0.1"};
-}
-
-// Errors c s^slopes[j] for trial j at n = 512, sigma = 4, s in kS.
-CsvTable power_law_table(const std::vector<double>& slopes) {
-  std::string text = csv_line(convergence_columns());
-  for (std::size_t j = 0; j < slopes.size(); ++j)
-    for (std::int64_t s : kS) {
-      const double e = 0.05 * std::pow(static_cast<double>(s), slopes[j]);
-      text += csv_line(synthetic_row(kChecksN, 4, s, static_cast<int>(j), e, e, 5));
-    }
-  return CsvTable::parse(text);
 }
 
 const CheckOutcome& find(const std::vector<CheckOutcome>& out, const std::string& check) {
@@ -196,7 +158,7 @@ TEST(ConvergenceChecks, RateIntervalNumbersAreRight) {
   std::vector<double> slopes;
   for (int j = 0; j < 20; ++j) slopes.push_back(-0.595 + 0.01 * j);
   const double alpha = 1e-3;
-  const auto out = check_convergence_table(power_law_table(slopes), alpha);
+  const auto out = check_convergence_table(power_law_convergence_table(slopes), alpha);
   const auto& o = find(out, "rate[symmetric,n=512,sigma=4] spectral");
   EXPECT_EQ(o.verdict, Verdict::kPass) << o.detail;
   // One group: an eighth of alpha over 2 per-group rate tests (spectral, max).
@@ -221,7 +183,8 @@ TEST(ConvergenceChecks, RateIntervalNumbersAreRight) {
   EXPECT_EQ(count(out, Verdict::kPass, "rate[symmetric,pooled"), 0);  // one group: no pooled line
   // Three trials cannot reach level / 2 = 3.1e-5 even all on one side
   // (2^-3); 2^-15 = 3.05e-5 can.
-  const auto few = check_convergence_table(power_law_table({-0.5, -0.45, -0.55}), alpha);
+  const auto few =
+      check_convergence_table(power_law_convergence_table({-0.5, -0.45, -0.55}), alpha);
   const auto& f = find(few, "rate[symmetric,n=512,sigma=4] spectral");
   EXPECT_EQ(f.verdict, Verdict::kInfo) << f.detail;
   EXPECT_NE(f.detail.find("run more trials: needs >= 15"), std::string::npos) << f.detail;
@@ -241,10 +204,10 @@ std::vector<double> band_slopes(double centre, double spread, int trials = 20) {
 
 TEST(ConvergenceChecks, RateFailsOnlyWhenTheMedianIntervalLeavesTheBand) {
   // Slopes near -0.3: every trial above the band.
-  auto out = check_convergence_table(power_law_table(band_slopes(-0.3, 0.02)));
+  auto out = check_convergence_table(power_law_convergence_table(band_slopes(-0.3, 0.02)));
   EXPECT_EQ(count(out, Verdict::kFail, "rate"), 2);
   // Slopes near -0.7 (too fast) also fail.
-  out = check_convergence_table(power_law_table(band_slopes(-0.7, 0.02)));
+  out = check_convergence_table(power_law_convergence_table(band_slopes(-0.7, 0.02)));
   EXPECT_EQ(count(out, Verdict::kFail, "rate"), 2);
   // A heavy tail does not move the verdict: trials in the band with a few
   // wild ones (slopes -3 and +2) pass; the median decides, not the mean.
@@ -252,19 +215,19 @@ TEST(ConvergenceChecks, RateFailsOnlyWhenTheMedianIntervalLeavesTheBand) {
   wild[0] = -3;
   wild[19] = 2;
   wild[18] = 1.5;
-  out = check_convergence_table(power_law_table(wild));
+  out = check_convergence_table(power_law_convergence_table(wild));
   EXPECT_EQ(count(out, Verdict::kPass, "rate"), 2);
   // Median -0.3 but spread over [-0.7, 0.1]: 12 of 20 above -0.4 has tail
   // 0.25, far above the level: the test does not reject.
-  out = check_convergence_table(power_law_table(band_slopes(-0.3, 0.4)));
+  out = check_convergence_table(power_law_convergence_table(band_slopes(-0.3, 0.4)));
   EXPECT_EQ(count(out, Verdict::kFail, "rate"), 0);
   EXPECT_EQ(count(out, Verdict::kPass, "rate"), 2);
   // Eight trials at -0.3: all above, but 2^-8 is above the level: info.
-  out = check_convergence_table(power_law_table(band_slopes(-0.3, 0.02, 8)));
+  out = check_convergence_table(power_law_convergence_table(band_slopes(-0.3, 0.02, 8)));
   EXPECT_EQ(count(out, Verdict::kFail, "rate"), 0);
   EXPECT_EQ(count(out, Verdict::kInfo, "rate"), 2);
   // Fewer than 3 trials: not applicable.
-  out = check_convergence_table(power_law_table({-0.3, -0.31}));
+  out = check_convergence_table(power_law_convergence_table({-0.3, -0.31}));
   EXPECT_EQ(count(out, Verdict::kNotApplicable, "rate"), 2);
 }
 
@@ -272,7 +235,7 @@ TEST(ConvergenceChecks, RateFailsOnlyWhenTheMedianIntervalLeavesTheBand) {
 // a zero-width rate interval in the band that would PASS; trials-distinct
 // FAILs it, and the sound table's distinct trials pass it.
 TEST(ConvergenceChecks, RepeatedTrialsFailTrialsDistinct) {
-  auto out = check_convergence_table(power_law_table(std::vector<double>(20, -0.5)));
+  auto out = check_convergence_table(power_law_convergence_table(std::vector<double>(20, -0.5)));
   EXPECT_EQ(find(out, "rate[symmetric,n=512,sigma=4] spectral").verdict, Verdict::kPass);
   const auto& rep = find(out, "trials-distinct[symmetric,n=512,sigma=4]");
   EXPECT_EQ(rep.verdict, Verdict::kFail) << rep.detail;
@@ -281,15 +244,16 @@ TEST(ConvergenceChecks, RepeatedTrialsFailTrialsDistinct) {
   // One pair repeated among otherwise distinct trials is enough.
   std::vector<double> one_pair = band_slopes(-0.5, 0.05);
   one_pair[7] = one_pair[3];
-  out = check_convergence_table(power_law_table(one_pair));
+  out = check_convergence_table(power_law_convergence_table(one_pair));
   EXPECT_EQ(find(out, "trials-distinct[symmetric,n=512,sigma=4]").verdict, Verdict::kFail);
-  out = check_convergence_table(power_law_table(band_slopes(-0.5, 0.05)));
+  out = check_convergence_table(power_law_convergence_table(band_slopes(-0.5, 0.05)));
   EXPECT_EQ(find(out, "trials-distinct[symmetric,n=512,sigma=4]").verdict, Verdict::kPass);
   // At n = 16, sigma = 256 two sound trials often have no boundary in [0, n)
   // at all: a coincidence is no evidence, and the line says so as n/a.
   std::string text = csv_line(convergence_columns());
   for (int trial = 0; trial < 4; ++trial)
-    for (std::int64_t s : kS) text += csv_line(synthetic_row(16, 256, s, trial, 0.5, 0.5, 16));
+    for (std::int64_t s : kConvergenceS)
+      text += csv_line(synthetic_convergence_row(16, 256, s, trial, 0.5, 0.5, 16));
   out = check_convergence_table(CsvTable::parse(text));
   const auto& flat = find(out, "trials-distinct[symmetric,n=16,sigma=256]");
   EXPECT_EQ(flat.verdict, Verdict::kNotApplicable) << flat.detail;
@@ -350,8 +314,9 @@ TEST(ConvergenceChecks, BoundViolationsBeyondBinomialAllowanceFail) {
     std::string bmax_text = csv_line(convergence_columns()), max_text = bmax_text;
     for (int r = 0; r < 60; ++r) {
       const bool bad = r < violations;
-      bmax_text += csv_line(synthetic_row(512, 4, 4, r, 1, 0.1, bad ? bmax_bound + 1 : 5));
-      max_text += csv_line(synthetic_row(512, 4, 4, r, 1, bad ? mb * 1.01 : 0.1, 5));
+      bmax_text +=
+          csv_line(synthetic_convergence_row(512, 4, 4, r, 1, 0.1, bad ? bmax_bound + 1 : 5));
+      max_text += csv_line(synthetic_convergence_row(512, 4, 4, r, 1, bad ? mb * 1.01 : 0.1, 5));
     }
     const Verdict expected = violations == 5 ? Verdict::kFail : Verdict::kPass;
     auto out = check_convergence_table(CsvTable::parse(bmax_text), 6e-3);
@@ -363,8 +328,9 @@ TEST(ConvergenceChecks, BoundViolationsBeyondBinomialAllowanceFail) {
 }
 
 TEST(ConvergenceChecks, NotConvergedRowsAreLeftOutAndCounted) {
-  const std::string text = csv_line(convergence_columns()) +
-                           csv_line(synthetic_row(512, 4, 4, 0, 0, 0.1, 5, "not_converged"));
+  const std::string text =
+      csv_line(convergence_columns()) +
+      csv_line(synthetic_convergence_row(512, 4, 4, 0, 0, 0.1, 5, "not_converged"));
   const auto out = check_convergence_table(CsvTable::parse(text));
   EXPECT_EQ(find(out, "spectral solves").detail.rfind("1 of 1", 0), 0u);
   EXPECT_NE(find(out, "bound spectral").verdict, Verdict::kFail);
@@ -407,8 +373,8 @@ TEST(ConvergenceChecks, SpectralBoundUsesTheCertifiedInterval) {
   const auto table = [&](double lower, double upper, int rows) {
     std::string text = csv_line(convergence_columns());
     for (int t = 0; t < rows; ++t) {
-      auto row = synthetic_row(512, 4, 4, t, lower, 0.1, 5);
-      row[col("spectral_upper")] = format_double(upper);
+      auto row = synthetic_convergence_row(512, 4, 4, t, lower, 0.1, 5);
+      row[convergence_column("spectral_upper")] = format_double(upper);
       text += csv_line(row);
     }
     return CsvTable::parse(text);
@@ -458,10 +424,10 @@ TEST(ConvergenceChecks, TablesWithoutSpectralUpperAreReadWithANote) {
 TEST(ConvergenceChecks, DuplicatedColumnOrRowIsUnusable) {
   auto cols = convergence_columns();
   cols.push_back("max_error");
-  auto row = synthetic_row(512, 4, 4, 0, 0.1, 0.1, 5);
+  auto row = synthetic_convergence_row(512, 4, 4, 0, 0.1, 0.1, 5);
   row.push_back("0.1");
   expect_unusable(csv_line(cols) + csv_line(row), "column 'max_error' appears twice");
-  const auto r = csv_line(synthetic_row(512, 4, 4, 0, 0.1, 0.1, 5));
+  const auto r = csv_line(synthetic_convergence_row(512, 4, 4, 0, 0.1, 0.1, 5));
   expect_unusable(csv_line(convergence_columns()) + r + r, "row 3: a second row");
 }
 

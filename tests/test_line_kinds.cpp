@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poslsh/bounds.h>
-#include "core/sampler_defect.h"
 
 #include <cmath>
 #include <functional>
@@ -22,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "convergence_rows.h"
+#include "core/sampler_defect.h"
 #include "experiments/attention.h"
 #include "experiments/blocksize.h"
 #include "experiments/convergence.h"
@@ -36,6 +37,8 @@ namespace poslsh {
 namespace {
 
 using Outcomes = std::vector<CheckOutcome>;
+using testing::convergence_column;
+using testing::power_law_convergence_table;
 
 // The kind of a line: its name up to '[', trailing spaces dropped.
 std::string kind_of(const std::string& check) {
@@ -73,44 +76,11 @@ Outcomes blocksize_outcomes(SamplerDefect defect, std::int64_t trials) {
 }
 
 // --- convergence: synthetic rows with the bound columns as written -------
-CsvRow convergence_synthetic_row(std::int64_t s, int trial, double spectral, double max_error,
-                                 std::int64_t b_max) {
-  const std::int64_t n = 512;
-  const double sigma = 4, p = 0.01;
-  return {std::to_string(n),
-          format_double(sigma),
-          std::to_string(s),
-          std::to_string(trial),
-          "symmetric",
-          format_double(p),
-          format_double(spectral),
-          "1e-07",
-          format_double(spectral),
-          format_double(spectral * 1.001),
-          format_double(spectral_bound(n, sigma, s, p)),
-          format_double(max_error),
-          format_double(max_bound(n, s, p)),
-          format_double(max_error * 3),
-          std::to_string(b_max),
-          std::to_string(b_max_bound(n, sigma, s, p)),
-          "20",
-          "20",
-          "ok",
-          "0.1"};
-}
-
-// Trials j with errors 0.05 s^slopes[j], s = 4..256; `edit` may change a row.
+// Trials j with errors 0.05 s^slopes[j], s = 4..256 (tests/convergence_rows.h);
+// `edit` may change a row.
 Outcomes convergence_outcomes(const std::vector<double>& slopes,
                               const std::function<void(CsvRow&, std::int64_t s)>& edit = {}) {
-  std::vector<CsvRow> rows;
-  for (std::size_t j = 0; j < slopes.size(); ++j)
-    for (const std::int64_t s : {4, 8, 16, 32, 64, 128, 256}) {
-      const double e = 0.05 * std::pow(static_cast<double>(s), slopes[j]);
-      CsvRow row = convergence_synthetic_row(s, static_cast<int>(j), e, e, 5);
-      if (edit) edit(row, s);
-      rows.push_back(std::move(row));
-    }
-  return check_convergence_table(table_of(convergence_columns(), rows));
+  return check_convergence_table(power_law_convergence_table(slopes, edit));
 }
 
 // 16 distinct trial slopes in the band: enough trials for the rate lines'
@@ -124,11 +94,6 @@ const std::vector<double> kRepeatedSlopes(16, -0.5);
 const std::vector<double> kFlatSlopes = {0.0,    0.01,  -0.01,  0.005, 0.02,   -0.02,
                                          0.015,  0.001, -0.005, 0.012, -0.012, 0.003,
                                          -0.003, 0.018, -0.018, 0.008};
-
-std::size_t convergence_col(const std::string& c) {
-  const auto& cols = convergence_columns();
-  return static_cast<std::size_t>(std::find(cols.begin(), cols.end(), c) - cols.begin());
-}
 
 // --- attention: rows as `poslsh attention` writes them -------------------
 const std::string kAttentionHeader =
@@ -266,13 +231,13 @@ const std::vector<FailingCase>& failing_cases() {
       {"convergence", "bound max", "max_error above its bound in every trial",
        [] {
          return convergence_outcomes(kBandSlopes, [](CsvRow& r, std::int64_t s) {
-           r[convergence_col("max_error")] = format_double(1.01 * max_bound(512, s, 0.01));
+           r[convergence_column("max_error")] = format_double(1.01 * max_bound(512, s, 0.01));
          });
        }},
       {"convergence", "bound b_max", "b_max above its bound in every trial",
        [] {
          return convergence_outcomes(kBandSlopes, [](CsvRow& r, std::int64_t s) {
-           r[convergence_col("b_max")] = std::to_string(b_max_bound(512, 4, s, 0.01) + 1);
+           r[convergence_column("b_max")] = std::to_string(b_max_bound(512, 4, s, 0.01) + 1);
          });
        }},
       {"convergence", "bound spectral", "spectral error above its bound in every trial",
@@ -280,8 +245,8 @@ const std::vector<FailingCase>& failing_cases() {
          return convergence_outcomes(kBandSlopes, [](CsvRow& r, std::int64_t s) {
            const double e = 1.01 * spectral_bound(512, 4, s, 0.01);
            for (const char* c : {"spectral_error", "spectral_lower"})
-             r[convergence_col(c)] = format_double(e);
-           r[convergence_col("spectral_upper")] = format_double(e * 1.001);
+             r[convergence_column(c)] = format_double(e);
+           r[convergence_column("spectral_upper")] = format_double(e * 1.001);
          });
        }},
       {"convergence", "rows", "a table without rows",

@@ -8,9 +8,8 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "cli_harness.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 #include "runner/swept_experiment.h"
@@ -19,9 +18,12 @@ namespace poslsh {
 namespace swept_experiment_test {
 
 namespace fs = std::filesystem;
+using testing::slurp;
 
 // The example of docs/ARCHITECTURE.md: one row per (sigma, trial), the pitch
-// of hash 0 of that trial.
+// of hash 0 of that trial. The lines between the markers are the doc's code
+// block, line for line (tests/test_doc_example.cpp compares them).
+// [doc-example begin]
 struct PitchCell {
   double sigma;
   std::int64_t trial;
@@ -59,13 +61,7 @@ class Pitch : public SweptExperiment<PitchCell> {
   std::int64_t trials_ = 100;
   std::uint64_t seed_ = 0;
 };
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// [doc-example end]
 
 class SweptExperimentTest : public ::testing::Test {
  protected:

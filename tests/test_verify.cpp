@@ -32,7 +32,17 @@ void write_samples(const std::string& path, bool blocks, std::int64_t n, double 
   }
 }
 
-class VerifyCli : public testing::CliTest {};
+class VerifyCli : public testing::CliTest {
+ protected:
+  // Writes `text` to m.csv and expects `verify INPUT_FLAG m.csv --n N --sigma 2`
+  // to refuse it: exit code 2, one line on stderr that mentions `mention`.
+  void expect_file_refused(const std::string& input_flag, std::int64_t n, const std::string& text,
+                           const std::string& mention) const {
+    std::ofstream(path("m.csv")) << text;
+    expect_usage_error(fmt::format("verify {} {} --n {} --sigma 2", input_flag, path("m.csv"), n),
+                       mention);
+  }
+};
 
 // False alarm of each passing run: the family-wise 1e-3 of `verify` (fixed seeds).
 TEST_F(VerifyCli, SoundSampleBlocksFromTheCliPass) {
@@ -157,17 +167,17 @@ TEST_F(VerifyCli, TwoPercentScaleErrorIsFoundWithTheStatedSampleCount) {
 }
 
 TEST_F(VerifyCli, MalformedFilesAreUnusable) {
-  const auto bad = [&](const std::string& text, const std::string& mention) {
-    std::ofstream(path("m.csv")) << text;
-    expect_usage_error("verify --blocks " + path("m.csv") + " --n 10 --sigma 2", mention);
-  };
-  bad("sample,start,end\n0,0,5\n0,4,10\n", "should start at 5");     // overlap
-  bad("sample,start,end\n0,0,5\n0,6,10\n", "should start at 5");     // gap
-  bad("sample,start,end\n0,5,10\n0,0,5\n", "should start at 0");     // unsorted
-  bad("sample,start,end\n0,0,5\n0,5,8\n1,0,10\n", "covers [0, 8)");  // partial cover
-  bad("sample,start,end\n0,0,10\n1,0,10\n0,0,10\n", "increasing");
-  bad("sample,start\n0,0\n", "header");
-  bad("sample,start,end\n0,0,nan\n", "integer");
+  expect_file_refused("--blocks", 10, "sample,start,end\n0,0,5\n0,4,10\n",  // overlap
+                      "should start at 5");
+  expect_file_refused("--blocks", 10, "sample,start,end\n0,0,5\n0,6,10\n",  // gap
+                      "should start at 5");
+  expect_file_refused("--blocks", 10, "sample,start,end\n0,5,10\n0,0,5\n",  // unsorted
+                      "should start at 0");
+  expect_file_refused("--blocks", 10, "sample,start,end\n0,0,5\n0,5,8\n1,0,10\n",  // partial cover
+                      "covers [0, 8)");
+  expect_file_refused("--blocks", 10, "sample,start,end\n0,0,10\n1,0,10\n0,0,10\n", "increasing");
+  expect_file_refused("--blocks", 10, "sample,start\n0,0\n", "header");
+  expect_file_refused("--blocks", 10, "sample,start,end\n0,0,nan\n", "integer");
   std::ofstream(path("h.csv")) << "sample,pitch,shift\n0,-1,0\n";
   expect_usage_error("verify --hashes " + path("h.csv") + " --n 10 --sigma 2", "pitch");
   expect_usage_error("verify --hashes " + path("nope.csv") + " --n 10 --sigma 2", "not readable");
@@ -207,14 +217,12 @@ TEST_F(VerifyCli, RepeatedTrialsFailWithATrialColumn) {
       << repeated.out;
   EXPECT_NE(repeated.out.find("FAIL  cobin-dispersion[n=4096,sigma=8,middle]"), std::string::npos)
       << repeated.out;
-  const auto bad = [&](const std::string& text, const std::string& mention) {
-    std::ofstream(path("m.csv")) << text;
-    expect_usage_error("verify --hashes " + path("m.csv") + " --n 10 --sigma 2", mention);
-  };
-  bad("trial,sample,pitch,shift\n0,0,1,0\n0,1,1,0\n1,0,1,0\n", "same number");
-  bad("trial,sample,pitch,shift\n1,0,1,0\n0,0,1,0\n", "trials in increasing order");
-  bad("trial,sample,pitch,shift\n-1,0,1,0\n", "trial");
-  bad("trial,sample,pitch,shift\n0,1,1,0\n0,0,1,0\n", "increasing");
+  expect_file_refused("--hashes", 10, "trial,sample,pitch,shift\n0,0,1,0\n0,1,1,0\n1,0,1,0\n",
+                      "same number");
+  expect_file_refused("--hashes", 10, "trial,sample,pitch,shift\n1,0,1,0\n0,0,1,0\n",
+                      "trials in increasing order");
+  expect_file_refused("--hashes", 10, "trial,sample,pitch,shift\n-1,0,1,0\n", "trial");
+  expect_file_refused("--hashes", 10, "trial,sample,pitch,shift\n0,1,1,0\n0,0,1,0\n", "increasing");
 }
 
 // Sparse rows at n = 2^32 (the blocks holding anchors 0, 2^24 + 1, 2^31 + 1 and
@@ -264,17 +272,20 @@ TEST_F(VerifyCli, SparseInputAtTwoToThe32PassesAndFloat32RoundingFails) {
       << rounded.out;
   EXPECT_NE(rounded.out.find("PASS  cobin-mean[n=4294967296,sigma=4,at-0]"), std::string::npos)
       << rounded.out;  // below 2^24 float32 holds every position
-  const auto bad = [&](const std::string& text, const std::string& mention) {
-    std::ofstream(path("m.csv")) << text;
-    expect_usage_error("verify --sparse " + path("m.csv") + " --n 100 --sigma 2", mention);
-  };
-  bad("sample,anchor,start,end\n0,0,0,5\n", "header");
-  bad("trial,sample,anchor,start,end\n0,0,3,4,9\n", "must hold anchor");
-  bad("trial,sample,anchor,start,end\n0,0,3,0,101\n", "must hold anchor");
-  bad("trial,sample,anchor,start,end\n0,0,3,0,9\n0,0,50,40,60\n0,1,3,0,9\n", "lists 1");
-  bad("trial,sample,anchor,start,end\n0,0,3,0,9\n0,1,4,0,9\n", "out of place");
-  bad("trial,sample,anchor,start,end\n0,1,3,0,9\n0,0,3,0,9\n", "sorted");
-  bad("trial,sample,anchor,start,end\n0,0,3,0,x\n", "not a number");
+  expect_file_refused("--sparse", 100, "sample,anchor,start,end\n0,0,0,5\n", "header");
+  expect_file_refused("--sparse", 100, "trial,sample,anchor,start,end\n0,0,3,4,9\n",
+                      "must hold anchor");
+  expect_file_refused("--sparse", 100, "trial,sample,anchor,start,end\n0,0,3,0,101\n",
+                      "must hold anchor");
+  expect_file_refused("--sparse", 100,
+                      "trial,sample,anchor,start,end\n0,0,3,0,9\n0,0,50,40,60\n0,1,3,0,9\n",
+                      "lists 1");
+  expect_file_refused("--sparse", 100, "trial,sample,anchor,start,end\n0,0,3,0,9\n0,1,4,0,9\n",
+                      "out of place");
+  expect_file_refused("--sparse", 100, "trial,sample,anchor,start,end\n0,1,3,0,9\n0,0,3,0,9\n",
+                      "sorted");
+  expect_file_refused("--sparse", 100, "trial,sample,anchor,start,end\n0,0,3,0,x\n",
+                      "not a number");
   expect_usage_error("verify --sparse " + path("m.csv") + " --n 9007199254740993 --sigma 2", "--n");
 }
 
