@@ -8,6 +8,7 @@
 #include <poslsh/pitch_law.h>
 
 #include <algorithm>
+#include <boost/math/distributions/binomial.hpp>
 #include <cmath>
 #include <iterator>
 #include <set>
@@ -84,6 +85,17 @@ std::vector<VerifySample> interleave_trials(std::vector<VerifySample> samples) {
   return interleave_by_trial(std::move(samples));
 }
 
+PitchBounds pitch_bounds_from_blocks(std::int64_t blocks, std::int64_t first_length,
+                                     std::int64_t last_start, std::int64_t last_length,
+                                     std::int64_t largest_block) {
+  const double edge = static_cast<double>(std::max(first_length, last_length) - 1);
+  if (blocks <= 2) return {edge, INFINITY};
+  const auto m = static_cast<double>(blocks - 2);
+  const auto span = static_cast<double>(last_start - first_length);
+  const double lo = largest_block == 1 ? 0.0 : (span - 1) / m;
+  return {std::max(lo, edge), (span + 1) / m};
+}
+
 std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n) {
   const bool has_trial = require_columns(t, {"sample", "start", "end"});
   const std::int64_t anchors[3] = {cobin_anchor(CobinRegion::kStart, n),
@@ -91,6 +103,7 @@ std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n)
                                    cobin_anchor(CobinRegion::kEnd, n)};
   std::vector<VerifySample> out;
   std::int64_t trial = 0, sample = 0, expect_start = 0;
+  std::int64_t blocks = 0, first_length = 0, last_start = 0;
   bool open = false;
   VerifySample cur;
   // Closes the sample whose last block is on row `last`.
@@ -99,6 +112,10 @@ std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n)
       throw InputError(fmt::format(
           "row {}: sample {} covers [0, {}) only; every sample must be a partition of [0, {})",
           CsvTable::line_of(last), sample, expect_start, n));
+    const PitchBounds p =
+        pitch_bounds_from_blocks(blocks, first_length, last_start, n - last_start, cur.b_max);
+    cur.pitch_lo = p.lo;
+    cur.pitch_hi = p.hi;
     out.push_back(cur);
   };
   for (std::size_t r = 0; r < t.size(); ++r) {
@@ -119,6 +136,7 @@ std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n)
       trial = tr;
       sample = id;
       expect_start = 0;
+      blocks = 0;
       cur = VerifySample{};
       cur.trial = tr;
     }
@@ -131,6 +149,8 @@ std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n)
       throw InputError(fmt::format("row {}: sample {} block [{}, {}) is empty or ends past n = {}",
                                    CsvTable::line_of(r), id, start, end, n));
     cur.b_max = std::max(cur.b_max, end - start);
+    if (++blocks == 1) first_length = end;
+    last_start = start;
     for (int a = 0; a < 3; ++a) {
       if (anchors[a] < start || anchors[a] >= end) continue;
       cur.runs[a] = a == 2 ? anchors[a] - start + 1 : end - anchors[a];
@@ -162,7 +182,7 @@ std::vector<VerifySample> samples_from_hashes(const CsvTable& t, std::int64_t n)
     const PositionalHash h{pitch, shift};
     VerifySample s;
     s.trial = trial;
-    s.pitch = pitch;
+    s.pitch_lo = s.pitch_hi = pitch;
     for (int a = 0; a < 3; ++a) s.runs[a] = cobin_run(h, all_cobin_regions()[a], n);
     // The partition depends on the shift modulo the pitch only; the O(1)
     // largest-block scan wants it in [0, pitch].
@@ -226,32 +246,62 @@ std::int64_t samples_to_catch_capped_pitch(double level) {
       std::ceil(std::log(level / (2.0 * kNumPitchCuts)) / std::log1p(-above)));
 }
 
+// Two-sided exact binomial p when only bounds on the count are known: between
+// `fewest` and `most` of `total` at or below a point of null probability
+// `below` (`above` = 1 - below). Each one-sided tail is taken at the bound
+// that makes it largest, so it is at least the true count's: a conservative
+// exact test (docs/MATH.md §9). Equal bounds give cdf_point_p.
+double censored_cdf_point_p(std::int64_t fewest, std::int64_t most, std::int64_t total,
+                            double below, double above) {
+  if (below > 0.5) return censored_cdf_point_p(total - most, total - fewest, total, above, below);
+  const boost::math::binomial_distribution<double> law(static_cast<double>(total), below);
+  const double lower = boost::math::cdf(law, static_cast<double>(most));
+  const double upper =
+      fewest == 0 ? 1.0
+                  : boost::math::cdf(boost::math::complement(law, static_cast<double>(fewest - 1)));
+  return std::min(1.0, 2 * std::min(lower, upper));
+}
+
+// Where the pitches come from: hashes give them, blocks bound them.
+std::string pitch_source(const std::vector<VerifySample>& samples) {
+  if (samples.front().pitch_lo == samples.front().pitch_hi) return "pitches";
+  std::vector<double> widths;
+  for (const auto& s : samples)
+    if (std::isfinite(s.pitch_hi)) widths.push_back(s.pitch_hi - s.pitch_lo);
+  std::nth_element(widths.begin(), widths.begin() + widths.size() / 2, widths.end());
+  return fmt::format(
+      "pitches bounded by their blocks ({} with interior blocks, median width {:.3g})",
+      widths.size(), widths[widths.size() / 2]);
+}
+
 CheckOutcome pitch_law_outcome(const std::vector<VerifySample>& samples, const VerifyOptions& o,
                                double level) {
   const std::string name = fmt::format("pitch-law[sigma={}]", format_double(o.sigma));
-  if (samples.empty() || !(samples.front().pitch > 0))
-    return {name, Verdict::kNotApplicable, "blocks carry no pitch: give --hashes to test it"};
+  if (std::none_of(samples.begin(), samples.end(),
+                   [](const VerifySample& s) { return std::isfinite(s.pitch_hi); }))
+    return {name, Verdict::kNotApplicable,
+            "no sample bounds its pitch from above (no interior block: n is too small for sigma)"};
   const PitchLaw law(o.sigma);
   const auto total = static_cast<std::int64_t>(samples.size());
   double smallest = 2, worst_cut = 0, worst_observed = 0;
   for (const double c : kPitchCuts) {
     const double cut = c * o.sigma;
-    std::int64_t at_most = 0;
-    for (const auto& s : samples) at_most += s.pitch <= cut;
-    const double p = cdf_point_p(at_most, total, cdf(law, cut), tail(law, cut));
+    std::int64_t surely = 0, possibly = 0;  // at most cut
+    for (const auto& s : samples) surely += s.pitch_hi <= cut, possibly += s.pitch_lo <= cut;
+    const double p = censored_cdf_point_p(surely, possibly, total, cdf(law, cut), tail(law, cut));
     if (p < smallest)
       smallest = p, worst_cut = c,
-      worst_observed = static_cast<double>(total - at_most) / static_cast<double>(total);
+      worst_observed = static_cast<double>(total - possibly) / static_cast<double>(total);
   }
   const double p_value = std::min(1.0, smallest * static_cast<double>(kNumPitchCuts));
   return {name, p_value >= level ? Verdict::kPass : Verdict::kFail,
-          fmt::format("{} pitches vs Gamma(2, sigma): empirical CDF at {} cut points c sigma, "
+          fmt::format("{} {} vs Gamma(2, sigma): empirical CDF at {} cut points c sigma, "
                       "c = 0.25..16, exact binomial tails (Bonferroni over the cuts): p = {:.3g} "
                       "(worst at {} sigma: fraction above {:.4g} vs law {:.4g}); needs >= {:.2g}; "
                       "pitches capped at {} sigma fail from {} samples",
-                      total, kNumPitchCuts, p_value, format_double(worst_cut), worst_observed,
-                      tail(law, worst_cut * o.sigma), level, format_double(kPitchCap),
-                      samples_to_catch_capped_pitch(level))};
+                      total, pitch_source(samples), kNumPitchCuts, p_value,
+                      format_double(worst_cut), worst_observed, tail(law, worst_cut * o.sigma),
+                      level, format_double(kPitchCap), samples_to_catch_capped_pitch(level))};
 }
 
 // The offset whose co-binning probability is nearest 1/2 (largest variance).

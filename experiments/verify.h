@@ -40,9 +40,24 @@ namespace poslsh {
 struct VerifySample {
   std::int64_t b_max = 0;
   std::array<std::int64_t, 3> runs{};
-  double pitch = 0;  // > 0 when the sample came as a hash; 0 for blocks
+  // The sample's pitch P lies in [pitch_lo, pitch_hi]: equal bounds when it
+  // came as a hash; from a partition, the bounds its blocks imply
+  // (pitch_bounds_from_blocks); pitch_hi = inf when they imply none above.
+  double pitch_lo = 0, pitch_hi = 0;
   std::int64_t trial = 0;
 };
+
+// What a partition of [0, n) into `blocks` blocks says of its pitch P:
+// interior blocks (all but the first and the last) are whole cells, so m of
+// them spanning `span` positions give m P - 1 < span < m P + 1 when P >= 1
+// (no cell is empty); when every block is one position, P may also be below 1;
+// an edge block of `length` positions is part of a cell, so P > length - 1.
+struct PitchBounds {
+  double lo, hi;
+};
+PitchBounds pitch_bounds_from_blocks(std::int64_t blocks, std::int64_t first_length,
+                                     std::int64_t last_start, std::int64_t last_length,
+                                     std::int64_t largest_block);
 
 // Samples of several trials (in trial order, each trial's together) reordered
 // sample j of every trial side by side: trial-major to index-major. Throws

@@ -75,7 +75,7 @@ TEST_F(VerifyCli, SoundHashesPassAndAgreeWithTheirBlocks) {
   const auto b = cli("verify --blocks " + path("b.csv") + " --n 300 --sigma 6");
   EXPECT_EQ(h.exit_code, 0) << h.out;
   // Same samples, same statistics: identical check lines, but for the pitch
-  // law, which blocks cannot show (n/a) and the hashes pass.
+  // law, which the hashes give and the blocks only bound.
   const auto without_pitch_law = [](const std::string& out) {
     std::string kept, line;
     std::istringstream in(out.substr(out.find('\n') + 1));
@@ -86,7 +86,52 @@ TEST_F(VerifyCli, SoundHashesPassAndAgreeWithTheirBlocks) {
   };
   EXPECT_EQ(without_pitch_law(h.out), without_pitch_law(b.out));
   EXPECT_NE(h.out.find("PASS  pitch-law[sigma=6]"), std::string::npos) << h.out;
-  EXPECT_NE(b.out.find("n/a   pitch-law[sigma=6]"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find("PASS  pitch-law[sigma=6]: 8192 pitches bounded by their blocks"),
+            std::string::npos)
+      << b.out;
+}
+
+// The pitch bounds a partition implies hold the pitch that drew it: small
+// pitches (all blocks one position), ones near n, and ones far beyond it.
+TEST(Verify, PitchBoundsFromBlocksHoldThePitch) {
+  for (const double sigma : {0.3, 1.0, 4.0, 64.0, 5000.0})
+    for (const std::int64_t n : {8, 100, 4096})
+      for (std::uint64_t k = 0; k < 2000; ++k) {
+        const PositionalHash h = draw_hash(9, 0, k, sigma);
+        const auto st = block_starts(h, n);
+        std::int64_t largest = 0;
+        for (std::size_t b = 0; b + 1 < st.size(); ++b)
+          largest = std::max(largest, st[b + 1] - st[b]);
+        const auto blocks = static_cast<std::int64_t>(st.size()) - 1;
+        const PitchBounds p = pitch_bounds_from_blocks(blocks, st[1], st[st.size() - 2],
+                                                       n - st[st.size() - 2], largest);
+        ASSERT_LE(p.lo, h.pitch) << sigma << " " << n << " " << k;
+        ASSERT_GE(p.hi, h.pitch) << sigma << " " << n << " " << k;
+      }
+}
+
+// The same tail defect seen through blocks alone: a partition bounds its
+// pitch to within 2 / (interior blocks), so capped pitches fail from about
+// the hash count; sound blocks pass; blocks that bound no pitch from above
+// (n far below sigma) leave the line n/a.
+TEST_F(VerifyCli, PitchCappedAtTenSigmaFailsThePitchLawFromBlocks) {
+  for (const std::string defect : {"sound", "pitch-cap-10sigma"}) {
+    ASSERT_EQ(cli("sample --n 2048 --sigma 64 --s 32768 --blocks --plant-defect " + defect +
+                  " --out " + path("b.csv"))
+                  .exit_code,
+              0);
+    const auto r = cli("verify --blocks " + path("b.csv") + " --n 2048 --sigma 64");
+    const bool sound = defect == "sound";
+    EXPECT_EQ(r.exit_code, sound ? 0 : 1) << r.out;
+    EXPECT_NE(r.out.find(std::string(sound ? "PASS" : "FAIL") + "  pitch-law[sigma=64]"),
+              std::string::npos)
+        << r.out;
+  }
+  ASSERT_EQ(cli("sample --n 8 --sigma 1000 --s 64 --blocks --out " + path("w.csv")).exit_code, 0);
+  const auto w = cli("verify --blocks " + path("w.csv") + " --n 8 --sigma 1000 --batch 4");
+  EXPECT_NE(w.out.find("n/a   pitch-law[sigma=1000]: no sample bounds its pitch"),
+            std::string::npos)
+      << w.out << w.err;
 }
 
 // Writes `count` sound hashes in which sample k is a copy of sample k - lag
