@@ -9,7 +9,6 @@
 #include <fstream>
 #include <functional>
 #include <regex>
-#include <sstream>
 #include <string>
 
 #include "cli_harness.h"
@@ -92,36 +91,6 @@ TEST(ArgumentErrors, CliMapsMeaningToFlagInOneTable) {
   EXPECT_EQ(flag_for("rel_tol"), "--spectral-tol");
   EXPECT_EQ(flag_for("heads"), "--alibi-heads");
   EXPECT_EQ(flag_for("pitch"), "");  // no flag sets a hash's pitch
-}
-
-struct ReportedLine {
-  int code;
-  std::string err;
-};
-
-ReportedLine report_of(const std::function<int()>& action) {
-  ::testing::internal::CaptureStderr();
-  const int code = run_reporting_errors("poslsh test", action);
-  return {code, ::testing::internal::GetCapturedStderr()};
-}
-
-TEST(ArgumentErrors, CliReportsACoreRefusalWithTheFlag) {
-  auto r = report_of([]() -> int {
-    const RowMatrix<double> x = RowMatrix<double>::Ones(4, 2);
-    BandAttentionOptions o;
-    o.tol = 1.5;
-    band_exact_attention<double>(x, x, x, 2.0, Form::kSymmetric, o);
-    return 0;
-  });
-  EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "poslsh test: error: --band-tol must be a number in [0, 1) (got 1.5)\n");
-  // An argument no flag sets keeps its name by meaning.
-  r = report_of([]() -> int {
-    block_starts(PositionalHash{0.0, 0.0}, 8).size();
-    return 0;
-  });
-  EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "poslsh test: error: pitch must be a finite number > 0 (got 0)\n");
 }
 
 TEST(ArgumentErrors, CliOptionChecksUseTheCoreWording) {
