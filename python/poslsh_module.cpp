@@ -6,8 +6,10 @@
 // checked before any work, with the CLI's message for the same mistake where
 // the CLI has one, naming the Python argument instead of the flag ("sigma must
 // be ...", not "--sigma must be ..."; tests/python/test_poslsh.py compares
-// them); the library's
-// std::invalid_argument (poslsh::InputError included) becomes ValueError.
+// them). The core checks its own arguments: its poslsh::ArgumentError becomes
+// a ValueError naming the Python argument (python_name), any other
+// std::invalid_argument (poslsh::InputError included) a ValueError as it is;
+// only what the core cannot see (types, array ranks, sizes) is checked here.
 // Arrays are read in place when they are C-contiguous of the computed dtype;
 // the GIL is released while poslsh computes.
 #include <fmt/format.h>
@@ -22,7 +24,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace py = pybind11;
@@ -33,43 +34,35 @@ using poslsh::Form;
 using poslsh::PositionalHash;
 using poslsh::RowMatrix;
 
-// ---- argument checks: the CLI's messages (src/runner/cli_common.cpp), with
-// the Python argument's name -------------------------------------------------
+// ---- argument names and checks --------------------------------------------
 
 [[noreturn]] void value_error(const std::string& message) { throw py::value_error(message); }
 
-void require_at_least(const char* option, std::int64_t value, std::int64_t min) {
-  if (value < min)
-    value_error(fmt::format("{} must be an integer >= {} (got {})", option, min, value));
+// The Python parameter for a core argument named by meaning: the same
+// snake_case name but for the solver's rel_tol, which spectral_error calls tol.
+std::string python_name(const std::string& argument) {
+  return argument == "rel_tol" ? "tol" : argument;
 }
-void require_positive_finite(const char* option, double value) {
-  if (!std::isfinite(value) || !(value > 0))
-    value_error(fmt::format("{} must be a finite number > 0 (got {})", option, value));
-}
-void require_open_unit(const char* option, double value) {
-  if (!(value > 0 && value < 1))
-    value_error(fmt::format("{} must be a number in (0, 1) (got {})", option, value));
-}
-// The shortest round-trip decimal, as the CLI's format_double.
-std::string format_double(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  return fmt::format("{}", value);
-}
-// `poslsh convergence` (positions are 32-bit there: MaskMean, ErrorOperator).
+
+// What `poslsh convergence` and `poslsh blocksize` check themselves, in
+// their own words (experiments/*.cpp), where the core's words differ: the
+// upper ends of n (checked first here as there, since the core would meet
+// them only after building a 2^32-position mask) and the solver's starts and
+// upper_width (the rest of the solver's options are the core's check).
 void require_convergence_n(std::int64_t n) {
-  require_at_least("n", n, 1);
   if (n >= (std::int64_t{1} << 32))
     value_error(fmt::format(
         "n must be integers in [1, 2^32) for convergence (positions are 32-bit), got {}", n));
 }
-// One hash given by the caller (pitch, shift), with poslsh::scan_largest_block's rule.
-void require_hash(double pitch, double shift) {
-  if (!std::isfinite(pitch) || !(pitch > 0))
-    value_error(fmt::format("hash pitch must be a finite number > 0 (got {})", pitch));
-  if (!std::isfinite(shift) || !(shift >= 0 && shift <= pitch))
-    value_error(
-        fmt::format("hash shift must lie in [0, pitch] (got shift {}, pitch {})", shift, pitch));
+void require_convergence_solver(int starts, double upper_width) {
+  if (starts > 8) value_error(fmt::format("starts must be an integer in [1, 8], got {}", starts));
+  if (!(upper_width > 0))
+    value_error(fmt::format("upper_width must be > 0 (inf: do not wait), got {}",
+                            poslsh::format_value(upper_width)));
+}
+void require_blocksize_n(std::int64_t n) {
+  if (n < 1 || n > (std::int64_t{1} << 50))
+    value_error(fmt::format("n must be integers in [1, 2^50] (got {})", n));
 }
 
 // ---- numpy helpers ---------------------------------------------------------
@@ -102,18 +95,13 @@ std::vector<PositionalHash> hashes_arg(const py::handle& pitch_obj, const py::ha
   if (pitch.size() < 1) value_error("pitch and shift must hold s >= 1 hashes (got 0)");
   std::vector<PositionalHash> hashes;
   hashes.reserve(static_cast<std::size_t>(pitch.size()));
-  for (py::ssize_t k = 0; k < pitch.size(); ++k) {
-    require_hash(pitch.at(k), shift.at(k));
-    hashes.push_back({pitch.at(k), shift.at(k)});
-  }
-  return hashes;
+  for (py::ssize_t k = 0; k < pitch.size(); ++k) hashes.push_back({pitch.at(k), shift.at(k)});
+  return hashes;  // each checked by the core as MaskMean takes it
 }
 
 // ---- the functions ---------------------------------------------------------
 
 py::tuple draw_hashes(std::uint64_t seed, std::uint64_t trial, std::int64_t s, double sigma) {
-  require_positive_finite("sigma", sigma);
-  require_at_least("s", s, 1);
   std::vector<PositionalHash> hashes;
   {
     py::gil_scoped_release release;
@@ -130,14 +118,9 @@ py::tuple draw_hashes(std::uint64_t seed, std::uint64_t trial, std::int64_t s, d
 }
 
 // The ALiBi scales 1 / m_h of Press et al.'s slopes for `heads` heads.
-std::vector<double> alibi_sigmas(int heads) {
-  if (heads < 1) value_error(fmt::format("heads must be >= 1 (got {})", heads));
-  return poslsh::alibi_head_sigmas(heads);
-}
+std::vector<double> alibi_sigmas(int heads) { return poslsh::alibi_head_sigmas(heads); }
 
 py::array_t<std::int64_t> block_starts(double pitch, double shift, std::int64_t n) {
-  require_at_least("n", n, 1);
-  require_hash(pitch, shift);
   std::vector<std::int64_t> starts;
   {
     py::gil_scoped_release release;
@@ -148,7 +131,6 @@ py::array_t<std::int64_t> block_starts(double pitch, double shift, std::int64_t 
 
 py::array_t<double> mask_mean_matvec(const py::object& pitch, const py::object& shift,
                                      std::int64_t n, const py::object& x_obj, bool causal) {
-  require_at_least("n", n, 1);
   const auto hashes = hashes_arg(pitch, shift);
   const auto x = vector_arg(x_obj, "x");
   if (x.size() != n) value_error(fmt::format("x must have n = {} entries, got {}", n, x.size()));
@@ -162,29 +144,22 @@ py::array_t<double> mask_mean_matvec(const py::object& pitch, const py::object& 
   return y;
 }
 
-// `poslsh convergence --threads`: >= 0, 0 for every hardware thread.
-int resolve_threads(int threads) {
-  if (threads < 0) value_error(fmt::format("threads must be an integer >= 0 (got {})", threads));
-  return threads > 0 ? threads
-                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 py::dict spectral_error(std::int64_t n, double sigma, std::int64_t s, std::uint64_t seed,
                         std::uint64_t trial, bool causal, double tol, std::int64_t max_iterations,
                         int starts, double upper_q, double upper_width, int threads) {
-  // In the order `poslsh convergence` checks its options.
   require_convergence_n(n);
-  require_at_least("s", s, 1);
-  require_positive_finite("tol", tol);
-  require_at_least("max_iterations", max_iterations, 1);
-  require_at_least("starts", starts, 1);
-  if (starts > 8) value_error(fmt::format("starts must be an integer in [1, 8], got {}", starts));
-  require_open_unit("upper_q", upper_q);
-  if (!(upper_width > 0))
-    value_error(fmt::format("upper_width must be > 0 (inf: do not wait), got {}",
-                            format_double(upper_width)));
-  require_positive_finite("sigma", sigma);
-  const int used_threads = resolve_threads(threads);
+  require_convergence_solver(starts, upper_width);
+  poslsh::SpectralErrorOptions options;
+  options.rel_tol = tol;
+  options.max_iterations = max_iterations;
+  options.seed = seed;
+  options.trial = trial;
+  options.starts = starts;
+  options.upper_q = upper_q;
+  options.upper_width = upper_width;
+  options.threads = poslsh::resolve_threads(threads);
+  // Before the operator is built, which at large n takes a while.
+  poslsh::validate_spectral_error_options(options);
   poslsh::SpectralErrorResult r;
   {
     py::gil_scoped_release release;
@@ -192,15 +167,6 @@ py::dict spectral_error(std::int64_t n, double sigma, std::int64_t s, std::uint6
     // trial) and Lanczos starts keyed by the same (seed, trial).
     const auto hashes = poslsh::draw_hashes(seed, trial, s, sigma);
     const poslsh::ErrorOperator error(n, hashes, sigma, causal ? Form::kCausal : Form::kSymmetric);
-    poslsh::SpectralErrorOptions options;
-    options.rel_tol = tol;
-    options.max_iterations = max_iterations;
-    options.seed = seed;
-    options.trial = trial;
-    options.starts = starts;
-    options.upper_q = upper_q;
-    options.upper_width = upper_width;
-    options.threads = used_threads;
     r = poslsh::spectral_error(error, options);
   }
   py::dict d;
@@ -217,9 +183,7 @@ py::dict spectral_error(std::int64_t n, double sigma, std::int64_t s, std::uint6
 py::dict max_error(std::int64_t n, double sigma, std::int64_t s, std::uint64_t seed,
                    std::uint64_t trial, bool causal, int threads) {
   require_convergence_n(n);
-  require_at_least("s", s, 1);
-  require_positive_finite("sigma", sigma);
-  const int used_threads = resolve_threads(threads);
+  const int used_threads = poslsh::resolve_threads(threads);
   poslsh::EntrywiseError e;
   {
     py::gil_scoped_release release;
@@ -236,11 +200,7 @@ py::dict max_error(std::int64_t n, double sigma, std::int64_t s, std::uint64_t s
 
 std::int64_t b_max(std::int64_t n, double sigma, std::int64_t s, std::uint64_t seed,
                    std::uint64_t trial) {
-  // `poslsh blocksize`'s checks, in its order.
-  if (n < 1 || n > (std::int64_t{1} << 50))
-    value_error(fmt::format("n must be integers in [1, 2^50] (got {})", n));
-  require_positive_finite("sigma", sigma);
-  require_at_least("s", s, 1);
+  require_blocksize_n(n);
   py::gil_scoped_release release;
   return poslsh::b_max(poslsh::draw_hashes(seed, trial, s, sigma), n);
 }
@@ -288,12 +248,10 @@ Sigmas sigma_arg(const py::object& obj) {
     value_error(
         fmt::format("sigma must be a number or a 1-D sequence, got {} dimensions", a.ndim()));
   Sigmas s{std::vector<double>(a.data(), a.data() + a.size()), a.ndim() == 0};
-  // `poslsh attention`'s checks of --sigma.
   if (s.values.empty())
     value_error(
         "sigma must be a scale > 0 or a list of them, one per head (e.g. poslsh.alibi_sigmas(H))");
-  for (double x : s.values) require_positive_finite("sigma", x);
-  return s;
+  return s;  // each scale checked by the core as its head runs
 }
 
 struct Problem {
@@ -356,11 +314,8 @@ py::array attention(const py::object& q_obj, const py::object& k_obj, const py::
   const auto q = operand<T>(q_obj, "q");
   const auto k = operand<T>(k_obj, "k");
   const auto v = operand<T>(v_obj, "v");
-  // In the order `poslsh attention` checks: sigma, s, then the data's shapes.
   Sigmas sigmas = sigma_arg(sigma_obj);
-  if (s) require_at_least("s", *s, 1);
   const Problem p = check_problem(q, k, v, std::move(sigmas));
-  if (threads < 0) value_error(fmt::format("threads must be >= 0 (0: all cores), got {}", threads));
   const auto q_scaled = scaled_q(q, scale);
   const py::ssize_t heads = std::max<py::ssize_t>(p.heads, 1);
   py::array_t<T> out =
@@ -436,10 +391,13 @@ Every function releases the GIL while it computes, so threads run in parallel.)d
   m.attr("__version__") = POSLSH_VERSION;
 
   // std::invalid_argument, and poslsh::InputError which derives from it: the
-  // library's "unusable input", a ValueError in Python, with its message.
+  // library's "unusable input", a ValueError in Python, with its message; an
+  // ArgumentError's names the Python argument.
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const poslsh::ArgumentError& e) {
+      PyErr_SetString(PyExc_ValueError, e.message_for(python_name(e.argument())).c_str());
     } catch (const std::invalid_argument& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     }

@@ -3,7 +3,7 @@
 // --independent-heads.
 #include <gtest/gtest.h>
 #include <poslsh/alibi_heads.h>
-#include <poslsh/input_error.h>
+#include <poslsh/argument_error.h>
 
 #include <algorithm>
 #include <cmath>
@@ -132,13 +132,15 @@ TEST(AlibiHeads, ConfigNoteMarksTheCountsWhoseScalesChanged) {
   EXPECT_NE(alibi_heads_config_note(3), "");
 }
 
-TEST(AlibiHeads, FewerThanOneHeadIsAnInputError) {
+TEST(AlibiHeads, FewerThanOneHeadIsAnArgumentError) {
   EXPECT_THROW(alibi_head_sigmas(0), InputError);
   EXPECT_THROW(alibi_head_sigmas(-3), InputError);
   try {
     alibi_head_sigmas(0);
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--alibi-heads"), std::string::npos) << e.what();
+  } catch (const ArgumentError& e) {
+    // Named by meaning; the CLI reports it as --alibi-heads (flag_for).
+    EXPECT_EQ(e.argument(), "heads");
+    EXPECT_EQ(std::string(e.what()), "heads must be an integer >= 1 (got 0)");
   }
 }
 

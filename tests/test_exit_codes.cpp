@@ -1,7 +1,9 @@
 // Exit codes tell whose fault an error is: the user's input (2) or a broken
 // invariant inside poslsh (3), never one for the other.
 #include <gtest/gtest.h>
+#include <poslsh/band_attention.h>
 #include <poslsh/input_error.h>
+#include <poslsh/positional_hash.h>
 
 #include <new>
 #include <stdexcept>
@@ -29,6 +31,23 @@ TEST(ExitCodes, UserInputExitsTwo) {
   r = run([]() -> int { throw InputError("'q.npy': header says 3 axes"); });
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "poslsh test: error: 'q.npy': header says 3 axes\n");
+}
+
+TEST(ExitCodes, CoreArgumentErrorExitsTwoNamingTheFlag) {
+  // The core names the argument by meaning; the CLI says which flag set it.
+  auto r = run([]() -> int {
+    const RowMatrix<double> x = RowMatrix<double>::Ones(4, 2);
+    BandAttentionOptions o;
+    o.tol = 1.5;
+    band_exact_attention<double>(x, x, x, 2.0, Form::kSymmetric, o);
+    return 0;
+  });
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "poslsh test: error: --band-tol must be a number in [0, 1) (got 1.5)\n");
+  // An argument no flag sets keeps its name by meaning.
+  r = run([]() -> int { return static_cast<int>(block_starts({0.0, 0.0}, 8).size()); });
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "poslsh test: error: pitch must be a finite number > 0 (got 0)\n");
 }
 
 TEST(ExitCodes, PlantedInternalErrorExitsThreeAndSaysSo) {

@@ -21,7 +21,7 @@ namespace poslsh {
 // resp. 4(2j+1)/P): it agrees with 1 / (the reference's start * ratio**i) to a
 // few ulp, and for H a power of two it is 2^(8h/H) bit for bit, as before
 // (earlier versions used 2^(8h/H) for every H, which is the reference only for
-// powers of two). Throws InputError (a std::invalid_argument) naming --alibi-heads when H < 1.
+// powers of two). Throws ArgumentError naming heads when H < 1.
 std::vector<double> alibi_head_sigmas(int heads);
 
 // The seed of head `head` (0-based, the attention table's `head` column) of a

@@ -14,7 +14,7 @@ class AlibiKernel {
  public:
   using Scalar = double;
 
-  // Throws std::invalid_argument unless n >= 1 and sigma is finite and > 0.
+  // Throws ArgumentError unless n >= 1 and sigma is finite and > 0.
   AlibiKernel(std::int64_t n, double sigma, Form form = Form::kSymmetric);
 
   Eigen::Index rows() const { return n_; }

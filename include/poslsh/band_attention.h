@@ -57,7 +57,7 @@ struct BandAttentionResult {
 // twice), and r_i is evaluated on the final kept mass. Large logits (large
 // |q| |k|) widen the band; nothing is assumed about Q, K, V. Results are
 // bit-identical for any thread count. Throws std::invalid_argument on bad
-// shapes, a bad sigma or tol not in [0, 1).
+// shapes, ArgumentError on a bad sigma or tol not in [0, 1) (band_tol).
 template <typename Scalar>
 BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>& q,
                                                  const ConstRowMatrixRef<Scalar>& k,

@@ -17,7 +17,7 @@
 namespace poslsh {
 
 // The fixed-block mask as a one-hash MaskMean (for attention and certificates).
-// Throws std::invalid_argument unless n >= 1 and width >= 1.
+// Throws ArgumentError unless n >= 1 and width >= 1.
 MaskMean fixed_block_mask(std::int64_t n, std::int64_t width, Form form);
 
 template <typename Scalar>
@@ -26,7 +26,7 @@ RowMatrix<Scalar> fixed_block_attention(const ConstRowMatrixRef<Scalar>& q,
                                         const ConstRowMatrixRef<Scalar>& v, std::int64_t width,
                                         Form form, const AttentionOptions& options = {});
 
-// Throws std::invalid_argument unless half_width >= 0 and sigma is finite > 0.
+// Throws ArgumentError unless half_width >= 0 and sigma is finite > 0.
 template <typename Scalar>
 RowMatrix<Scalar> sliding_window_attention(const ConstRowMatrixRef<Scalar>& q,
                                            const ConstRowMatrixRef<Scalar>& k,

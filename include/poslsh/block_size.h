@@ -28,7 +28,7 @@ struct LargestBlockScan {
   Path path = Path::kSingleBlock;
 };
 
-// Throws std::invalid_argument unless 1 <= n <= 2^50, pitch finite and > 0, and
+// Throws ArgumentError unless 1 <= n <= 2^50, pitch finite and > 0, and
 // shift finite with 0 <= shift <= pitch.
 LargestBlockScan scan_largest_block(const PositionalHash& h, std::int64_t n);
 

@@ -32,7 +32,7 @@ namespace poslsh {
 
 class BlockSizeLaw {
  public:
-  // Throws std::invalid_argument unless n >= 1, sigma finite and > 0, s >= 1.
+  // Throws ArgumentError unless n >= 1, sigma finite and > 0, s >= 1.
   BlockSizeLaw(std::int64_t n, double sigma, std::int64_t s);
   std::int64_t n() const { return n_; }
   double sigma() const { return sigma_; }

@@ -41,7 +41,7 @@ double max_bound(std::int64_t n, std::int64_t s, double p);
 // MATH §3: b_max <= min(n, floor(sigma x_p) + 1), s (1 + x_p) e^-x_p = p.
 std::int64_t b_max_bound(std::int64_t n, double sigma, std::int64_t s, double p);
 
-// Throws std::invalid_argument naming the parameter unless n >= 1, sigma is
+// Throws ArgumentError naming the parameter unless n >= 1, sigma is
 // finite and > 0, s >= 1 and 0 < p < 1.
 void validate_bound_parameters(std::int64_t n, double sigma, std::int64_t s, double p);
 

@@ -71,7 +71,7 @@ std::vector<std::int64_t> cobin_large_anchors(std::int64_t n);
 // Counts over hashes at one anchor, accumulated run by run in hash order.
 class CobinCounts {
  public:
-  // Throws std::invalid_argument unless batch >= 1 and offsets are >= 1.
+  // Throws ArgumentError unless batch >= 1 and offsets are >= 1.
   CobinCounts(std::vector<std::int64_t> offsets, std::int64_t batch);
   void add_run(std::int64_t run);
   // One hash given as its co-binning indicator at each offset (in offsets()

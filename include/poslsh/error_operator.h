@@ -42,8 +42,8 @@ class ErrorOperator {
  public:
   using Scalar = double;
 
-  // Throws std::invalid_argument unless 1 <= n < 2^32, sigma is finite and > 0
-  // and hashes is non-empty.
+  // Throws ArgumentError unless 1 <= n < 2^32 and sigma is finite and > 0,
+  // std::invalid_argument when hashes is empty.
   ErrorOperator(std::int64_t n, std::span<const PositionalHash> hashes, double sigma,
                 Form form = Form::kSymmetric);
 

@@ -37,7 +37,8 @@ class MaskMean {
  public:
   using Scalar = double;
 
-  // Throws std::invalid_argument unless 1 <= n < 2^32 and hashes is non-empty.
+  // Throws ArgumentError unless 1 <= n < 2^32 and each hash is usable
+  // (validate_hash), std::invalid_argument when hashes is empty.
   MaskMean(std::int64_t n, std::span<const PositionalHash> hashes, Form form = Form::kSymmetric);
   // The mean of s given partitions of [0, n) into contiguous blocks, each as
   // its block starts followed by n (0 = p[0] < p[1] < ... < p.back() = n):

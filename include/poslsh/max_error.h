@@ -30,7 +30,7 @@ struct EntrywiseError {
   std::int64_t largest_block = 0;  // B
 };
 
-// Form (symmetric or causal) is the mask's. Throws std::invalid_argument unless
+// Form (symmetric or causal) is the mask's. Throws ArgumentError unless
 // sigma is finite and > 0 and threads >= 1 (more than 2 are not used).
 EntrywiseError entrywise_error(const MaskMean& mask, double sigma, int threads = 1);
 inline EntrywiseError entrywise_error(const ErrorOperator& error, int threads = 1) {

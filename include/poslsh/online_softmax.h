@@ -112,7 +112,8 @@ extern template class OnlineSoftmax<double>;
 int for_each_unit(std::int64_t units, int threads,
                   const std::function<void(std::int64_t unit, int worker)>& work);
 
-// Resolves AttentionOptions::threads (0 -> hardware threads, at least 1).
+// Resolves AttentionOptions::threads (0 -> hardware threads, at least 1);
+// throws ArgumentError naming threads when it is negative.
 int resolve_threads(int threads);
 
 }  // namespace poslsh

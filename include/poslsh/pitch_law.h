@@ -10,7 +10,7 @@ namespace poslsh {
 
 class PitchLaw {
  public:
-  // Throws std::invalid_argument unless sigma is finite and > 0.
+  // Throws ArgumentError unless sigma is finite and > 0.
   explicit PitchLaw(double sigma);
   double sigma() const { return sigma_; }
 
@@ -26,7 +26,7 @@ double truncated_mean(const PitchLaw& law, double t);
 
 // The x >= 0 solving s (1 + x) e^-x = p (union bound over s pitches: with
 // probability >= 1 - p every pitch is <= sigma x). Returns 0 when s <= p.
-// Throws std::invalid_argument unless s >= 1 and 0 < p < 1.
+// Throws ArgumentError unless s >= 1 and 0 < p < 1.
 double union_tail_threshold(double s, double p);
 
 }  // namespace poslsh

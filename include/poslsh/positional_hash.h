@@ -34,12 +34,14 @@ double gamma2_from_uniforms(double u1, double u2);
 // hashes are drawn.
 PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t k, double sigma);
 
-// Hashes k = 0 .. s-1 of (seed, trial).
+// Hashes k = 0 .. s-1 of (seed, trial). Throws ArgumentError naming sigma
+// (finite, > 0) or s (>= 1).
 std::vector<PositionalHash> draw_hashes(std::uint64_t seed, std::uint64_t trial, std::int64_t s,
                                         double sigma);
 
 // The blocks of one hash over [0, n): block b is [starts[b], starts[b+1]),
 // starts.front() == 0 and starts.back() == n. Cost O(number of blocks).
+// Throws ArgumentError as validate_hash, or naming n unless n >= 1.
 std::vector<std::int64_t> block_starts(const PositionalHash& h, std::int64_t n);
 
 // The block of position i (0 <= i < n) under one hash over [0, n): its first
@@ -51,7 +53,12 @@ std::int64_t block_end(const PositionalHash& h, std::int64_t i, std::int64_t n);
 std::int64_t largest_block(const PositionalHash& h, std::int64_t n);
 std::int64_t largest_block(std::span<const PositionalHash> hashes, std::int64_t n);
 
-// Throws std::invalid_argument unless n >= 1, sigma finite and > 0, s >= 1.
+// Throws ArgumentError naming pitch (finite, > 0) or shift (in [0, pitch]):
+// the hashes a caller builds itself rather than draws.
+void validate_hash(const PositionalHash& h);
+
+// Throws ArgumentError naming n, sigma or s unless n >= 1, sigma finite and
+// > 0, s >= 1.
 void validate_hash_parameters(std::int64_t n, double sigma, std::int64_t s);
 
 }  // namespace poslsh

@@ -6,6 +6,7 @@
 
 #include <poslsh/alibi_heads.h>
 #include <poslsh/alibi_kernel.h>
+#include <poslsh/argument_error.h>
 #include <poslsh/attention_bounds.h>
 #include <poslsh/band_attention.h>
 #include <poslsh/baseline_attention.h>

@@ -47,6 +47,11 @@ struct SpectralErrorOptions {
   int threads = 1;
 };
 
+// Throws ArgumentError naming the field (rel_tol, max_iterations, starts,
+// upper_q, upper_width) unless the options are usable; spectral_error checks
+// them itself, front ends may call this first to fail before any work.
+void validate_spectral_error_options(const SpectralErrorOptions& options);
+
 struct SpectralErrorResult {
   // The norm when status == kOk, NaN otherwise (never a silent number).
   double value = 0.0;

@@ -1,5 +1,5 @@
 #include <poslsh/alibi_heads.h>
-#include <poslsh/input_error.h>
+#include <poslsh/argument_error.h>
 #include <poslsh/rng.h>
 
 #include <bit>
@@ -8,8 +8,7 @@
 namespace poslsh {
 
 std::vector<double> alibi_head_sigmas(int heads) {
-  if (heads < 1)
-    throw InputError("--alibi-heads must be an integer >= 1 (got " + std::to_string(heads) + ")");
+  check::at_least("heads", heads, 1);
   const auto p = static_cast<int>(std::bit_floor(static_cast<unsigned>(heads)));
   std::vector<double> sigmas;
   sigmas.reserve(static_cast<std::size_t>(heads));

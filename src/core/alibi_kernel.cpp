@@ -1,4 +1,5 @@
 #include <poslsh/alibi_kernel.h>
+#include <poslsh/argument_error.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -9,9 +10,8 @@ namespace poslsh {
 
 AlibiKernel::AlibiKernel(std::int64_t n, double sigma, Form form)
     : n_(n), sigma_(sigma), form_(form), r_(std::exp(-1.0 / sigma)) {
-  if (n < 1) throw std::invalid_argument("n must be an integer >= 1, got " + std::to_string(n));
-  if (!std::isfinite(sigma) || !(sigma > 0))
-    throw std::invalid_argument("sigma must be a finite number > 0");
+  check::at_least("n", n, 1);
+  check::positive_finite("sigma", sigma);
 }
 
 void AlibiKernel::perform_op(const Scalar* x, Scalar* y) const {

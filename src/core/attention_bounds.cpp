@@ -1,3 +1,4 @@
+#include <poslsh/argument_error.h>
 #include <poslsh/attention_bounds.h>
 
 #include <algorithm>
@@ -188,8 +189,7 @@ double min_alibi_row_sum(std::int64_t n, double sigma, Form form) {
 }
 
 double inf_norm_error(const MaskMean& mask, double sigma) {
-  if (!std::isfinite(sigma) || !(sigma > 0))
-    throw std::invalid_argument("sigma must be a finite number > 0");
+  check::positive_finite("sigma", sigma);
   return inf_norm_error_impl(MaskRows(mask), sigma);
 }
 
@@ -198,8 +198,7 @@ AttentionBounds lsh_attention_bounds(const ConstRowMatrixRef<double>& q,
                                      const ConstRowMatrixRef<double>& v, double sigma,
                                      const MaskMean& mask, const SoftmaxRowStats& exact,
                                      const AttentionOptions& options) {
-  if (!std::isfinite(sigma) || !(sigma > 0))
-    throw std::invalid_argument("sigma must be a finite number > 0");
+  check::positive_finite("sigma", sigma);
   return bounds_impl(q, k, v, sigma, MaskRows(mask), exact, options);
 }
 
@@ -209,9 +208,8 @@ AttentionBounds window_attention_bounds(const ConstRowMatrixRef<double>& q,
                                         std::int64_t half_width, Form form,
                                         const SoftmaxRowStats& exact,
                                         const AttentionOptions& options) {
-  if (!std::isfinite(sigma) || !(sigma > 0))
-    throw std::invalid_argument("sigma must be a finite number > 0");
-  if (half_width < 0) throw std::invalid_argument("window half-width must be an integer >= 0");
+  check::positive_finite("sigma", sigma);
+  check::at_least("half_width", half_width, 0);
   return bounds_impl(q, k, v, sigma, BandRows(q.rows(), sigma, half_width, form), exact, options);
 }
 

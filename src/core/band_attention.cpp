@@ -1,3 +1,4 @@
+#include <poslsh/argument_error.h>
 #include <poslsh/band_attention.h>
 #include <poslsh/exact_attention.h>
 
@@ -14,11 +15,9 @@ BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>
                                                  const ConstRowMatrixRef<Scalar>& v, double sigma,
                                                  Form form, const BandAttentionOptions& options) {
   validate_attention_shapes(q.rows(), q.cols(), k.rows(), k.cols(), v.rows(), v.cols());
-  if (!std::isfinite(sigma) || !(sigma > 0))
-    throw std::invalid_argument("sigma must be a finite number > 0");
+  check::positive_finite("sigma", sigma);
   if (!(options.tol >= 0 && options.tol < 1))
-    throw std::invalid_argument("--band-tol must be a number in [0, 1), got " +
-                                std::to_string(options.tol));
+    throw ArgumentError("band_tol", "must be a number in [0, 1)", format_value(options.tol));
   const Eigen::Index n = q.rows();
   const bool causal = form == Form::kCausal;
   const std::int64_t units = (n + kQueryTile - 1) / kQueryTile;

@@ -1,3 +1,4 @@
+#include <poslsh/argument_error.h>
 #include <poslsh/baseline_attention.h>
 #include <poslsh/lsh_attention.h>
 
@@ -9,9 +10,7 @@
 namespace poslsh {
 
 MaskMean fixed_block_mask(std::int64_t n, std::int64_t width, Form form) {
-  if (width < 1)
-    throw std::invalid_argument("fixed-block width must be an integer >= 1, got " +
-                                std::to_string(width));
+  check::at_least("width", width, 1);
   // bin(i) = floor(i / w) exactly: i and w are integers far below 2^53.
   const PositionalHash grid{static_cast<double>(width), 0.0};
   return MaskMean(n, std::span<const PositionalHash>(&grid, 1), form);
@@ -32,11 +31,8 @@ RowMatrix<Scalar> sliding_window_attention(const ConstRowMatrixRef<Scalar>& q,
                                            std::int64_t half_width, Form form,
                                            const AttentionOptions& options) {
   validate_attention_shapes(q.rows(), q.cols(), k.rows(), k.cols(), v.rows(), v.cols());
-  if (!std::isfinite(sigma) || !(sigma > 0))
-    throw std::invalid_argument("sigma must be a finite number > 0");
-  if (half_width < 0)
-    throw std::invalid_argument("window half-width must be an integer >= 0, got " +
-                                std::to_string(half_width));
+  check::positive_finite("sigma", sigma);
+  check::at_least("half_width", half_width, 0);
   const Eigen::Index n = q.rows();
   const bool causal = form == Form::kCausal;
   const LogitRule rule{1.0 / sigma, causal, half_width};

@@ -1,3 +1,4 @@
+#include <poslsh/argument_error.h>
 #include <poslsh/block_size.h>
 
 #include <algorithm>
@@ -201,11 +202,8 @@ std::int64_t largest_interior(const PositionalHash& h, std::int64_t n, BinMeter&
 
 LargestBlockScan scan_largest_block(const PositionalHash& h, std::int64_t n) {
   if (n < 1 || n > (std::int64_t{1} << 50))
-    throw std::invalid_argument("n must be an integer in [1, 2^50], got " + std::to_string(n));
-  if (!std::isfinite(h.pitch) || !(h.pitch > 0))
-    throw std::invalid_argument("hash pitch must be a finite number > 0");
-  if (!std::isfinite(h.shift) || h.shift < 0 || h.shift > h.pitch)
-    throw std::invalid_argument("hash shift must lie in [0, pitch]");
+    throw ArgumentError("n", "must be an integer in [1, 2^50]", std::to_string(n));
+  validate_hash(h);
 
   LargestBlockScan out;
   if (h.pitch < 0.5) {  // every block is a single position

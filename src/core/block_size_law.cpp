@@ -1,3 +1,4 @@
+#include <poslsh/argument_error.h>
 #include <poslsh/block_size_law.h>
 #include <poslsh/cobinning.h>
 #include <poslsh/pitch_law.h>
@@ -52,7 +53,7 @@ double pmf(const BlockSizeLaw& law, std::int64_t b) {
 }
 
 std::int64_t quantile(const BlockSizeLaw& law, double p) {
-  if (!(p > 0 && p <= 1)) throw std::invalid_argument("p must be in (0, 1]");
+  if (!(p > 0 && p <= 1)) throw ArgumentError("p", "must be a number in (0, 1]", format_value(p));
   if (p == 1) return law.n();
   // max delta <= t with probability p  <=>  F(t) = p^(1/s); use the complement
   // 1 - p^(1/s) = -expm1(ln p / s), which keeps precision when s is large.
@@ -110,7 +111,7 @@ double law_deviation_rate(std::int64_t n, double sigma, std::int64_t s) {
 }
 
 bool law_applies(std::int64_t n, double sigma, std::int64_t s, std::int64_t trials) {
-  if (trials < 1) throw std::invalid_argument("trials must be >= 1");
+  check::at_least("trials", trials, 1);
   return static_cast<double>(trials) * law_deviation_rate(n, sigma, s) <= 0.5;
 }
 
@@ -137,8 +138,9 @@ ChiSquareResult chi_square_test(std::span<const double> observed,
 
 std::vector<LawCell> merged_cells(const BlockSizeLaw& law, std::int64_t trials,
                                   double min_expected) {
-  if (trials < 1) throw std::invalid_argument("trials must be >= 1");
-  if (!(min_expected > 0)) throw std::invalid_argument("min_expected must be > 0");
+  check::at_least("trials", trials, 1);
+  if (!(min_expected > 0))
+    throw ArgumentError("min_expected", "must be > 0", format_value(min_expected));
   const double t = static_cast<double>(trials);
   // Mass of [lo, hi], from whichever tail keeps precision.
   const auto mass = [&](std::int64_t lo, std::int64_t hi) {

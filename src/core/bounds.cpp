@@ -1,3 +1,4 @@
+#include <poslsh/argument_error.h>
 #include <poslsh/bounds.h>
 #include <poslsh/pitch_law.h>
 #include <poslsh/positional_hash.h>
@@ -11,9 +12,7 @@ namespace poslsh {
 
 void validate_bound_parameters(std::int64_t n, double sigma, std::int64_t s, double p) {
   validate_hash_parameters(n, sigma, s);
-  if (!(p > 0 && p < 1))
-    throw std::invalid_argument("p (failure probability) must be in (0, 1), got " +
-                                std::to_string(p));
+  check::open_unit("p", p);  // the failure probability
 }
 
 SpectralBoundTerms spectral_bound_terms(std::int64_t n, double sigma, std::int64_t s, double p,

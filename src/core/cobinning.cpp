@@ -1,3 +1,4 @@
+#include <poslsh/argument_error.h>
 #include <poslsh/cobinning.h>
 #include <poslsh/input_error.h>
 
@@ -47,10 +48,9 @@ std::int64_t cobin_anchor(CobinRegion region, std::int64_t n) {
 }
 
 std::vector<std::int64_t> cobin_offsets(std::int64_t n, double sigma, int points) {
-  if (n < 4) throw std::invalid_argument("cobinning: n must be >= 4");
-  if (!std::isfinite(sigma) || !(sigma > 0))
-    throw std::invalid_argument("cobinning: sigma must be a finite number > 0");
-  if (points < 1) throw std::invalid_argument("cobinning: points must be >= 1");
+  check::at_least("n", n, 4);
+  check::positive_finite("sigma", sigma);
+  check::at_least("points", points, 1);
   const double top = std::min(6 * sigma, static_cast<double>(n / 2 - 1));
   // t = 1 always: an even grid of offsets (4, 8, ... at sigma = 16) cannot see
   // positions rounded to a grid of 2 (float32 past 2^24), t = 1 can.
@@ -85,9 +85,8 @@ std::vector<std::int64_t> cobin_large_anchors(std::int64_t n) {
 
 CobinCounts::CobinCounts(std::vector<std::int64_t> offsets, std::int64_t batch)
     : offsets_(std::move(offsets)), batch_(batch) {
-  if (batch_ < 1) throw std::invalid_argument("cobinning: batch must be >= 1");
-  for (auto t : offsets_)
-    if (t < 1) throw std::invalid_argument("cobinning: offsets must be >= 1");
+  check::at_least("batch", batch_, 1);
+  for (auto t : offsets_) check::at_least("offsets", t, 1);
   cobinned_.assign(offsets_.size(), 0);
   batch_sumsq_.assign(offsets_.size(), 0);
   current_.assign(offsets_.size(), 0);

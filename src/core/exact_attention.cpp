@@ -1,3 +1,4 @@
+#include <poslsh/argument_error.h>
 #include <poslsh/exact_attention.h>
 
 #include <cmath>
@@ -39,8 +40,7 @@ RowMatrix<Scalar> exact_alibi_attention(const ConstRowMatrixRef<Scalar>& q,
                                         const ConstRowMatrixRef<Scalar>& v, double sigma, Form form,
                                         const AttentionOptions& options, SoftmaxRowStats* stats) {
   validate_attention_shapes(q.rows(), q.cols(), k.rows(), k.cols(), v.rows(), v.cols());
-  if (!std::isfinite(sigma) || !(sigma > 0))
-    throw std::invalid_argument("sigma must be a finite number > 0");
+  check::positive_finite("sigma", sigma);
   const Eigen::Index n = q.rows();
   const std::int64_t units = (n + kQueryTile - 1) / kQueryTile;
   const int workers = std::min<std::int64_t>(resolve_threads(options.threads), units);

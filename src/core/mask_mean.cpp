@@ -1,3 +1,4 @@
+#include <poslsh/argument_error.h>
 #include <poslsh/mask_mean.h>
 
 #include <algorithm>
@@ -16,7 +17,7 @@ namespace {
 
 std::vector<std::vector<std::int64_t>> partitions_of(std::int64_t n,
                                                      std::span<const PositionalHash> hashes) {
-  if (n < 1) throw std::invalid_argument("n must be an integer >= 1, got " + std::to_string(n));
+  check::at_least("n", n, 1);
   if (hashes.empty()) throw std::invalid_argument("MaskMean needs at least one hash");
   std::vector<std::vector<std::int64_t>> partitions;
   partitions.reserve(hashes.size());
@@ -68,7 +69,7 @@ MaskMean::MaskMean(std::int64_t n, std::span<const PositionalHash> hashes, Form 
 
 MaskMean::MaskMean(std::int64_t n, std::span<const std::vector<std::int64_t>> partitions, Form form)
     : n_(n), form_(form) {
-  if (n < 1) throw std::invalid_argument("n must be an integer >= 1, got " + std::to_string(n));
+  check::at_least("n", n, 1);
   if (partitions.empty()) throw std::invalid_argument("MaskMean needs at least one hash");
   offsets_.reserve(partitions.size() + 1);
   offsets_.push_back(0);
@@ -88,7 +89,7 @@ MaskMean::MaskMean(std::int64_t n, std::span<const std::vector<std::int64_t>> pa
     offsets_.push_back(static_cast<std::int64_t>(starts_.size()));
   }
   if (n > static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max()))
-    throw std::invalid_argument("n must be < 2^32 for MaskMean, got " + std::to_string(n));
+    throw ArgumentError("n", "must be an integer < 2^32 (positions are 32-bit)", std::to_string(n));
   tiled_ = tile_major_blocks(*this);
 }
 

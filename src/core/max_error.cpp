@@ -1,3 +1,4 @@
+#include <poslsh/argument_error.h>
 #include <poslsh/max_error.h>
 
 #include <algorithm>
@@ -21,9 +22,8 @@ double geometric_sum(std::int64_t t0, std::int64_t m, double sigma) {
 }  // namespace
 
 EntrywiseError entrywise_error(const MaskMean& mask, double sigma, int threads) {
-  if (!std::isfinite(sigma) || !(sigma > 0))
-    throw std::invalid_argument("sigma must be a finite number > 0");
-  if (threads < 1) throw std::invalid_argument("entrywise_error: threads must be an integer >= 1");
+  check::positive_finite("sigma", sigma);
+  check::at_least("threads", threads, 1);
   if (mask.num_hashes() >= (std::int64_t{1} << 31))
     throw std::invalid_argument("entrywise_error: at most 2^31 - 1 hashes");
   const std::int64_t n = mask.rows();

@@ -1,3 +1,4 @@
+#include <poslsh/argument_error.h>
 #include <poslsh/online_softmax.h>
 
 #include <algorithm>
@@ -194,7 +195,7 @@ template class OnlineSoftmax<float>;
 template class OnlineSoftmax<double>;
 
 int resolve_threads(int threads) {
-  if (threads < 0) throw std::invalid_argument("threads must be >= 0 (0: all hardware threads)");
+  check::at_least("threads", threads, 0);  // 0: every hardware thread
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return threads;
 }

@@ -1,3 +1,4 @@
+#include <poslsh/argument_error.h>
 #include <poslsh/pitch_law.h>
 
 #include <cmath>
@@ -5,10 +6,7 @@
 
 namespace poslsh {
 
-PitchLaw::PitchLaw(double sigma) : sigma_(sigma) {
-  if (!std::isfinite(sigma) || !(sigma > 0))
-    throw std::invalid_argument("sigma must be a finite number > 0");
-}
+PitchLaw::PitchLaw(double sigma) : sigma_(sigma) { check::positive_finite("sigma", sigma); }
 
 double tail(const PitchLaw& law, double t) {
   if (t <= 0) return 1.0;
@@ -35,8 +33,9 @@ double truncated_mean(const PitchLaw& law, double t) {
 }
 
 double union_tail_threshold(double s, double p) {
-  if (!(s >= 1) || !std::isfinite(s)) throw std::invalid_argument("s must be >= 1");
-  if (!(p > 0 && p < 1)) throw std::invalid_argument("p must be in (0, 1)");
+  if (!(s >= 1) || !std::isfinite(s))
+    throw ArgumentError("s", "must be a finite number >= 1", format_value(s));
+  check::open_unit("p", p);
   if (s <= p) return 0.0;
   // g(x) = ln s + ln(1+x) - x - ln p is decreasing for x > 0 with g(0) > 0.
   // Fixed point x = ln(s/p) + ln(1+x) converges monotonically from below;

@@ -1,3 +1,4 @@
+#include <poslsh/argument_error.h>
 #include <poslsh/positional_hash.h>
 #include <poslsh/rng.h>
 
@@ -30,6 +31,8 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
 
 std::vector<PositionalHash> draw_hashes(std::uint64_t seed, std::uint64_t trial, std::int64_t s,
                                         double sigma) {
+  check::positive_finite("sigma", sigma);
+  check::at_least("s", s, 1);
   std::vector<PositionalHash> hashes;
   hashes.reserve(static_cast<std::size_t>(s));
   for (std::int64_t k = 0; k < s; ++k) hashes.push_back(draw_hash(seed, trial, k, sigma));
@@ -81,6 +84,8 @@ std::int64_t block_begin(const PositionalHash& h, std::int64_t i) {
 }
 
 std::vector<std::int64_t> block_starts(const PositionalHash& h, std::int64_t n) {
+  validate_hash(h);
+  check::at_least("n", n, 1);
   std::vector<std::int64_t> starts;
   starts.reserve(static_cast<std::size_t>(std::min<double>(
       static_cast<double>(n) + 1, static_cast<double>(n) / std::max(h.pitch, 1.0) + 3)));
@@ -109,11 +114,17 @@ std::int64_t largest_block(std::span<const PositionalHash> hashes, std::int64_t 
   return best;
 }
 
+void validate_hash(const PositionalHash& h) {
+  check::positive_finite("pitch", h.pitch);
+  if (!std::isfinite(h.shift) || h.shift < 0 || h.shift > h.pitch)
+    throw ArgumentError("shift", "must lie in [0, pitch]",
+                        "shift " + format_value(h.shift) + ", pitch " + format_value(h.pitch));
+}
+
 void validate_hash_parameters(std::int64_t n, double sigma, std::int64_t s) {
-  if (n < 1) throw std::invalid_argument("n must be an integer >= 1, got " + std::to_string(n));
-  if (!std::isfinite(sigma) || !(sigma > 0))
-    throw std::invalid_argument("sigma must be a finite number > 0");
-  if (s < 1) throw std::invalid_argument("s must be an integer >= 1, got " + std::to_string(s));
+  check::at_least("n", n, 1);
+  check::positive_finite("sigma", sigma);
+  check::at_least("s", s, 1);
 }
 
 }  // namespace poslsh

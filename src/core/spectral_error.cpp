@@ -1,4 +1,5 @@
 #include <Spectra/SymEigsSolver.h>
+#include <poslsh/argument_error.h>
 #include <poslsh/rng.h>
 #include <poslsh/spectral_error.h>
 
@@ -111,8 +112,9 @@ struct RitzTrace {
 }  // namespace
 
 double kw_epsilon(std::int64_t n, std::int64_t k, double p_fail) {
-  if (n < 1 || k < 1) throw std::invalid_argument("kw_epsilon: n and k must be >= 1");
-  if (!(p_fail > 0 && p_fail < 1)) throw std::invalid_argument("kw_epsilon: p must be in (0, 1)");
+  check::at_least("n", n, 1);
+  check::at_least("k", k, 1);
+  check::open_unit("p", p_fail);
   // 1.648 sqrt(n) exp(-(2k - 1) sqrt(eps)) = p  <=>  sqrt(eps) = ln(1.648 sqrt(n) / p) / (2k - 1).
   const double root = std::max(0.0, std::log(1.648 * std::sqrt(static_cast<double>(n)) / p_fail)) /
                       static_cast<double>(2 * k - 1);
@@ -239,20 +241,23 @@ void for_each_group(std::size_t groups, F&& f) {
 
 }  // namespace
 
+void validate_spectral_error_options(const SpectralErrorOptions& options) {
+  check::positive_finite("rel_tol", options.rel_tol);
+  check::at_least("max_iterations", options.max_iterations, 1);
+  check::at_least("starts", options.starts, 1);
+  if (options.starts > kMaxLanes)  // one lane of the blocked product per start
+    throw ArgumentError("starts", "must be an integer in [1, 8]", std::to_string(options.starts));
+  check::open_unit("upper_q", options.upper_q);
+  if (!(options.upper_width > 0))
+    throw ArgumentError("upper_width", "must be > 0 (inf: do not wait)",
+                        format_value(options.upper_width));
+}
+
 namespace {
 
 void validate_lanczos(std::int64_t n, std::size_t products, const SpectralErrorOptions& options) {
-  if (n < 1) throw std::invalid_argument("spectral_error: n must be an integer >= 1");
-  if (!(options.rel_tol > 0) || !std::isfinite(options.rel_tol))
-    throw std::invalid_argument("spectral_error: rel_tol must be a finite number > 0");
-  if (options.max_iterations < 1)
-    throw std::invalid_argument("spectral_error: max_iterations must be an integer >= 1");
-  if (options.starts < 1 || options.starts > kMaxLanes)
-    throw std::invalid_argument("spectral_error: starts must be an integer in [1, 8]");
-  if (!(options.upper_q > 0 && options.upper_q < 1))
-    throw std::invalid_argument("spectral_error: upper_q must be in (0, 1)");
-  if (!(options.upper_width > 0))
-    throw std::invalid_argument("spectral_error: upper_width must be > 0 (inf: do not wait)");
+  check::at_least("n", n, 1);
+  validate_spectral_error_options(options);
   if (products == 0) throw std::invalid_argument("spectral_error: no product given");
 }
 
@@ -490,8 +495,7 @@ template <class Op>
 std::vector<StepProduct> products_per_thread(const Op& op, std::int64_t n,
                                              const SpectralErrorOptions& options,
                                              std::vector<ProductScratch>& scratch) {
-  if (options.threads < 1)
-    throw std::invalid_argument("spectral_error: threads must be an integer >= 1");
+  check::at_least("threads", options.threads, 1);
   const int threads = n >= kMinThreadedN ? std::clamp(options.threads, 1, options.starts) : 1;
   scratch.resize(static_cast<std::size_t>(threads));
   std::vector<StepProduct> products;

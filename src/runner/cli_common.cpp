@@ -1,6 +1,7 @@
 #include "runner/cli_common.h"
 
 #include <fmt/format.h>
+#include <poslsh/argument_error.h>
 #include <poslsh/input_error.h>
 
 #include <cctype>
@@ -8,12 +9,51 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 
 namespace poslsh {
 
+namespace {
+
+// Runs one of the core's checks on an option's value, reporting a refusal as
+// the option's UsageError.
+template <typename Check>
+void check_option(const std::string& option, const Check& check) {
+  try {
+    check();
+  } catch (const ArgumentError& e) {
+    throw UsageError(e.message_for(option));
+  }
+}
+
+}  // namespace
+
+std::string flag_for(std::string_view argument) {
+  // The one place that knows how the CLI spells the core's arguments. An
+  // argument without a flag (a hash's pitch, an internal count) is reported
+  // by its meaning.
+  static const std::map<std::string_view, std::string_view> kFlags = {
+      {"band_tol", "--band-tol"},
+      {"batch", "--batch"},
+      {"heads", "--alibi-heads"},
+      {"max_iterations", "--max-lanczos"},
+      {"n", "--n"},
+      {"p", "--p"},
+      {"points", "--points"},
+      {"rel_tol", "--spectral-tol"},
+      {"s", "--s"},
+      {"sigma", "--sigma"},
+      {"starts", "--lanczos-starts"},
+      {"threads", "--threads"},
+      {"trials", "--trials"},
+      {"upper_q", "--upper-q"},
+      {"upper_width", "--upper-width"}};
+  const auto it = kFlags.find(argument);
+  return it == kFlags.end() ? std::string() : std::string(it->second);
+}
+
 void require_positive_finite(const std::string& option, double value) {
-  if (!std::isfinite(value) || !(value > 0))
-    throw UsageError(fmt::format("{} must be a finite number > 0 (got {})", option, value));
+  check_option(option, [&] { check::positive_finite(option, value); });
 }
 
 void require_positive_finite(const std::string& option, const std::vector<double>& values) {
@@ -21,8 +61,7 @@ void require_positive_finite(const std::string& option, const std::vector<double
 }
 
 void require_at_least(const std::string& option, std::int64_t value, std::int64_t min) {
-  if (value < min)
-    throw UsageError(fmt::format("{} must be an integer >= {} (got {})", option, min, value));
+  check_option(option, [&] { check::at_least(option, value, min); });
 }
 
 void require_at_least(const std::string& option, const std::vector<std::int64_t>& values,
@@ -31,8 +70,7 @@ void require_at_least(const std::string& option, const std::vector<std::int64_t>
 }
 
 void require_open_unit(const std::string& option, double value) {
-  if (!(value > 0 && value < 1))
-    throw UsageError(fmt::format("{} must be a number in (0, 1) (got {})", option, value));
+  check_option(option, [&] { check::open_unit(option, value); });
 }
 
 void require_nonempty(const std::string& option, std::size_t size) {
@@ -77,6 +115,11 @@ std::string single_line(std::string text) {
 int run_reporting_errors(const std::string& who, const std::function<int()>& action) {
   try {
     return action();
+  } catch (const ArgumentError& e) {
+    const std::string flag = flag_for(e.argument());
+    const std::string message = flag.empty() ? e.what() : e.message_for(flag);
+    std::fprintf(stderr, "%s: error: %s\n", who.c_str(), single_line(message).c_str());
+    return 2;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s: error: %s\n", who.c_str(), single_line(e.what()).c_str());
     return 2;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 // Every command that takes --alibi-heads needs both: the scales (core) and the
@@ -23,9 +24,14 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The flag that sets the core argument named `argument` by meaning ("sigma"
+// -> "--sigma", "rel_tol" -> "--spectral-tol"); empty when no flag does.
+std::string flag_for(std::string_view argument);
+
 // Runs a subcommand's action and turns what it throws into the documented exit
 // codes, printing one line on stderr that starts with `who`:
-//   2  UsageError or InputError: the user's options or data ("error: ...");
+//   2  UsageError or InputError: the user's options or data ("error: ..."),
+//      an ArgumentError from the core named by its flag (flag_for);
 //   3  any other std::logic_error (std::invalid_argument included): a broken
 //      invariant inside poslsh, i.e. a bug ("internal error: ... please
 //      report it with the command line and `poslsh --version`");
@@ -45,7 +51,9 @@ void check_config_syntax(const std::string& path);
 // messages (CLI11's hold newlines) are printed as one line.
 std::string single_line(std::string text);
 
-// Throw UsageError("--opt must be ... (got ...)") unless the value is acceptable.
+// Throw UsageError("--opt must be ... (got ...)") unless the value is
+// acceptable: the core's checks (poslsh/argument_error.h) and wording, so an
+// option and the core argument it sets are refused in the same words.
 void require_positive_finite(const std::string& option, double value);
 void require_positive_finite(const std::string& option, const std::vector<double>& values);
 void require_at_least(const std::string& option, std::int64_t value, std::int64_t min);

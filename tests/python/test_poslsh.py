@@ -463,15 +463,16 @@ WITHOUT_CLI = [
     (lambda: poslsh.exact_attention(*QKV, [1.0, 2.0]), "2-D q, k, v take one scale"),
     (lambda: poslsh.exact_attention(*QKV, []), "sigma must be a scale > 0 or a list of them"),
     (lambda: poslsh.exact_attention(*QKV, 2.0, scale=math.nan), "scale must be a finite number"),
-    (lambda: poslsh.lsh_attention(*QKV, 2.0, 2, threads=-1), "threads must be >= 0"),
+    (lambda: poslsh.lsh_attention(*QKV, 2.0, 2, threads=-1), "threads must be an integer >= 0 (got -1)"),
     (lambda: poslsh.mask_mean_matvec([2.0], [1.0], 8, np.ones(7)), "x must have n = 8 entries, got 7"),
     (lambda: poslsh.mask_mean_matvec([2.0, 3.0], [1.0], 8, np.ones(8)), "pitch and shift must have the same length"),
     (lambda: poslsh.mask_mean_matvec([], [], 8, np.ones(8)), "pitch and shift must hold s >= 1 hashes (got 0)"),
-    (lambda: poslsh.mask_mean_matvec([0.0], [0.0], 8, np.ones(8)), "hash pitch must be a finite number > 0"),
-    (lambda: poslsh.mask_mean_matvec([2.0], [2.5], 8, np.ones(8)), "hash shift must lie in [0, pitch]"),
+    (lambda: poslsh.mask_mean_matvec([0.0], [0.0], 8, np.ones(8)), "pitch must be a finite number > 0 (got 0)"),
+    (lambda: poslsh.mask_mean_matvec([2.0], [2.5], 8, np.ones(8)), "shift must lie in [0, pitch] (got shift 2.5, pitch 2)"),
     (lambda: poslsh.mask_mean_matvec([2.0], [1.0], 2**32, np.ones(8)), "x must have n = 4294967296 entries"),
-    (lambda: poslsh.block_starts(-1.0, 0.0, 8), "hash pitch must be a finite number > 0"),
-    (lambda: poslsh.block_starts(1.0, NAN, 8), "hash shift must lie in [0, pitch]"),
+    (lambda: poslsh.block_starts(-1.0, 0.0, 8), "pitch must be a finite number > 0 (got -1)"),
+    (lambda: poslsh.block_starts(1.0, NAN, 8), "shift must lie in [0, pitch] (got shift nan, pitch 1)"),
+    (lambda: poslsh.alibi_sigmas(0), "heads must be an integer >= 1 (got 0)"),
 ]
 
 
@@ -480,6 +481,24 @@ def test_value_error_without_cli_equivalent(call, text):
     with pytest.raises(ValueError) as e:
         call()
     assert text in str(e.value) and "--" not in str(e.value)  # Python names, never CLI flags
+
+
+# The core's checks (poslsh::ArgumentError) name the argument by meaning; the
+# module raises them with the Python parameter's name, which for the solver's
+# rel_tol is tol.
+CORE_NAMED = [
+    (lambda: poslsh.spectral_error(64, 8, 4, tol=-1.0), "tol must be a finite number > 0 (got -1)"),
+    (lambda: poslsh.spectral_error(64, 8, 4, upper_q=0.0), "upper_q must be a number in (0, 1) (got 0)"),
+    (lambda: poslsh.draw_hashes(0, 0, 3, -0.5), "sigma must be a finite number > 0 (got -0.5)"),
+    (lambda: poslsh.exact_attention(*QKV, 2.0, threads=-2), "threads must be an integer >= 0 (got -2)"),
+]
+
+
+@pytest.mark.parametrize("call,message", CORE_NAMED, ids=[m for _, m in CORE_NAMED])
+def test_core_argument_errors_name_the_python_argument(call, message):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert str(e.value) == message
 
 
 def test_bad_types_raise_type_error():
