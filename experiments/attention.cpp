@@ -212,9 +212,7 @@ void validate_attention_options(const AttentionOptionsCli& o) {
     if (e != "lsh" && e != "fixed" && e != "window" && e != "band")
       throw UsageError(
           fmt::format("--estimator accepts lsh, fixed, window, band (got '{}')", printable(e)));
-  if (!(o.band_tol >= 0 && o.band_tol < 1))
-    throw UsageError(
-        fmt::format("--band-tol must be a number in [0, 1), got {}", format_double(o.band_tol)));
+  validate_band_attention_options({.tol = o.band_tol});  // the estimator's own check, up front
   if (o.reference != "dense" && o.reference != "band")
     throw UsageError(
         fmt::format("--reference accepts dense, band (got '{}')", printable(o.reference)));

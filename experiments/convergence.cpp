@@ -43,12 +43,7 @@ const std::vector<std::string>& convergence_columns() {
   return columns;
 }
 
-CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
-                       std::span<const PositionalHash> hashes,
-                       const ConvergenceSettings& settings) {
-  const auto start = std::chrono::steady_clock::now();
-  const auto s = static_cast<std::int64_t>(hashes.size());
-  const ErrorOperator error(n, hashes, sigma, settings.form);
+SpectralErrorOptions solver_options(const ConvergenceSettings& settings, std::uint64_t trial) {
   SpectralErrorOptions options;
   options.rel_tol = settings.spectral_tol;
   options.max_iterations = settings.max_lanczos;
@@ -58,6 +53,16 @@ CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
   options.upper_q = settings.upper_q;
   options.upper_width = settings.upper_width;
   options.threads = settings.threads;
+  return options;
+}
+
+CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
+                       std::span<const PositionalHash> hashes,
+                       const ConvergenceSettings& settings) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto s = static_cast<std::int64_t>(hashes.size());
+  const ErrorOperator error(n, hashes, sigma, settings.form);
+  const SpectralErrorOptions options = solver_options(settings, trial);
   const SpectralErrorResult spectral = spectral_error(error, options);
   const EntrywiseError entrywise = entrywise_error(error, settings.threads);
   const double seconds =
@@ -224,18 +229,10 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
         ->capture_default_str();
   }
 
-  // The solver checks these only when it runs: checked here, up front.
+  // The solver checks these only when it runs: checked here, up front, in the
+  // solver's words (an ArgumentError the CLI reports with the flag).
   void validate_solver_options() const {
-    require_positive_finite("--spectral-tol", settings_.spectral_tol);
-    require_at_least("--max-lanczos", settings_.max_lanczos, 1);
-    require_at_least("--lanczos-starts", settings_.lanczos_starts, 1);
-    if (settings_.lanczos_starts > 8)
-      throw UsageError(fmt::format("--lanczos-starts must be an integer in [1, 8], got {}",
-                                   settings_.lanczos_starts));
-    require_open_unit("--upper-q", settings_.upper_q);
-    if (!(settings_.upper_width > 0))
-      throw UsageError(fmt::format("--upper-width must be > 0 (inf: do not wait), got {}",
-                                   format_double(settings_.upper_width)));
+    validate_spectral_error_options(solver_options(settings_, 0));
   }
 
   std::vector<std::int64_t> n_ = {1024};

@@ -37,6 +37,9 @@ struct ConvergenceSettings {
   int threads = 1;
 };
 
+// The solver's options for one trial of a row.
+SpectralErrorOptions solver_options(const ConvergenceSettings& settings, std::uint64_t trial);
+
 // The CSV schema. `seconds` (wall time of the row) is the only timing column.
 const std::vector<std::string>& convergence_columns();
 

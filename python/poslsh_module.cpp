@@ -45,20 +45,13 @@ std::string python_name(const std::string& argument) {
 }
 
 // What `poslsh convergence` and `poslsh blocksize` check themselves, in
-// their own words (experiments/*.cpp), where the core's words differ: the
-// upper ends of n (checked first here as there, since the core would meet
-// them only after building a 2^32-position mask) and the solver's starts and
-// upper_width (the rest of the solver's options are the core's check).
+// their own words (experiments/*.cpp): the upper ends of n, checked first
+// here as there, since the core would meet them only after building a
+// 2^32-position mask.
 void require_convergence_n(std::int64_t n) {
   if (n >= (std::int64_t{1} << 32))
     value_error(fmt::format(
         "n must be integers in [1, 2^32) for convergence (positions are 32-bit), got {}", n));
-}
-void require_convergence_solver(int starts, double upper_width) {
-  if (starts > 8) value_error(fmt::format("starts must be an integer in [1, 8], got {}", starts));
-  if (!(upper_width > 0))
-    value_error(fmt::format("upper_width must be > 0 (inf: do not wait), got {}",
-                            poslsh::format_value(upper_width)));
 }
 void require_blocksize_n(std::int64_t n) {
   if (n < 1 || n > (std::int64_t{1} << 50))
@@ -148,7 +141,6 @@ py::dict spectral_error(std::int64_t n, double sigma, std::int64_t s, std::uint6
                         std::uint64_t trial, bool causal, double tol, std::int64_t max_iterations,
                         int starts, double upper_q, double upper_width, int threads) {
   require_convergence_n(n);
-  require_convergence_solver(starts, upper_width);
   poslsh::SpectralErrorOptions options;
   options.rel_tol = tol;
   options.max_iterations = max_iterations;

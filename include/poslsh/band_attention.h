@@ -58,6 +58,10 @@ struct BandAttentionResult {
 // |q| |k|) widen the band; nothing is assumed about Q, K, V. Results are
 // bit-identical for any thread count. Throws std::invalid_argument on bad
 // shapes, ArgumentError on a bad sigma or tol not in [0, 1) (band_tol).
+// The options band_exact_attention accepts: ArgumentError (band_tol) unless
+// tol is in [0, 1). Callers that collect options up front check them here.
+void validate_band_attention_options(const BandAttentionOptions& options);
+
 template <typename Scalar>
 BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>& q,
                                                  const ConstRowMatrixRef<Scalar>& k,

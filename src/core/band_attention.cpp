@@ -9,6 +9,11 @@
 
 namespace poslsh {
 
+void validate_band_attention_options(const BandAttentionOptions& options) {
+  if (!(options.tol >= 0 && options.tol < 1))
+    throw ArgumentError("band_tol", "must be a number in [0, 1)", format_value(options.tol));
+}
+
 template <typename Scalar>
 BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>& q,
                                                  const ConstRowMatrixRef<Scalar>& k,
@@ -16,8 +21,7 @@ BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>
                                                  Form form, const BandAttentionOptions& options) {
   validate_attention_shapes(q.rows(), q.cols(), k.rows(), k.cols(), v.rows(), v.cols());
   check::positive_finite("sigma", sigma);
-  if (!(options.tol >= 0 && options.tol < 1))
-    throw ArgumentError("band_tol", "must be a number in [0, 1)", format_value(options.tol));
+  validate_band_attention_options(options);
   const Eigen::Index n = q.rows();
   const bool causal = form == Form::kCausal;
   const std::int64_t units = (n + kQueryTile - 1) / kQueryTile;

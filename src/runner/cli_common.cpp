@@ -112,13 +112,18 @@ std::string single_line(std::string text) {
   return text;
 }
 
+std::string cli_message(const std::exception& e) {
+  const auto* argument = dynamic_cast<const ArgumentError*>(&e);
+  if (!argument) return e.what();
+  const std::string flag = flag_for(argument->argument());
+  return flag.empty() ? e.what() : argument->message_for(flag);
+}
+
 int run_reporting_errors(const std::string& who, const std::function<int()>& action) {
   try {
     return action();
   } catch (const ArgumentError& e) {
-    const std::string flag = flag_for(e.argument());
-    const std::string message = flag.empty() ? e.what() : e.message_for(flag);
-    std::fprintf(stderr, "%s: error: %s\n", who.c_str(), single_line(message).c_str());
+    std::fprintf(stderr, "%s: error: %s\n", who.c_str(), single_line(cli_message(e)).c_str());
     return 2;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s: error: %s\n", who.c_str(), single_line(e.what()).c_str());

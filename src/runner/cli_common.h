@@ -27,6 +27,9 @@ class UsageError : public std::runtime_error {
 // The flag that sets the core argument named `argument` by meaning ("sigma"
 // -> "--sigma", "rel_tol" -> "--spectral-tol"); empty when no flag does.
 std::string flag_for(std::string_view argument);
+// What the CLI prints for `e`: an ArgumentError's message with its flag
+// (flag_for; by meaning when no flag sets it), otherwise e.what().
+std::string cli_message(const std::exception& e);
 
 // Runs a subcommand's action and turns what it throws into the documented exit
 // codes, printing one line on stderr that starts with `who`:

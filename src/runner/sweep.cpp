@@ -256,7 +256,8 @@ struct CellPool {
   void record_failure(std::size_t cell, const std::exception& e) {
     std::lock_guard lock(mutex);
     if (failed.exchange(true)) return;
-    failure = fmt::format("cell {} ({}): {}", cell, sweep.label ? sweep.label(cell) : "", e.what());
+    failure =
+        fmt::format("cell {} ({}): {}", cell, sweep.label ? sweep.label(cell) : "", cli_message(e));
     // The same classification as the CLI's (run_reporting_errors).
     const bool input = dynamic_cast<const UsageError*>(&e) != nullptr ||
                        dynamic_cast<const InputError*>(&e) != nullptr;
