@@ -116,10 +116,7 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
 
   void validate(CLI::App& cmd, const SweepOptions&) override {
     require_nonempty("--n", n_.size());
-    for (const auto n : n_) {
-      if (n < 1 || n > (std::int64_t{1} << 50))
-        throw UsageError(fmt::format("--n must be integers in [1, 2^50] (got {})", n));
-    }
+    for (const auto n : n_) check_block_size_length(n);
     scales_ = resolve_alibi_scales(cmd, sigma_, alibi_heads_, independent_heads_, false);
     if (s_.empty() && s_log_.empty()) throw UsageError("--s or --s-log needs at least one value");
     require_at_least("--s", s_, 1);

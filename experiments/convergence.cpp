@@ -146,11 +146,7 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
 
   void validate(CLI::App& cmd, const SweepOptions& sweep) override {
     require_nonempty("--n", n_.size());
-    require_at_least("--n", n_, 1);
-    for (auto n : n_)
-      if (n >= (std::int64_t{1} << 32))
-        throw UsageError(fmt::format(
-            "--n must be integers in [1, 2^32) for convergence (positions are 32-bit), got {}", n));
+    for (auto n : n_) check_mask_length(n);  // before a 2^32-position mask is built
     require_nonempty("--s", s_.size());
     require_at_least("--s", s_, 1);
     require_at_least("--trials", trials_, 1);

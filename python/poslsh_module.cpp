@@ -44,20 +44,6 @@ std::string python_name(const std::string& argument) {
   return argument == "rel_tol" ? "tol" : argument;
 }
 
-// What `poslsh convergence` and `poslsh blocksize` check themselves, in
-// their own words (experiments/*.cpp): the upper ends of n, checked first
-// here as there, since the core would meet them only after building a
-// 2^32-position mask.
-void require_convergence_n(std::int64_t n) {
-  if (n >= (std::int64_t{1} << 32))
-    value_error(fmt::format(
-        "n must be integers in [1, 2^32) for convergence (positions are 32-bit), got {}", n));
-}
-void require_blocksize_n(std::int64_t n) {
-  if (n < 1 || n > (std::int64_t{1} << 50))
-    value_error(fmt::format("n must be integers in [1, 2^50] (got {})", n));
-}
-
 // ---- numpy helpers ---------------------------------------------------------
 
 template <typename T>
@@ -140,7 +126,7 @@ py::array_t<double> mask_mean_matvec(const py::object& pitch, const py::object& 
 py::dict spectral_error(std::int64_t n, double sigma, std::int64_t s, std::uint64_t seed,
                         std::uint64_t trial, bool causal, double tol, std::int64_t max_iterations,
                         int starts, double upper_q, double upper_width, int threads) {
-  require_convergence_n(n);
+  poslsh::check_mask_length(n);  // before the mask is built
   poslsh::SpectralErrorOptions options;
   options.rel_tol = tol;
   options.max_iterations = max_iterations;
@@ -174,7 +160,7 @@ py::dict spectral_error(std::int64_t n, double sigma, std::int64_t s, std::uint6
 
 py::dict max_error(std::int64_t n, double sigma, std::int64_t s, std::uint64_t seed,
                    std::uint64_t trial, bool causal, int threads) {
-  require_convergence_n(n);
+  poslsh::check_mask_length(n);  // before the mask is built
   const int used_threads = poslsh::resolve_threads(threads);
   poslsh::EntrywiseError e;
   {
@@ -192,7 +178,7 @@ py::dict max_error(std::int64_t n, double sigma, std::int64_t s, std::uint64_t s
 
 std::int64_t b_max(std::int64_t n, double sigma, std::int64_t s, std::uint64_t seed,
                    std::uint64_t trial) {
-  require_blocksize_n(n);
+  poslsh::check_block_size_length(n);
   py::gil_scoped_release release;
   return poslsh::b_max(poslsh::draw_hashes(seed, trial, s, sigma), n);
 }

@@ -28,6 +28,9 @@ struct LargestBlockScan {
   Path path = Path::kSingleBlock;
 };
 
+// ArgumentError (n) unless 1 <= n <= 2^50, the lengths the scan takes.
+void check_block_size_length(std::int64_t n);
+
 // Throws ArgumentError unless 1 <= n <= 2^50, pitch finite and > 0, and
 // shift finite with 0 <= shift <= pitch.
 LargestBlockScan scan_largest_block(const PositionalHash& h, std::int64_t n);

@@ -33,6 +33,10 @@ struct TileBuffers {
   std::vector<double> ring, tile, state;
 };
 
+// ArgumentError (n) unless 1 <= n < 2^32, the lengths a MaskMean takes:
+// callers that build masks later check their n up front with it.
+void check_mask_length(std::int64_t n);
+
 class MaskMean {
  public:
   using Scalar = double;

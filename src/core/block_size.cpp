@@ -200,9 +200,13 @@ std::int64_t largest_interior(const PositionalHash& h, std::int64_t n, BinMeter&
 
 }  // namespace
 
-LargestBlockScan scan_largest_block(const PositionalHash& h, std::int64_t n) {
+void check_block_size_length(std::int64_t n) {
   if (n < 1 || n > (std::int64_t{1} << 50))
     throw ArgumentError("n", "must be an integer in [1, 2^50]", std::to_string(n));
+}
+
+LargestBlockScan scan_largest_block(const PositionalHash& h, std::int64_t n) {
+  check_block_size_length(n);
   validate_hash(h);
 
   LargestBlockScan out;

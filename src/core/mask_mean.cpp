@@ -17,7 +17,7 @@ namespace {
 
 std::vector<std::vector<std::int64_t>> partitions_of(std::int64_t n,
                                                      std::span<const PositionalHash> hashes) {
-  check::at_least("n", n, 1);
+  check_mask_length(n);
   if (hashes.empty()) throw std::invalid_argument("MaskMean needs at least one hash");
   std::vector<std::vector<std::int64_t>> partitions;
   partitions.reserve(hashes.size());
@@ -64,12 +64,18 @@ std::shared_ptr<const detail::TiledBlocks> tile_major_blocks(const MaskMean& mas
 
 }  // namespace
 
+void check_mask_length(std::int64_t n) {
+  check::at_least("n", n, 1);
+  if (n > static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max()))
+    throw ArgumentError("n", "must be an integer < 2^32 (positions are 32-bit)", std::to_string(n));
+}
+
 MaskMean::MaskMean(std::int64_t n, std::span<const PositionalHash> hashes, Form form)
     : MaskMean(n, partitions_of(n, hashes), form) {}
 
 MaskMean::MaskMean(std::int64_t n, std::span<const std::vector<std::int64_t>> partitions, Form form)
     : n_(n), form_(form) {
-  check::at_least("n", n, 1);
+  check_mask_length(n);
   if (partitions.empty()) throw std::invalid_argument("MaskMean needs at least one hash");
   offsets_.reserve(partitions.size() + 1);
   offsets_.push_back(0);
@@ -88,8 +94,6 @@ MaskMean::MaskMean(std::int64_t n, std::span<const std::vector<std::int64_t>> pa
     starts_.insert(starts_.end(), s.begin(), s.end());
     offsets_.push_back(static_cast<std::int64_t>(starts_.size()));
   }
-  if (n > static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max()))
-    throw ArgumentError("n", "must be an integer < 2^32 (positions are 32-bit)", std::to_string(n));
   tiled_ = tile_major_blocks(*this);
 }
 
