@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -197,6 +198,29 @@ TEST_F(VerifyCli, PlantedDefectsFail) {
     const std::string kind = scale ? "--hashes " : "--blocks ";
     const auto r = cli("verify " + kind + path("d.csv") + " --n 256 --sigma 4");
     EXPECT_EQ(r.exit_code, 1) << sampler_defect_name(defect) << "\n" << r.out;
+  }
+}
+
+// The consumer-side bug: right hashes, but the blocks a causal mask is built
+// from start one position late (the first block one longer, the last one
+// shorter). A user who exports the blocks their mask reads sees it fail; the
+// same hashes' right blocks pass.
+TEST_F(VerifyCli, BlocksOfAMaskBuiltOnePositionLateFail) {
+  for (const bool shifted : {false, true}) {
+    std::ofstream out(path("c.csv"));
+    out << "sample,start,end\n";
+    for (std::uint64_t k = 0; k < 8192; ++k) {
+      auto st = block_starts(draw_hash(5, 0, k, 4.0), 256);
+      if (shifted) {
+        for (std::size_t b = 1; b + 1 < st.size(); ++b) ++st[b];
+        st.erase(std::unique(st.begin(), st.end()), st.end());
+      }
+      for (std::size_t b = 0; b + 1 < st.size(); ++b)
+        out << k << ',' << st[b] << ',' << st[b + 1] << '\n';
+    }
+    out.close();
+    const auto r = cli("verify --blocks " + path("c.csv") + " --n 256 --sigma 4");
+    EXPECT_EQ(r.exit_code, shifted ? 1 : 0) << r.out;
   }
 }
 
