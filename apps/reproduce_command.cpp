@@ -449,24 +449,40 @@ struct Figure {
 
 // Figures: each script writes NAME.png, .pdf, .svg and a one-line
 // NAME.caption.txt (what it shows, what the theory predicts).
+fs::path figure_png(const FigureScript& figure, const std::string& out) {
+  return fs::path(out) / (figure.file() + ".png");
+}
+
+// The figure a finished script gave; exit code -1 when it broke its contract
+// (no caption or no PNG).
+Figure drawn_figure(const FigureScript& figure, const std::string& out, int rc) {
+  std::string caption;
+  if (rc == 0) {
+    std::ifstream in(fs::path(out) / (figure.file() + ".caption.txt"));
+    std::getline(in, caption);
+    if (caption.empty() || !fs::exists(figure_png(figure, out))) rc = -1;
+  }
+  return {figure.script, figure.file(), caption, rc};
+}
+
+// The figures of the experiments that ran, in figure_scripts() order, their
+// scripts run side by side (each is mostly the interpreter's start-up).
 std::vector<Figure> draw_figures(const std::vector<Ran>& ran, const fs::path& plots,
                                  const std::string& out, bool quiet) {
-  std::vector<Figure> figures;
+  std::vector<const FigureScript*> scripts;
+  std::vector<std::vector<std::string>> commands;
   for (const auto& figure : figure_scripts()) {
     const auto it = std::find_if(ran.begin(), ran.end(),
                                  [&](const Ran& r) { return r.section == figure.experiment; });
     if (it == ran.end() || it->exit_code != 0) continue;
-    const fs::path py = plots / (figure.script + ".py");
-    const std::string png = (fs::path(out) / (figure.file() + ".png")).string();
-    int rc = run_child({"/usr/bin/python3", py.string(), it->csv, "-o", png}, quiet);
-    std::string caption;
-    if (rc == 0) {
-      std::ifstream in(fs::path(out) / (figure.file() + ".caption.txt"));
-      std::getline(in, caption);
-      if (caption.empty() || !fs::exists(png)) rc = -1;  // a script that broke its contract
-    }
-    figures.push_back({figure.script, figure.file(), caption, rc});
+    scripts.push_back(&figure);
+    commands.push_back({"/usr/bin/python3", (plots / (figure.script + ".py")).string(), it->csv,
+                        "-o", figure_png(figure, out).string()});
   }
+  const std::vector<int> codes = run_children(commands, quiet);
+  std::vector<Figure> figures;
+  for (std::size_t i = 0; i < scripts.size(); ++i)
+    figures.push_back(drawn_figure(*scripts[i], out, codes[i]));
   return figures;
 }
 

@@ -504,6 +504,12 @@ class Attention : public SweptExperiment<AttentionCell> {
                        format_double(scales_.sigmas[static_cast<std::size_t>(cell.head)]));
   }
 
+  // Longer contexts cost more (quadratically with the dense reference):
+  // started first, the longest does not run alone at the end.
+  double cost(const AttentionCell& cell) const override {
+    return static_cast<double>(problems_[cell.problem].n);
+  }
+
   std::string config_note() const override { return scales_.config_note() + input_note_; }
   std::uint64_t seed() const override { return o_.seed; }
 

@@ -195,6 +195,11 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
     return fmt::format("n={} sigma={} s={} trial={}", x.n, format_double(x.sigma), x.s, x.trial);
   }
 
+  // A product costs about n + s n / (2 sigma) (positions and blocks).
+  double cost(const ConvergenceCell& x) const override {
+    return static_cast<double>(x.n) * (1.0 + static_cast<double>(x.s) / (2.0 * x.sigma));
+  }
+
   bool estimates_memory() const override { return true; }
   double memory_bytes(const ConvergenceCell& x) const override {
     return convergence_memory_bytes(x.n, x.sigma, x.s, settings_);

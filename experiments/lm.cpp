@@ -119,7 +119,7 @@ void validate(const LmOptions& o) {
 // the child's PYTHONPATH; "" when neither has it (a pip-installed package).
 std::string python_package_dir() {
   const fs::path bin = fs::path(self_executable()).parent_path();
-  for (const fs::path dir : {bin / ".." / "python", bin / ".." / "lib/python3/dist-packages"})
+  for (const fs::path& dir : {bin / ".." / "python", bin / ".." / "lib/python3/dist-packages"})
     if (fs::exists(dir / "poslsh" / "lm" / "__main__.py")) return dir.lexically_normal().string();
   return "";
 }

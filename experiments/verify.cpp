@@ -202,13 +202,6 @@ constexpr double kPitchCuts[] = {0.25, 0.5, 1, 2, 3, 4, 6, 8, 10, 12, 14, 16};
 constexpr double kPitchCap = 10;  // the stated defect: pitches redrawn above 10 sigma
 constexpr std::size_t kNumPitchCuts = std::size(kPitchCuts);
 
-// Two-sided exact binomial p of `at_most` of `total` at or below a point of
-// null probability `below` (`above` = 1 - below, accurate in the far tail).
-double cdf_point_p(std::int64_t at_most, std::int64_t total, double below, double above) {
-  return below <= 0.5 ? binomial_two_sided_p(at_most, total, below)
-                      : binomial_two_sided_p(total - at_most, total, above);
-}
-
 CheckOutcome law_outcome(const std::vector<VerifySample>& samples, const VerifyOptions& o,
                          double level) {
   const BlockSizeLaw law(o.n, o.sigma, 1);
@@ -250,7 +243,7 @@ std::int64_t samples_to_catch_capped_pitch(double level) {
 // `fewest` and `most` of `total` at or below a point of null probability
 // `below` (`above` = 1 - below). Each one-sided tail is taken at the bound
 // that makes it largest, so it is at least the true count's: a conservative
-// exact test (docs/MATH.md §9). Equal bounds give cdf_point_p.
+// exact test (docs/MATH.md §9). Equal bounds give binomial_two_sided_p.
 double censored_cdf_point_p(std::int64_t fewest, std::int64_t most, std::int64_t total,
                             double below, double above) {
   if (below > 0.5) return censored_cdf_point_p(total - most, total - fewest, total, above, below);

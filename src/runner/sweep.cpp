@@ -375,6 +375,16 @@ int stopped_exit_code(const Sweep& sweep, const CellPool& pool, const std::strin
   return 0;
 }
 
+// The order cells start in: by Sweep::cost, costliest first (ties in cell order).
+void costliest_first(const Sweep& sweep, std::vector<std::size_t>& todo) {
+  if (!sweep.cost) return;
+  std::vector<std::pair<double, std::size_t>> keyed;
+  for (const auto c : todo) keyed.push_back({-sweep.cost(c), c});
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t i = 0; i < todo.size(); ++i) todo[i] = keyed[i].second;
+}
+
 }  // namespace sweep_steps
 
 int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
@@ -404,6 +414,7 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
   std::vector<std::size_t> todo;
   for (std::size_t c = begin; c < end; ++c)
     if (!done.count(c)) todo.push_back(c);
+  costliest_first(sweep, todo);
   if (!opt.quiet && !done.empty())
     std::fprintf(stderr, "%s: resuming, %zu of %zu cells already done\n", sweep.experiment.c_str(),
                  done.size(), end - begin);

@@ -67,6 +67,10 @@ struct Sweep {
   // run up front (UsageError, nothing written) when that exceeds the limit,
   // rather than let the kernel kill it halfway through a sweep.
   std::function<double(std::size_t cell)> memory_bytes;
+  // Relative running time of one cell (optional): cells start costliest
+  // first, so that a long cell does not start last and leave the other
+  // threads idle. The table is in cell order whatever order they ran in.
+  std::function<double(std::size_t cell)> cost;
   // The experiment's resolved options (TOML text): provenance, and the
   // fingerprint that stops --resume or merge from mixing different sweeps.
   std::string resolved_config;

@@ -58,6 +58,9 @@ class SweptExperiment {
   // refuses a run whose concurrent cells would not fit (Sweep::memory_bytes).
   virtual bool estimates_memory() const { return false; }
   virtual double memory_bytes(const Cell&) const { return 0; }
+  // Optional relative running time of one cell: cells start costliest first
+  // (Sweep::cost); equal costs keep cell order.
+  virtual double cost(const Cell&) const { return 1; }
   // Provenance the options alone do not hold, TOML comment lines appended to
   // the recorded config (and so to the fingerprint --resume and merge compare).
   virtual std::string config_note() const { return {}; }
@@ -98,6 +101,7 @@ Sweep sweep_of(std::shared_ptr<const Experiment> experiment) {
     sweep.memory_bytes = [experiment, cells](std::size_t c) {
       return experiment->memory_bytes((*cells)[c]);
     };
+  sweep.cost = [experiment, cells](std::size_t c) { return experiment->cost((*cells)[c]); };
   sweep.resolved_config = experiment->config_note();
   sweep.seed = experiment->seed();
   return sweep;
