@@ -31,7 +31,9 @@ struct PlantedDefect {
   bool inflate_b_max = false;
   BinningBug binning_bug = BinningBug::kNone;
   std::string name() const;
-  bool sound() const { return name() == "sound"; }
+  bool sound() const {
+    return sampler == SamplerDefect::kNone && !inflate_b_max && binning_bug == BinningBug::kNone;
+  }
 };
 // "sound", every sampler defect, "bmax-sigma-ln-n", "causal-mask-shift" and
 // "float32-positions".

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "runner/cli_common.h"
@@ -78,6 +79,25 @@ TEST_F(SweepTest, OutputIsIndependentOfThreadCount) {
   EXPECT_EQ(one.substr(0, one.find('\n')), "cell,row,value,seconds");
   EXPECT_TRUE(fs::exists(dir_ / "one.csv.meta.json"));
   EXPECT_FALSE(fs::exists(dir_ / "one.csv.partial"));
+}
+
+// Sweep::cost: on one thread the cells start costliest first (ties in cell
+// order), and the table is the same bytes as without a cost.
+TEST_F(SweepTest, CostliestCellsStartFirstAndTheTableStaysInCellOrder) {
+  Sweep plain = toy_sweep(6);
+  SweepOptions o;
+  o.threads = 1;
+  const std::string unordered = run(plain, o, "plain.csv");
+  auto started = std::make_shared<std::vector<std::size_t>>();
+  Sweep costed = toy_sweep(6);
+  costed.cost = [](std::size_t c) { return c == 1 ? 1.0 : static_cast<double>(c % 3); };
+  costed.run_cell = [inner = costed.run_cell, started](std::size_t c) {
+    started->push_back(c);
+    return inner(c);
+  };
+  EXPECT_EQ(run(costed, o, "costed.csv"), unordered);
+  // costs: 0 1 2 0 1 2 (cell 1: 1) -> 2, 5, then 1, 4, then 0, 3
+  EXPECT_EQ(*started, (std::vector<std::size_t>{2, 5, 1, 4, 0, 3}));
 }
 
 TEST_F(SweepTest, NoTimingBlanksTimingColumns) {
