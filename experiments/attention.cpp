@@ -365,17 +365,16 @@ class CellRows {
   // A sampler whose blocks are too long or too short biases the output
   // along it, coherently over rows, while the noise spreads over every
   // direction: scale_projection = <T~ - T*, direction> is the error-law
-  // lines' first-order statistic. Fixed before any hash is drawn, so the
-  // trials' projections stay i.i.d. under a sound sampler.
+  // lines' first-order statistic. Any direction fixed before the hashes are
+  // drawn keeps the trials' projections i.i.d. under a sound sampler, so it
+  // is taken from band-exact attention at a loose tolerance (near-linear
+  // cost, a direction accurate to about 1e-8).
   void scale_direction() {
+    BandAttentionOptions band;
+    band.tol = 1e-8;
+    band.attention = opts_;
     auto at = [&](double scale) {
-      if (o_.reference == "band") {
-        BandAttentionOptions ref_opts;
-        ref_opts.tol = o_.reference_tol;
-        ref_opts.attention = opts_;
-        return band_exact_attention<double>(q_, k_, v_, sigma_ * scale, form_, ref_opts).output;
-      }
-      return exact_alibi_attention<double>(q_, k_, v_, sigma_ * scale, form_, opts_);
+      return band_exact_attention<double>(q_, k_, v_, sigma_ * scale, form_, band).output;
     };
     direction_ = at(std::exp(0.05)) - at(std::exp(-0.05));
     const double norm = direction_.norm();
