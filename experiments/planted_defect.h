@@ -1,5 +1,5 @@
 // Planted defects: the negative controls that show a check can fail. A
-// planted defect is a sampler defect (src/core/sampler_defect.h), or b_max
+// planted defect is a sampler defect (experiments/sampler_defect.h), or b_max
 // inflated from the sigma ln ln n regime to sigma ln n (block-size tables of
 // `poslsh power` only), or right hashes binned wrongly by their consumers
 // (consumer_cobinning.h: a shifted causal mask, float32 positions).
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sampler_defect.h"
+#include "experiments/sampler_defect.h"
 #include "experiments/consumer_cobinning.h"
 
 namespace CLI {

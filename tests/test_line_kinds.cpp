@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "convergence_rows.h"
-#include "core/sampler_defect.h"
+#include "experiments/sampler_defect.h"
 #include "experiments/attention.h"
 #include "experiments/blocksize.h"
 #include "experiments/convergence.h"
