@@ -196,7 +196,8 @@ const std::vector<Source>& sources() {
       {"blocksize", [] { return blocksize_outcomes(SamplerDefect::kNone, 300); }},
       {"convergence", [] { return convergence_outcomes(kBandSlopes); }},
       {"attention", [] { return attention_outcomes(kBandSlopes, [](double) { return 1.0; }); }},
-      {"power", [] { return power_outcomes(50, 0, 50); }},
+      // enough seeds for both power lines to show their rates (PASS means shown)
+      {"power", [] { return power_outcomes(3000, 0, 3000); }},
       {"verify", [] { return verify_outcomes(SamplerDefect::kNone, 1 << 16); }},
       {"lm", [] { return lm_outcomes(0); }},
   };
