@@ -35,7 +35,6 @@ def main(argv=None):
         if control.any():
             steps, mean = pl.grouped(t["step"][control], t["value"][control])
             ax.plot(steps, mean, "k--", lw=1, label="exact ALiBi (control)")
-        ax.set_yscale("log")
         ax.set_title(f"fine-tuned with {NAMES[variant]}")
         ax.set_xlabel("fine-tune step")
         ax.legend(fontsize=5, loc="upper right")
