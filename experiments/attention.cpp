@@ -567,6 +567,28 @@ class Attention : public SweptExperiment<AttentionCell> {
   std::string config_note() const override { return scales_.config_note() + input_note_; }
   std::uint64_t seed() const override { return o_.seed; }
 
+  RecordedOptions recorded_options(const CLI::App& cmd) const override {
+    RecordedOptions recorded;
+    record_alibi_scales(cmd, recorded);  // --alibi-heads H replaces --sigma
+    o_.plant.record(cmd, recorded);      // a sound run records no --plant-defect
+    // Where outputs go: they do not change the table.
+    recorded.omitted.insert("save-outputs");
+    // --qkv DIR gives n and d from its files (n, d and qk-scale describe
+    // synthetic data only) and is recorded as an absolute path.
+    if (option_given(cmd, "qkv", "synthetic")) {
+      recorded.omitted.insert({"n", "d", "qk-scale"});
+      const auto& given = cmd.get_option("--qkv")->results();
+      recorded.replaced["qkv"] =
+          std::filesystem::absolute(given.front()).lexically_normal().string();
+    }
+    // --band-tol applies to the band estimator only (the default estimators
+    // do not include it).
+    const auto& estimators = cmd.get_option("--estimator")->results();
+    if (std::find(estimators.begin(), estimators.end(), "band") == estimators.end())
+      recorded.omitted.insert("band-tol");
+    return recorded;
+  }
+
  private:
   AttentionOptionsCli o_;
   bool sigma_has_default_;

@@ -13,7 +13,7 @@
 #include <poslsh/exact_attention.h>
 #include <poslsh/lsh_attention.h>
 #include <poslsh/mask_mean.h>
-#include "core/sampler_defect.h"
+#include "experiments/sampler_defect.h"
 
 #include <cmath>
 #include <functional>

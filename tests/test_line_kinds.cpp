@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "convergence_rows.h"
-#include "core/sampler_defect.h"
+#include "experiments/sampler_defect.h"
 #include "experiments/attention.h"
 #include "experiments/blocksize.h"
 #include "experiments/convergence.h"
@@ -203,7 +203,8 @@ const std::vector<Source>& sources() {
       {"blocksize", [] { return blocksize_outcomes(SamplerDefect::kNone, 300); }},
       {"convergence", [] { return convergence_outcomes(kBandSlopes); }},
       {"attention", [] { return attention_outcomes(kBandSlopes, [](double) { return 1.0; }); }},
-      {"power", [] { return power_outcomes(50, 0, 50); }},
+      // enough seeds for both power lines to show their rates (PASS means shown)
+      {"power", [] { return power_outcomes(3000, 0, 3000); }},
       {"verify", [] { return verify_outcomes(SamplerDefect::kNone, 1 << 16); }},
   };
   return all;
