@@ -18,12 +18,15 @@
 #include <thread>
 
 #include "commands.h"
+#include "experiments/check_file.h"
+#include "experiments/experiment.h"
 #include "experiments/lm.h"
 #include "experiments/planted_defect.h"
 #include "experiments/power.h"
 #include "runner/atomic_file.h"
 #include "runner/child_process.h"
 #include "runner/cli_common.h"
+#include "runner/config_syntax.h"
 #include "runner/csv_table.h"
 #include "runner/csv_writer.h"
 #include "runner/data_files.h"
@@ -39,19 +42,6 @@ namespace fs = std::filesystem;
 // A named namespace, not an anonymous one: the runner is a unity build, and
 // names such as Figure or seconds_since recur in other files.
 namespace reproduce_steps {
-
-// Section names in a TOML file: "[convergence]" -> "convergence".
-std::vector<std::string> sections(const std::string& toml) {
-  std::vector<std::string> out;
-  std::istringstream in(toml);
-  for (std::string line; std::getline(in, line);) {
-    const auto first = line.find_first_not_of(" \t");
-    if (first == std::string::npos || line[first] != '[') continue;
-    const auto close = line.find(']', first);
-    if (close != std::string::npos) out.push_back(line.substr(first + 1, close - first - 1));
-  }
-  return out;
-}
 
 // The plot scripts that draw each experiment's figures: plots/<script>.py CSV
 // -o <file>.png, file = name, or the script's name when name is empty (two
@@ -282,7 +272,7 @@ std::vector<std::string> sections_to_run(const std::string& toml, const std::str
     if (e.add_bench) known.insert("bench." + e.name);
   }
   std::vector<std::string> to_run;
-  for (const auto& s : sections(toml)) {
+  for (const auto& s : config_sections(toml)) {
     if (known.count(s))
       to_run.push_back(s);
     else if (s != "reproduce" && s != "sample" && s != "bench")

@@ -42,10 +42,11 @@ const std::vector<std::string>& lm_summary_columns();
 // over trials, layers and heads first.
 std::string lm_summary_csv(const CsvTable& table);
 
-// Checks of an lm table with family-wise false-alarm rate alpha:
+// Checks of an lm table (every line info: nothing here can FAIL):
 //  - swapin-rate[seed,layer,head]: per trial, the slope of log output_error
-//    against log s; the rate interval over the trials (rate_interval.h) must
-//    meet the theorem's -1/2 band (alpha split over the heads, Bonferroni);
+//    against log s and the sign test's numbers (rate_interval.h), descriptive:
+//    no proven null puts a sound estimator's median slope in the -1/2 band on
+//    a trained head (docs/MATH.md §9);
 //  - lm[...] info lines: each variant's validation loss against exact ALiBi.
 std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha);
 

@@ -200,12 +200,13 @@ CheckOutcome rate_outcome(const RateGroup& g, double level) {
             fmt::format("{} trials with two or more s values; the rate test needs >= {}",
                         slopes.size(), kMinRateTrials)};
   const RateInterval ri = rate_interval(slopes, level);
-  return {check, rate_verdict(ri),
-          fmt::format("slope of log ||T* - T~||_F/||T*||_F vs log s over {} independent draws: "
-                      "{}; FAIL only if a tail is <= {:.2g} (the interval lies outside "
-                      "[{}, {}]){}",
-                      ri.trials, rate_numbers(ri), level / 2, kRateSlopeLow, kRateSlopeHigh,
-                      rate_untestable_note(ri))};
+  return {check, Verdict::kInfo,
+          fmt::format("descriptive, not a test: nothing proves that a sound estimator's median "
+                      "slope lies in [{}, {}] on a trained head (the ratio estimator has an "
+                      "O(1/s) bias and a fluctuation whose constants depend on the head's Q, K "
+                      "and V; on peaked heads sound runs leave that band; docs/MATH.md §9); "
+                      "slope of log ||T* - T~||_F/||T*||_F vs log s over {} independent draws: {}",
+                      kRateSlopeLow, kRateSlopeHigh, ri.trials, rate_numbers(ri))};
 }
 
 // Summary rows of a final loss (whole windows, no curve step, no head).
@@ -371,6 +372,8 @@ std::string lm_summary_csv(const CsvTable& table) {
 std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha) {
   lm_checks::require_usable(table);
   std::vector<CheckOutcome> out;
+  // The swap-in rate lines are descriptive (no level spent): their numbers
+  // are shown at the share each had when they were tests.
   const auto rates = lm_checks::rate_groups(table);
   for (const auto& g : rates)
     out.push_back(lm_checks::rate_outcome(g, alpha / static_cast<double>(rates.size())));

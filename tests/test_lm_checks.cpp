@@ -130,19 +130,21 @@ Verdict rate_verdict_of(const std::string& csv) {
   return Verdict::kInfo;
 }
 
-TEST(LmChecks, SwapInRatePassesOnInverseSqrtErrors) {
-  EXPECT_EQ(rate_verdict_of(swap_in_table(4, 0)), Verdict::kPass);
-}
-
-TEST(LmChecks, SwapInRateFailsOnAnErrorFloor) {
-  EXPECT_EQ(rate_verdict_of(swap_in_table(4, 0.3)), Verdict::kFail);
-}
-
-// Eight draws with a floor: every slope above the band, but 2^-8 > 5e-4:
-// info with the draws the level needs, not a FAIL or a PASS.
-TEST(LmChecks, SwapInRateWithFewDrawsIsInfo) {
-  EXPECT_EQ(rate_verdict_of(swap_in_table(4, 0.3, 8)), Verdict::kInfo);
-  EXPECT_EQ(rate_verdict_of(swap_in_table(4, 0, 8)), Verdict::kInfo);
+// The swap-in rate is descriptive: nothing proves where a sound estimator's
+// median slope lies on a trained head (sound runs on layer 0 of trained
+// models left the band), so neither an s^-1/2 error nor one with a floor
+// gets a verdict; the line shows the sign test's numbers.
+TEST(LmChecks, SwapInRateIsDescriptive) {
+  for (double floor : {0.0, 0.3})
+    for (int trials : {4, 8}) {
+      const auto outcomes = check_lm_table(CsvTable::parse(swap_in_table(4, floor, trials)), 1e-3);
+      for (const auto& o : outcomes) {
+        if (o.check.rfind("swapin-rate", 0) != 0) continue;
+        EXPECT_EQ(o.verdict, Verdict::kInfo) << o.detail;
+        EXPECT_NE(o.detail.find("descriptive, not a test"), std::string::npos) << o.detail;
+      }
+    }
+  EXPECT_EQ(rate_verdict_of(swap_in_table(4, 0)), Verdict::kInfo);
 }
 
 TEST(LmChecks, SwapInRateIsNotApplicableWhenTheContextHoldsFewBoundaries) {
