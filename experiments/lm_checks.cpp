@@ -11,7 +11,6 @@
 #include "runner/cli_common.h"
 #include "runner/least_squares.h"
 #include "runner/rate_interval.h"
-#include "runner/sweep.h"  // CsvRow
 
 namespace poslsh {
 
