@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "commands.h"
+#include "experiments/check_file.h"
+#include "experiments/check_tally.h"
 #include "runner/cli_common.h"
 
 namespace poslsh {

@@ -1,13 +1,13 @@
-// The CLI's built-in subcommands (experiments register themselves; see
-// experiments/experiment.h). Each adds its subcommand to `app` and returns the
-// action to run when it is chosen.
+// The CLI's built-in subcommands, which apps/cli_app.cpp adds to the app
+// (experiments register themselves; see experiments/experiment.h). Each adds
+// its subcommand to `app` and returns the action to run when it is chosen.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
-#include "experiments/experiment.h"
+#include "runner/command.h"
 
 namespace poslsh {
 

@@ -1,5 +1,5 @@
 // The poslsh command-line tool. Everything but main() is a library
-// (src/runner/cli_app.h), which the fuzz targets link as well.
-#include "runner/cli_app.h"
+// (apps/cli_app.h), which the fuzz targets link as well.
+#include "apps/cli_app.h"
 
 int main(int argc, char** argv) { return poslsh::run_cli(argc, argv); }

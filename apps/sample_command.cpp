@@ -9,6 +9,7 @@
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/csv_writer.h"
+#include "runner/resolved_config.h"
 #include "runner/run_record.h"
 #include "runner/version.h"
 
@@ -57,10 +58,12 @@ Action add_sample_command(CLI::App& app) {
     file.write(table.take());
     // Provenance, as every experiment writes it: `poslsh rerun` replays it.
     AtomicFile meta(o->out + ".meta.json", "--out");
+    RecordedOptions recorded;
+    o->plant.record(*cmd, recorded);
     meta.write(RunRecord::of_this_build()
                    .set("experiment", "sample")
                    .set("seed", o->seed)
-                   .set("config", resolved_config(*cmd))
+                   .set("config", resolved_config(*cmd, recorded))
                    .to_text());
     file.commit();
     meta.commit();

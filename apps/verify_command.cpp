@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "experiments/check_tally.h"
 #include "experiments/verify.h"
 #include "runner/cli_common.h"
 

@@ -152,6 +152,14 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
   std::string config_note() const override { return scales_.config_note(); }
   std::uint64_t seed() const override { return seed_; }
 
+  // --alibi-heads H replaces --sigma; a sound run records no --plant-defect.
+  RecordedOptions recorded_options(const CLI::App& cmd) const override {
+    RecordedOptions recorded;
+    record_alibi_scales(cmd, recorded);
+    plant_.record(cmd, recorded);
+    return recorded;
+  }
+
  private:
   std::vector<std::int64_t> n_, s_;
   std::vector<double> sigma_, s_log_;

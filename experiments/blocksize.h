@@ -13,7 +13,7 @@
 // empirical and predicted statistics.
 #pragma once
 
-#include "core/sampler_defect.h"
+#include "experiments/sampler_defect.h"
 
 #include <cstdint>
 #include <string>

@@ -207,6 +207,14 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
   std::string config_note() const override { return scales_.config_note(); }
   std::uint64_t seed() const override { return settings_.seed; }
 
+  // --alibi-heads H replaces --sigma; a sound run records no --plant-defect.
+  RecordedOptions recorded_options(const CLI::App& cmd) const override {
+    RecordedOptions recorded;
+    record_alibi_scales(cmd, recorded);
+    plant_.record(cmd, recorded);
+    return recorded;
+  }
+
  private:
   // The solver's options; their defaults are SpectralErrorOptions', each
   // defined once (ConvergenceSettings takes them from there).

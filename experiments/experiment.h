@@ -27,19 +27,23 @@
 // Config files: `--config FILE.toml` is a top-level option; a `[name]` section
 // fills this subcommand's options (same names without dashes), the command
 // line overrides the file, unknown keys are errors. Give every option a
-// default or mark it required, and build Sweep::resolved_config with
-// resolved_config(command) below.
+// default or mark it required. The run records its options
+// (runner/resolved_config.h); an option another one replaces is left out by
+// the experiment's SweptExperiment::recorded_options.
+//
+// The check vocabulary (Verdict, CheckOutcome, Checker) is in
+// experiments/check_outcome.h, `poslsh check` on a file in check_file.h.
 //
 // Timing: wall-clock columns (e.g. "seconds") go in Sweep::timing_columns;
 // every other column must be a deterministic function of (options, seed).
 #pragma once
 
-#include <poslsh/input_error.h>
-
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "experiments/check_outcome.h"
+#include "runner/command.h"
 #include "runner/csv_table.h"
 #include "runner/csv_writer.h"  // summaries are CSV text written with it
 
@@ -48,37 +52,6 @@ class App;
 }
 
 namespace poslsh {
-
-using Action = std::function<int()>;
-
-// kInfo: a reported number that is not a test (e.g. a bound whose slack makes
-// failure impossible in practice); it never changes the exit code.
-// kWarning: not a test either, but something the user should act on (e.g. an
-// approximation that costs more than the exact computation); exit code unchanged.
-enum class Verdict { kPass, kFail, kNotApplicable, kInfo, kWarning };
-
-// The family-wise false-alarm rate of one whole `poslsh check` run on a sound
-// sampler: check_file gets kCheckFamilyAlpha / (number of files), and each
-// checker splits the alpha it is handed over its statistical checks
-// (Bonferroni), so the rate holds under any dependence between the checks.
-inline constexpr double kCheckFamilyAlpha = 1e-3;
-
-// One line of `poslsh check` output.
-struct CheckOutcome {
-  std::string check;  // short name, e.g. "rate[n=1024,sigma=16] spectral"
-  Verdict verdict;
-  std::string detail;  // the numbers and the threshold
-};
-
-struct Checker {
-  // A table belongs to this experiment when it has all these columns.
-  std::vector<std::string> required_columns;
-  // alpha: the family-wise false-alarm rate this table's checks may spend
-  // together. Throws std::invalid_argument for an unusable table (a bound or
-  // derived column that disagrees with its recomputation from the parameters,
-  // a NaN or infinite measurement, a duplicated column).
-  std::function<std::vector<CheckOutcome>(const CsvTable&, double alpha)> run;
-};
 
 struct ExperimentRegistration {
   std::string name;
@@ -96,39 +69,5 @@ struct ExperimentRegistration {
 bool register_experiment(ExperimentRegistration experiment);
 // All registered experiments, sorted by name.
 const std::vector<ExperimentRegistration>& experiments();
-
-// The subcommand's options with their resolved values as TOML (runner options
-// such as --out, --threads, --resume, --shard, --quiet excluded): provenance
-// for .meta.json and the fingerprint that --resume and merge compare.
-std::string resolved_config(const CLI::App& command);
-
-// Checks on one CSV file: finds the experiment by its columns and runs its
-// checker. Throws std::invalid_argument for an unreadable file or a table no
-// experiment recognises.
-struct CheckReport {
-  std::string experiment;
-  std::vector<CheckOutcome> outcomes;
-};
-CheckReport check_file(const std::string& path, double alpha = kCheckFamilyAlpha);
-
-const char* verdict_name(Verdict v);
-
-// The verdict of a rate test (src/runner/rate_interval.h): FAIL when the interval
-// lies outside the band, PASS when it is inside and the test could have
-// failed, info when it has too few trials for that.
-struct RateInterval;
-Verdict rate_verdict(const RateInterval& interval);
-
-// A checker's verdict on a table it cannot use (a NaN bound, a missing
-// trial, ...): InputError, one line naming the row and column.
-[[noreturn]] inline void unusable(const std::string& what) { throw InputError(what); }
-
-// Prints one line per outcome ("PASS  name: detail") on stdout and counts them.
-struct CheckTally {
-  int passed = 0, failed = 0, not_applicable = 0, info = 0, warnings = 0;
-};
-void print_outcomes(const std::vector<CheckOutcome>& outcomes, CheckTally& tally);
-// The closing line of `poslsh check` and `poslsh verify`.
-void print_tally(const CheckTally& tally);
 
 }  // namespace poslsh

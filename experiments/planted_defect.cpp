@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "runner/cli_common.h"
+#include "runner/resolved_config.h"
 
 namespace poslsh {
 
@@ -62,6 +63,10 @@ void PlantDefectOption::declare(CLI::App& command) {
                   "this consumer bug) so that the checks can be seen to FAIL; 'sound' is the "
                   "real sampler (README, What the checks can and cannot detect)")
       ->capture_default_str();
+}
+
+void PlantDefectOption::record(const CLI::App& command, RecordedOptions& recorded) const {
+  if (!option_given(command, "plant-defect", "sound")) recorded.omitted.insert("plant-defect");
 }
 
 const PlantedDefect& PlantDefectOption::resolve() {

@@ -1,5 +1,5 @@
 // Planted defects: the negative controls that show a check can fail. A
-// planted defect is a sampler defect (src/core/sampler_defect.h), or b_max
+// planted defect is a sampler defect (experiments/sampler_defect.h), or b_max
 // inflated from the sigma ln ln n regime to sigma ln n (block-size tables of
 // `poslsh power` only), or right hashes binned wrongly by their consumers
 // (consumer_cobinning.h: a shifted causal mask, float32 positions).
@@ -17,14 +17,16 @@
 #include <string>
 #include <vector>
 
-#include "core/sampler_defect.h"
 #include "experiments/consumer_cobinning.h"
+#include "experiments/sampler_defect.h"
 
 namespace CLI {
 class App;
 }
 
 namespace poslsh {
+
+struct RecordedOptions;
 
 struct PlantedDefect {
   SamplerDefect sampler = SamplerDefect::kNone;
@@ -61,6 +63,9 @@ class PlantDefectOption {
   const PlantedDefect& resolve();
   // The defect resolve() kept.
   const PlantedDefect& defect() const { return defect_; }
+  // Leaves --plant-defect out of the recorded config when it is sound: a
+  // sound run's sidecar is the one it had before --plant-defect existed.
+  void record(const CLI::App& command, RecordedOptions& recorded) const;
 
  private:
   std::string name_ = "sound";

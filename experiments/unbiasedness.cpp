@@ -442,6 +442,13 @@ class Unbiasedness : public SweptExperiment<UnbiasednessCell> {
 
   std::uint64_t seed() const override { return seed_; }
 
+  // A sound run records no --plant-defect.
+  RecordedOptions recorded_options(const CLI::App& cmd) const override {
+    RecordedOptions recorded;
+    plant_.record(cmd, recorded);
+    return recorded;
+  }
+
  private:
   std::vector<std::int64_t> n_;
   std::vector<double> sigma_;

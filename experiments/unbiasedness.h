@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sampler_defect.h"
+#include "experiments/sampler_defect.h"
 #include "experiments/consumer_cobinning.h"
 #include "experiments/experiment.h"
 #include "runner/csv_table.h"

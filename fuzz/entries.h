@@ -11,7 +11,7 @@
 // failure.
 //
 // The .meta.json reads are RunRecord's (src/runner/run_record.h) and the TOML
-// config handling is the CLI's own (src/runner/cli_app.h: the CLI11 app, its
+// config handling is the CLI's own (apps/cli_app.h: the CLI11 app, its
 // argument handling and error messages), both linked from the library, so the
 // fuzzers run that exact code, not a copy.
 #pragma once
@@ -38,10 +38,11 @@
 #include <string_view>
 #include <vector>
 
+#include "apps/cli_app.h"
 #include "experiments/experiment.h"
-#include "runner/cli_app.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
+#include "runner/resolved_config.h"
 #include "runner/run_record.h"
 #include "runner/sweep.h"
 #include "runner/version.h"

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <poslsh/block_size_law.h>
 #include <poslsh/bounds.h>
-#include "core/sampler_defect.h"
+#include "experiments/sampler_defect.h"
 
 #include <algorithm>
 #include <cmath>

@@ -23,7 +23,7 @@
 #include <string>
 
 #include "convergence_rows.h"
-#include "core/sampler_defect.h"
+#include "experiments/sampler_defect.h"
 #include "experiments/convergence.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"

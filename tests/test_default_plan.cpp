@@ -31,7 +31,7 @@
 #include "experiments/planted_defect.h"
 #include "experiments/power.h"
 #include "runner/atomic_file.h"
-#include "runner/cli_app.h"
+#include "apps/cli_app.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 #include "runner/csv_writer.h"

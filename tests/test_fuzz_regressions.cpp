@@ -58,7 +58,7 @@ bool replay(const fs::path& file, Result (*entry)(const std::uint8_t*, std::size
   return false;
 }
 
-// The fuzz targets link the library (src/runner/cli_app.h and the rest) and
+// The fuzz targets link the library (apps/cli_app.h and the rest) and
 // so fuzz the code the CLI runs; none compiles a copy of a source file.
 TEST(FuzzRegressions, FuzzSourcesIncludeNoCppFile) {
   const std::regex includes_cpp(R"(#\s*include\s*["<][^">]*\.cpp[">])");

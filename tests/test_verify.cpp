@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "cli_harness.h"
-#include "core/sampler_defect.h"
+#include "experiments/sampler_defect.h"
 #include "experiments/verify.h"
 #include "runner/cli_common.h"
 

@@ -7,6 +7,7 @@
 #include <bit>
 
 #include "runner/cli_common.h"
+#include "runner/resolved_config.h"
 
 namespace poslsh {
 
@@ -56,6 +57,10 @@ AlibiScales resolve_alibi_scales(CLI::App& command, const std::vector<double>& s
     throw UsageError("--sigma needs at least one scale > 0 (or give --alibi-heads H)");
   require_positive_finite("--sigma", sigma);
   return {sigma, 0};
+}
+
+void record_alibi_scales(const CLI::App& command, RecordedOptions& recorded) {
+  if (option_given(command, "alibi-heads", "0")) recorded.omitted.insert("sigma");
 }
 
 }  // namespace poslsh

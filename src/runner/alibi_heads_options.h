@@ -13,6 +13,8 @@ class App;
 
 namespace poslsh {
 
+struct RecordedOptions;
+
 // For H not a power of two, a TOML comment line for the config a run records:
 // "# alibi-heads = H: the scales of Press et al.'s get_slopes(H), not 2^(8h/H)".
 // Those scales changed with the reference rule, and the comment changes the
@@ -50,5 +52,10 @@ AlibiScales resolve_alibi_scales(CLI::App& command, const std::vector<double>& s
 // Throws UsageError naming --independent-heads when it is set without heads
 // (by_heads: --alibi-heads H given, H != 0).
 void require_heads_for_independent(bool independent_heads, bool by_heads);
+
+// Leaves --sigma out of the recorded config (runner/resolved_config.h) when
+// --alibi-heads H (H != 0) replaced it: recording both would make the config
+// contradict itself when fed back.
+void record_alibi_scales(const CLI::App& command, RecordedOptions& recorded);
 
 }  // namespace poslsh

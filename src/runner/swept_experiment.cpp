@@ -2,7 +2,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "experiments/experiment.h"
 #include "runner/atomic_file.h"
 
 namespace poslsh {
@@ -13,9 +12,10 @@ CLI::App* add_swept_subcommand(CLI::App& parent, const std::string& name,
 }
 
 int run_swept(const CLI::App& command, Sweep sweep, const SweepOptions& options,
-              const TableSummary& summarize, const std::function<void()>& finished) {
+              const RecordedOptions& recorded, const TableSummary& summarize,
+              const std::function<void()>& finished) {
   sweep.experiment = command.get_name();
-  sweep.resolved_config = resolved_config(command) + sweep.resolved_config;
+  sweep.resolved_config = resolved_config(command, recorded) + sweep.resolved_config;
   const int rc = run_sweep(sweep, options);
   if (rc != 0) return rc;
   if (finished) finished();

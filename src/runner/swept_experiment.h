@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "runner/csv_table.h"
+#include "runner/resolved_config.h"
 #include "runner/sweep.h"
 
 namespace CLI {
@@ -65,6 +66,10 @@ class SweptExperiment {
   // the recorded config (and so to the fingerprint --resume and merge compare).
   virtual std::string config_note() const { return {}; }
   virtual std::uint64_t seed() const = 0;
+  // Options the recorded config leaves out, or records in another form than
+  // given (runner/resolved_config.h: an option another one replaces, a path
+  // made absolute); called once, after validate().
+  virtual RecordedOptions recorded_options(const CLI::App&) const { return {}; }
   // Called once after the sweep wrote its table, before the summary (e.g. to
   // remove scratch files the cells kept for --resume).
   virtual void finished() const {}
@@ -75,11 +80,13 @@ class SweptExperiment {
 using TableSummary = std::function<std::string(const CsvTable&)>;
 
 // Runs `sweep` as the table of `command` (the experiment's name is the
-// command's; its resolved options are prepended to sweep.resolved_config, the
-// experiment's note) and, when it succeeded, calls `finished` and writes the
-// summary if `summarize` is set. Returns run_sweep's exit code.
+// command's; its resolved options, as `recorded` says, are prepended to
+// sweep.resolved_config, the experiment's note) and, when it succeeded, calls
+// `finished` and writes the summary if `summarize` is set. Returns run_sweep's
+// exit code.
 int run_swept(const CLI::App& command, Sweep sweep, const SweepOptions& options,
-              const TableSummary& summarize, const std::function<void()>& finished);
+              const RecordedOptions& recorded, const TableSummary& summarize,
+              const std::function<void()>& finished);
 
 // parent.add_subcommand(name, summary), out of line (CLI11 stays out of this header).
 CLI::App* add_swept_subcommand(CLI::App& parent, const std::string& name,
@@ -120,7 +127,8 @@ std::function<int()> swept_command(CLI::App& parent, const std::string& name,
   return [command, experiment, options, summarize] {
     experiment->validate(*command, *options);
     return run_swept(*command, sweep_of(std::shared_ptr<const Experiment>(experiment)), *options,
-                     summarize, [experiment] { experiment->finished(); });
+                     experiment->recorded_options(*command), summarize,
+                     [experiment] { experiment->finished(); });
   };
 }
 

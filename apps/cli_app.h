@@ -2,18 +2,18 @@
 // fuzz targets drive the same code. One CLI11 app holds every subcommand (the
 // built-in ones of apps/*_command.cpp, and each registered experiment and
 // bench); parse() applies what the CLI adds before CLI11 reads the arguments
-// (--config anywhere on the line, ranges in numeric list options, TOML syntax
-// CLI11 would misread); describe() words a parse error by the option it is
-// about; run_cli() maps every outcome to the documented exit codes (0 ok,
-// 1 a check or run failed, 2 unusable input, 3 internal error, 130
-// interrupted; see run_reporting_errors).
+// (runner/cli_extensions.h: --config anywhere on the line, ranges in numeric
+// list options, TOML syntax CLI11 would misread); describe() words a parse
+// error by the option it is about; run_cli() maps every outcome to the
+// documented exit codes (0 ok, 1 a check or run failed, 2 unusable input,
+// 3 internal error, 130 interrupted; see run_reporting_errors).
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <map>
 #include <string>
 
-#include "experiments/experiment.h"
+#include "runner/command.h"
 
 namespace poslsh {
 

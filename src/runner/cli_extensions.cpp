@@ -1,24 +1,19 @@
-#include "runner/cli_app.h"
+#include "runner/cli_extensions.h"
 
 #include <fmt/format.h>
-#include <poslsh/input_error.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
-#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "apps/commands.h"
-#include "experiments/experiment.h"
-#include "runner/cli_common.h"
+#include "runner/config_syntax.h"
 #include "runner/list_ranges.h"
-#include "runner/version.h"
+#include "runner/text_format.h"
 
 namespace poslsh {
 
@@ -100,8 +95,7 @@ std::vector<std::string> expand_items(const std::string& value, const CLI::Optio
       items.push_back(part);
       continue;
     }
-    for (std::string& v : expand_range_text(part, kind, option))
-      items.push_back(std::move(v));
+    for (std::string& v : expand_range_text(part, kind, option)) items.push_back(std::move(v));
   }
   return items;
 }
@@ -282,7 +276,7 @@ std::vector<std::string> subcommand_names(CLI::App& app) {
 
 // CLI11's parse errors, reworded to name the option and what it accepts, with
 // the closest valid name when a name was misspelled.
-std::string describe_parse_error(const CLI::ParseError& e, CLI::App& app, int argc, char** argv) {
+std::string reworded_parse_error(const CLI::ParseError& e, CLI::App& app, int argc, char** argv) {
   const std::string what = single_line(e.what());
   const std::string name = e.get_name();
   CLI::App* command = nullptr;
@@ -332,81 +326,33 @@ std::string describe_parse_error(const CLI::ParseError& e, CLI::App& app, int ar
 
 }  // namespace
 
-CliApp::CliApp() {
-  app_.set_version_flag("--version",
-                        std::string("poslsh ") + kVersion + " (" + git_commit() + ")");
-  app_.set_config("--config", "", "TOML file; section [subcommand] sets that subcommand's options");
-  app_.allow_config_extras(false);
-  app_.require_subcommand(1);
-  const auto all = [](CLI::App*) { return true; };
-  const auto add = [&](CLI::App& parent, Action action) {
-    actions_[parent.get_subcommands(all).back()] = std::move(action);
-  };
-  add(app_, add_sample_command(app_));
-  add(app_, add_check_command(app_));
-  add(app_, add_verify_command(app_));
-  add(app_, add_merge_command(app_));
-  add(app_, add_reproduce_command(app_));
-  add(app_, add_rerun_command(app_));
-  bench_ = app_.add_subcommand("bench", "Speed benchmarks (ratios measured side by side)");
-  bench_->require_subcommand(1);
-  for (const auto& e : experiments()) {
-    if (e.add_command) add(app_, e.add_command(app_));
-    if (e.add_bench) add(*bench_, e.add_bench(*bench_));
-  }
-  app_.config_formatter(std::make_shared<RangeConfig>(app_));
-  document_list_ranges(app_);
+void enable_list_ranges(CLI::App& app) {
+  app.config_formatter(std::make_shared<RangeConfig>(app));
+  document_list_ranges(app);
 }
 
-void CliApp::parse(int argc, char** argv) {
+void parse_command_line(CLI::App& app, int argc, char** argv) {
   std::vector<std::string> args = hoist_config(argc, argv);
-  expand_list_ranges(args, app_);
+  expand_list_ranges(args, app);
   // The vector is reversed (see hoist_config): a path precedes its --config.
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--config" && i > 0) check_config_syntax(args[i - 1]);
     if (args[i].rfind("--config=", 0) == 0) check_config_syntax(args[i].substr(9));
   }
-  app_.parse(args);
+  app.parse(args);
 }
 
-std::string CliApp::describe(const CLI::ParseError& e, int argc, char** argv) {
+std::string describe_parse_error(const CLI::ParseError& e, CLI::App& app, int argc, char** argv) {
   const auto all = [](CLI::App*) { return true; };
   if (e.get_name() == "RequiredError" && argc > 1 && argv[1][0] != '-' &&
-      app_.get_subcommands([&](CLI::App* sub) { return sub->check_name(argv[1]); }).empty()) {
+      app.get_subcommands([&](CLI::App* sub) { return sub->check_name(argv[1]); }).empty()) {
     std::string accepted;
-    for (const CLI::App* sub : app_.get_subcommands(all))
+    for (const CLI::App* sub : app.get_subcommands(all))
       accepted += (accepted.empty() ? "" : ", ") + sub->get_name();
     return fmt::format("unknown subcommand '{}'{} (accepted: {})", argv[1],
-                       suggestion(argv[1], subcommand_names(app_)), accepted);
+                       suggestion(argv[1], subcommand_names(app)), accepted);
   }
-  return describe_parse_error(e, app_, argc, argv);
-}
-
-int CliApp::run_chosen() {
-  CLI::App* chosen = app_.get_subcommands().front();
-  const Action& action =
-      actions_.at(chosen == bench_ ? bench_->get_subcommands().front() : chosen);
-  return run_reporting_errors("poslsh " + chosen->get_name(), action);
-}
-
-int run_cli(int argc, char** argv) {
-  CliApp cli;
-  try {
-    cli.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return cli.app().exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return cli.app().exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return cli.app().exit(e);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "poslsh: error: %s\n", single_line(e.what()).c_str());
-    return 2;
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "poslsh: error: %s\n", cli.describe(e, argc, argv).c_str());
-    return 2;
-  }
-  return cli.run_chosen();
+  return reworded_parse_error(e, app, argc, argv);
 }
 
 }  // namespace poslsh

@@ -1,0 +1,21 @@
+// `poslsh check` on one file: the experiment whose checker recognises the
+// table's columns, and its outcomes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "experiments/check_outcome.h"
+
+namespace poslsh {
+
+// Checks on one CSV file: finds the experiment by its columns and runs its
+// checker. Throws std::invalid_argument for an unreadable file or a table no
+// experiment recognises.
+struct CheckReport {
+  std::string experiment;
+  std::vector<CheckOutcome> outcomes;
+};
+CheckReport check_file(const std::string& path, double alpha = kCheckFamilyAlpha);
+
+}  // namespace poslsh
