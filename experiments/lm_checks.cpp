@@ -11,7 +11,7 @@
 #include "runner/cli_common.h"
 #include "runner/least_squares.h"
 #include "runner/rate_interval.h"
-#include "runner/sweep.h"
+#include "runner/sweep.h"  // CsvRow
 
 namespace poslsh {
 
@@ -357,7 +357,7 @@ std::string lm_summary_csv(const CsvTable& table) {
         exact ? lm_checks::seed_means(*exact) : std::map<std::string, double>{};
     const lm_checks::SeedStats s = lm_checks::seed_stats(g, exact ? &exact_means : nullptr);
     const auto vs = s.vs_exact.value_or(lm_checks::Interval{});
-    CsvRow row = g.key;
+    std::vector<std::string> row = g.key;
     row.insert(row.end(),
                {std::to_string(s.seeds), format_double(s.value.mean),
                 lm_checks::optional_number(s.value.low), lm_checks::optional_number(s.value.high),
