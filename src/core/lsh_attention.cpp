@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "head_stacks.h"
+
 namespace poslsh {
 
 namespace lsh_detail {
@@ -131,7 +133,7 @@ HeadStack<Scalar> lsh_attention(const HeadStack<Scalar>& q, const HeadStack<Scal
                                 const AttentionOptions& options) {
   const auto heads = static_cast<std::int64_t>(masks.size());
   if (heads < 1) throw std::invalid_argument("multi-head LSH attention needs at least one mask");
-  validate_head_stacks(q, k, v, heads);
+  detail::validate_head_stacks(q, k, v, heads);
   HeadStack<Scalar> out{heads, RowMatrix<Scalar>(heads * q.n(), v.d())};
   for (std::int64_t h = 0; h < heads; ++h)
     out.head(h) = lsh_attention<Scalar>(q.head(h), k.head(h), v.head(h),
