@@ -46,12 +46,9 @@ LAYER_PREFIXES = ("core", "runner", "experiments", "apps")
 
 # Functions allowed over MAX_LINES lines: (file, function name) -> reason.
 ALLOWED_LONG_FUNCTIONS = {
-    ("src/core/band_attention.cpp", "band_exact_attention"): "to be split into named helpers",
-    ("src/core/max_error.cpp", "entrywise_error"): "to be split into named helpers",
-    ("python/poslsh_module.cpp", "PYBIND11_MODULE"): "to be split into bindings by concept",
-    ("src/core/npy.cpp", "parse_npy"): "to be split into named helpers",
-    ("src/core/block_size.cpp", "largest_interior"): "to be split into named helpers",
-    ("src/core/lsh_attention.cpp", "lsh_attention"): "to be split into named helpers",
+    # Every binding in one module body; to be split into bindings by concept
+    # with the argument conversion in one place (issue 34, not done yet).
+    ("python/poslsh_module.cpp", "PYBIND11_MODULE"): "the Python bindings, to be split",
 }
 
 SOURCE_SUFFIXES = {".h", ".hpp", ".cpp", ".cc"}
