@@ -60,6 +60,9 @@ const std::vector<FigureScript>& figure_scripts() {
       {"attention-length", "attention_error_vs_n", "attention_length_vs_n"},
       {"bench.attention", "attention_time_vs_n", ""},
       {"lm", "lm_loss_vs_s", ""},
+      {"lm", "lm_frontier", ""},
+      {"lm", "lm_learning_curves", ""},
+      {"lm", "lm_finetune", ""},
       {"lm", "lm_loss_vs_length", ""},
       {"lm", "lm_swapin_error_vs_s", ""},
   };
@@ -125,6 +128,21 @@ void add_lm_section(ReportDocument& doc, const CsvTable& summary, const std::str
   doc.bullets(lm_findings(summary));
   const LmLossTable table = lm_loss_table(summary);
   doc.table(table.header, table.rows);
+  doc.paragraph(
+      "Equal cost: keys per query summed over hashes (lsh, measured on its own training draws), "
+      "over evenly shifted fixed grids and for the causal window, matched per head to lsh at "
+      "the same s (where lsh costs more than exact attention, the window is the whole context and "
+      "costs less); a window as costly as s hashes has truncation error about e^(-s) while "
+      "positional LSH's falls like s^(-1/2) (docs/MATH.md §8). CPU time per step: this run's, "
+      "one thread per training, with dense [heads, n, n] biases for every variant, so variants "
+      "differ by their bias construction, not by a block-sparse kernel's work.");
+  const LmLossTable finetune = lm_finetune_table(summary);
+  if (!finetune.rows.empty()) {
+    doc.paragraph(
+        "Fine-tune: each exact-ALiBi model continued with every variant on the same batches; "
+        "the control continues with exact ALiBi (what more training alone gives):");
+    doc.table(finetune.header, finetune.rows);
+  }
 }
 
 // The family of a check: its name without the cell in brackets
@@ -178,6 +196,9 @@ std::string figure_title(const std::string& name) {
   if (name == "attention_time_vs_n") return "Attention time against n";
   if (name == "lm_loss_vs_s") return "Language models: validation loss against s";
   if (name == "lm_loss_vs_length") return "Language models: length extrapolation";
+  if (name == "lm_frontier") return "Language models: loss against keys per query (equal cost)";
+  if (name == "lm_learning_curves") return "Language models: learning curves";
+  if (name == "lm_finetune") return "Language models: fine-tuning exact-ALiBi models";
   if (name == "lm_swapin_error_vs_s")
     return "Language models: swap-in output error against s on trained Q, K, V";
   return name;

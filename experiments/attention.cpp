@@ -20,6 +20,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "experiments/control_sampler.h"
 #include "experiments/planted_defect.h"
 #include "runner/cli_common.h"
 #include "runner/sha256.h"
@@ -98,7 +99,11 @@ const std::vector<std::string>& attention_columns() {
                                                    "rounding_allowance",
                                                    "max_abs_logit",
                                                    "seconds",
-                                                   "reference_bound"};
+                                                   "reference_bound",
+                                                   "scale_projection",
+                                                   "control_max_error",
+                                                   "control_rel_frobenius_error",
+                                                   "control_scale_projection"};
   return columns;
 }
 
@@ -305,6 +310,14 @@ std::string cell_text(std::int64_t v) {
   return v == kNotApplicable ? std::string() : std::to_string(v);
 }
 
+// The errors of the same estimator on the control sampler's hashes
+// (control_sampler.h), on lsh rows only: the error-law lines compare their
+// law with that of the tested trials'.
+struct ControlErrors {
+  double max_error = NAN, rel_frobenius_error = NAN, scale_projection = NAN;
+};
+std::string cell_text(double v) { return std::isnan(v) ? std::string() : format_double(v); }
+
 // The rows of one (problem, head) cell, estimator by estimator.
 class CellRows {
  public:
@@ -344,6 +357,33 @@ class CellRows {
       ref_.exact = exact_alibi_attention<double>(q_, k_, v_, sigma_, form_, opts_, &ref_.stats);
     }
     exact_norm_ = ref_.exact.norm();
+    scale_direction();
+  }
+
+  // The unit direction in which exact attention moves when sigma grows:
+  // T*(sigma e^0.05) - T*(sigma e^-0.05), normalised (zero if it vanishes).
+  // A sampler whose blocks are too long or too short biases the output
+  // along it, coherently over rows, while the noise spreads over every
+  // direction: scale_projection = <T~ - T*, direction> is the error-law
+  // lines' first-order statistic. Fixed before any hash is drawn, so the
+  // trials' projections stay i.i.d. under a sound sampler.
+  void scale_direction() {
+    auto at = [&](double scale) {
+      if (o_.reference == "band") {
+        BandAttentionOptions ref_opts;
+        ref_opts.tol = o_.reference_tol;
+        ref_opts.attention = opts_;
+        return band_exact_attention<double>(q_, k_, v_, sigma_ * scale, form_, ref_opts).output;
+      }
+      return exact_alibi_attention<double>(q_, k_, v_, sigma_ * scale, form_, opts_);
+    };
+    direction_ = at(std::exp(0.05)) - at(std::exp(-0.05));
+    const double norm = direction_.norm();
+    if (norm > 0) direction_ /= norm;
+  }
+
+  double projection(const RowMatrix<double>& approx) const {
+    return (approx - ref_.exact).cwiseProduct(direction_).sum();
   }
 
   // --save-outputs DIR: every output of this cell as a float64 .npy, (n, dv),
@@ -360,7 +400,7 @@ class CellRows {
 
   void emit(std::int64_t s, std::int64_t trial, const std::string& est, std::int64_t width,
             double kpq, std::int64_t largest, const RowMatrix<double>& approx,
-            const AttentionBounds& b, double secs) {
+            const AttentionBounds& b, double secs, const ControlErrors& control = {}) {
     save(s == kNotApplicable ? est : fmt::format("{}_s{}_trial{}", est, s, trial), approx);
     const RowMatrix<double>& exact = ref_.exact;
     rows_.push_back({std::to_string(p_.n), std::to_string(p_.d), format_double(sigma_),
@@ -370,7 +410,10 @@ class CellRows {
                      format_double((approx - exact).norm() / exact_norm_),
                      format_double(b.certificate), format_double(b.uniform_bound),
                      format_double(b.rounding_allowance), format_double(b.max_abs_logit),
-                     format_double(secs), format_double(ref_.bound)});
+                     format_double(secs), format_double(ref_.bound),
+                     est == "lsh" ? format_double(projection(approx)) : std::string(),
+                     cell_text(control.max_error), cell_text(control.rel_frobenius_error),
+                     cell_text(control.scale_projection)});
   }
 
   void window(std::int64_t s, std::int64_t trial, std::int64_t w) {
@@ -430,11 +473,22 @@ class CellRows {
           const auto approx = lsh_attention<double>(q_, k_, v_, mask, opts_);
           const double secs = seconds_since(t0);
           const auto b = lsh_attention_bounds(q_, k_, v_, sigma_, mask, ref_.stats, opts_);
-          emit(s, trial, "lsh", kNotApplicable, kpq, mask.largest_block(), approx, b, secs);
+          emit(s, trial, "lsh", kNotApplicable, kpq, mask.largest_block(), approx, b, secs,
+               control_errors(seed, trial, s));
         }
         if (matched_window) window(s, trial, equal_cost_half_width(kpq, form_));
       }
     }
+  }
+
+  // The same estimator on the control sampler's hashes of (seed, trial, s),
+  // never planted: what the error-law lines compare the tested trials with.
+  ControlErrors control_errors(std::uint64_t seed, std::int64_t trial, std::int64_t s) const {
+    const MaskMean mask(p_.n, control_hashes(seed, static_cast<std::uint64_t>(trial), s, sigma_),
+                        form_);
+    const auto approx = lsh_attention<double>(q_, k_, v_, mask, opts_);
+    return {(approx - ref_.exact).cwiseAbs().maxCoeff(),
+            (approx - ref_.exact).norm() / exact_norm_, projection(approx)};
   }
 
   const AttentionOptionsCli& o_;
@@ -446,6 +500,7 @@ class CellRows {
   const AttentionOptions opts_;
   Reference ref_;
   double exact_norm_ = 0;
+  RowMatrix<double> direction_;
   std::vector<CsvRow> rows_;
 };
 

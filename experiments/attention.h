@@ -15,6 +15,9 @@
 //           fixed block has the mean width (and per-mask cost) of an LSH block.
 // max_error = max |T~ - T*|, rel_frobenius_error = ||T~ - T*||_F / ||T*||_F,
 // both from float64 computations; seconds = wall time of the float64 estimator.
+// control_max_error, control_rel_frobenius_error (lsh rows): the same errors of
+// the same estimator on the (s, trial) hashes of the independent control
+// sampler (control_sampler.h, never planted), the error-law lines' control arm.
 #pragma once
 
 #include <poslsh/exact_attention.h>
@@ -48,10 +51,10 @@ const std::vector<std::string>& attention_columns();
 
 // The checks of `poslsh check` on an attention table (see attention_checks.cpp):
 // certificate per row (deterministic, PASS/FAIL); uniform bound (INFO with its
-// slack, FAIL only as a guard); lsh rate (Student-t interval for the mean
-// per-trial slope of log max_error vs log s, FAIL only when it lies outside
-// [-0.6, -0.4], alpha split over groups by Bonferroni); beats-fixed and the
-// equal-cost window (INFO). Throws std::invalid_argument for a duplicated
+// slack, FAIL only as a guard); error-law per (group, s) (exact two-sample
+// rank test of the lsh errors against the control sampler's, alpha split by
+// Bonferroni) and trials-distinct; the rate and length slopes, beats-fixed and
+// the equal-cost window (INFO). Throws std::invalid_argument for a duplicated
 // column or a NaN, infinite or negative max_error (see attention_checks.cpp).
 std::vector<CheckOutcome> check_attention_table(const CsvTable& table,
                                                 double alpha = kCheckFamilyAlpha);

@@ -1,6 +1,7 @@
 #include "experiments/lm.h"
 
 #include <fmt/format.h>
+#include <poslsh/alibi_heads.h>
 #include <poslsh/input_error.h>
 #include <unistd.h>
 
@@ -26,8 +27,9 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string>& lm_columns() {
   static const std::vector<std::string> columns = {
-      "variant", "train_s", "seed",    "steps",  "eval",  "eval_s", "trial", "layer",
-      "head",    "sigma",   "context", "metric", "value", "stderr", "count", "seconds"};
+      "variant", "train_s", "seed",  "phase", "steps",   "eval",   "eval_s",
+      "step",    "pos_lo",  "pos_hi", "trial", "layer",   "head",   "sigma",
+      "context", "metric",  "value", "stderr", "count",  "seconds", "step_cpu_seconds"};
   return columns;
 }
 
@@ -36,42 +38,64 @@ namespace lm_cli {
 
 const std::vector<std::string> kVariants = {"exact", "lsh", "nobias", "fixed", "window"};
 
+// The only place the language models' settings have defaults: the Python
+// cells (python/poslsh/lm/cell.py) receive every field from here.
 struct LmOptions {
   std::string corpus = "bible-kjv";
   std::vector<std::string> variant = kVariants;
   std::vector<std::int64_t> s = {1, 4, 10, 20};
   std::int64_t seed = 0, seeds = 3;
   std::int64_t layers = 4, heads = 4, width = 128, context = 128, batch = 16, steps = 400;
+  std::vector<double> sigmas;  // one per head; empty: Press et al.'s slopes
   double lr = 3e-3, weight_decay = 0.1;
-  std::int64_t warmup = 40, checkpoint_every = 50, window_s = 4;
+  std::int64_t warmup = 40, checkpoint_every = 50;
+  std::int64_t finetune_steps = 0, curve_every = 50, curve_batches = 4;
   std::vector<std::int64_t> eval_lengths = {1, 2, 4};
   std::int64_t eval_batches = 16, eval_batch = 8;
   std::vector<std::int64_t> swap_s = {1, 2, 4, 8, 16, 32, 64};
   std::int64_t swap_trials = 8;
+  std::string keep_models;  // "": keep no model
   std::string python = "/usr/bin/python3";
   SweepOptions sweep;
+
+  std::vector<double> head_sigmas() const {
+    return sigmas.empty() ? alibi_head_sigmas(static_cast<int>(heads)) : sigmas;
+  }
 };
 
-// One training: a cell of the sweep.
+// The variants with an s: lsh at s hashes, fixed grids and windows of its cost.
+bool has_s(const std::string& variant) {
+  return variant == "lsh" || variant == "fixed" || variant == "window";
+}
+
+// One training: a cell of the sweep. phase "train": from scratch; "finetune":
+// from the exact-ALiBi model of the same seed.
 struct Training {
   std::string variant;
-  std::int64_t s = 0;  // hashes (lsh only)
+  std::int64_t s = 0;  // lsh: hashes; fixed, window: the lsh cost they match
   std::int64_t seed = 0;
+  std::string phase = "train";
   std::string label() const {
-    return variant == "lsh" ? fmt::format("lsh s={} seed={}", s, seed)
-                            : fmt::format("{} seed={}", variant, seed);
+    return fmt::format("{}{}{} seed={}", phase == "finetune" ? "finetune " : "", variant,
+                       has_s(variant) ? fmt::format(" s={}", s) : "", seed);
   }
   std::string file_stem() const {
-    return variant == "lsh" ? fmt::format("lsh_s{}_seed{}", s, seed)
-                            : fmt::format("{}_seed{}", variant, seed);
+    return fmt::format("{}{}{}_seed{}", phase == "finetune" ? "finetune_" : "", variant,
+                       has_s(variant) ? fmt::format("_s{}", s) : "", seed);
   }
 };
 
 std::vector<Training> trainings(const LmOptions& o) {
   std::vector<Training> out;
   for (const auto& v : o.variant)
-    for (std::int64_t s : v == "lsh" ? o.s : std::vector<std::int64_t>{0})
-      for (std::int64_t k = 0; k < o.seeds; ++k) out.push_back({v, s, o.seed + k});
+    for (std::int64_t s : has_s(v) ? o.s : std::vector<std::int64_t>{0})
+      for (std::int64_t k = 0; k < o.seeds; ++k) out.push_back({v, s, o.seed + k, "train"});
+  const bool with_exact = std::find(o.variant.begin(), o.variant.end(), "exact") != o.variant.end();
+  if (o.finetune_steps == 0 || !with_exact) return out;
+  for (const auto& v : o.variant)
+    if (v != "nobias")
+      for (std::int64_t s : has_s(v) ? o.s : std::vector<std::int64_t>{0})
+        for (std::int64_t k = 0; k < o.seeds; ++k) out.push_back({v, s, o.seed + k, "finetune"});
   return out;
 }
 
@@ -92,7 +116,9 @@ void validate(const LmOptions& o) {
                                   {"--steps", o.steps, 1},
                                   {"--warmup", o.warmup, 0},
                                   {"--checkpoint-every", o.checkpoint_every, 1},
-                                  {"--window-s", o.window_s, 1},
+                                  {"--finetune-steps", o.finetune_steps, 0},
+                                  {"--curve-every", o.curve_every, 0},
+                                  {"--curve-batches", o.curve_batches, 1},
                                   {"--eval-batches", o.eval_batches, 2},
                                   {"--eval-batch", o.eval_batch, 1},
                                   {"--swap-trials", o.swap_trials, 1}})
@@ -100,6 +126,12 @@ void validate(const LmOptions& o) {
   if (o.width % o.heads != 0)
     throw UsageError(
         fmt::format("--width must be a multiple of --heads ({}), got {}", o.heads, o.width));
+  if (!o.sigmas.empty() && static_cast<std::int64_t>(o.sigmas.size()) != o.heads)
+    throw UsageError(fmt::format(
+        "--sigmas must hold one ALiBi scale per head (--heads {}), got {} (or leave it out: "
+        "Press et al.'s slopes)",
+        o.heads, o.sigmas.size()));
+  if (!o.sigmas.empty()) require_positive_finite("--sigmas", o.sigmas);
   require_positive_finite("--lr", o.lr);
   if (!(o.weight_decay >= 0 && std::isfinite(o.weight_decay)))
     throw UsageError(fmt::format("--weight-decay must be a finite number >= 0 (got {})",
@@ -107,11 +139,6 @@ void validate(const LmOptions& o) {
   require_nonempty("--eval-lengths", o.eval_lengths.size());
   require_at_least("--eval-lengths", o.eval_lengths, 1);
   require_at_least("--swap-s", o.swap_s, 1);
-  if (!on_path(o.python))
-    throw UsageError(
-        fmt::format("--python: '{}' is not an executable (accepted: a Python 3 "
-                    "interpreter with numpy and torch, e.g. /usr/bin/python3)",
-                    printable(o.python)));
 }
 
 // The folder holding the `poslsh` package beside this binary (build tree:
@@ -133,31 +160,31 @@ void put_package_on_path() {
 
 // What the cells import, checked once up front so that a missing piece is one
 // line naming what to install, not a traceback per cell.
-void require_importable(const LmOptions& o) {
-  if (run_child({o.python, "-c", "import poslsh.lm"}, true) != 0)
+void require_importable(const std::string& python) {
+  if (run_child({python, "-c", "import poslsh.lm"}, true) != 0)
     throw UsageError(fmt::format(
         "--python: '{}' cannot import the package poslsh.lm (build it: cmake --build build "
         "--target poslsh_python, or pip install --no-build-isolation .)",
-        printable(o.python)));
-  if (run_child({o.python, "-c", "import torch"}, true) != 0)
+        printable(python)));
+  if (run_child({python, "-c", "import torch"}, true) != 0)
     throw UsageError(
         fmt::format("--python: '{}' cannot import torch (install Debian's "
                     "python3-torch: scripts/deps installs it)",
-                    printable(o.python)));
+                    printable(python)));
 }
 
 // Runs `python3 -m poslsh.lm MODE ARG RESULT` and returns RESULT's text. Exit
 // 2: unusable input, RESULT holds the one-line reason; 130/143: interrupted.
-std::string run_python(const LmOptions& o, const std::string& mode, const std::string& arg,
+std::string run_python(const std::string& python, const std::string& mode, const std::string& arg,
                        const fs::path& result) {
-  const int rc = run_child({o.python, "-m", "poslsh.lm", mode, arg, result.string()});
+  const int rc = run_child({python, "-m", "poslsh.lm", mode, arg, result.string()});
   if (rc == 130 || rc == 143) throw CellInterrupted(rc - 128);
   std::string text = fs::exists(result) ? read_file("lm", result.string()) : std::string();
   fs::remove(result);
   if (rc == 2 && !text.empty()) throw InputError(single_line(text));
   if (rc != 0)
     throw std::runtime_error(
-        fmt::format("lm: `{} -m poslsh.lm {}` exited with code {}", o.python, mode, rc));
+        fmt::format("lm: `{} -m poslsh.lm {}` exited with code {}", python, mode, rc));
   return text;
 }
 
@@ -166,7 +193,7 @@ std::string run_python(const LmOptions& o, const std::string& mode, const std::s
 std::string corpus_note(const LmOptions& o) {
   const fs::path result =
       fs::temp_directory_path() / fmt::format("poslsh-lm-corpus-{}.txt", ::getpid());
-  std::istringstream in(run_python(o, "corpus", o.corpus, result));
+  std::istringstream in(run_python(o.python, "corpus", o.corpus, result));
   std::string sha;
   std::int64_t train = 0, validation = 0, test = 0;
   in >> sha >> train >> validation >> test;
@@ -177,14 +204,18 @@ std::string corpus_note(const LmOptions& o) {
 // The cell's spec for python/poslsh/lm/cell.py's CellSpec (its field names).
 std::string cell_spec(const LmOptions& o, const Training& t, const fs::path& work,
                       const fs::path& qkv) {
+  const Training base{"exact", 0, t.seed, "train"};
+  const bool exports = t.variant == "exact" && t.phase == "train";
   const nlohmann::ordered_json spec = {
       {"corpus", o.corpus},
       {"variant", t.variant},
       {"s", t.s},
       {"seed", t.seed},
+      {"phase", t.phase},
       {"layers", o.layers},
       {"heads", o.heads},
       {"width", o.width},
+      {"sigmas", o.head_sigmas()},
       {"context", o.context},
       {"batch", o.batch},
       {"steps", o.steps},
@@ -192,14 +223,19 @@ std::string cell_spec(const LmOptions& o, const Training& t, const fs::path& wor
       {"warmup", o.warmup},
       {"weight_decay", o.weight_decay},
       {"checkpoint_every", o.checkpoint_every},
-      {"window_s", o.window_s},
+      {"finetune_steps", o.finetune_steps},
+      {"curve_every", o.curve_every},
+      {"curve_batches", o.curve_batches},
       {"eval_lengths", o.eval_lengths},
       {"eval_batches", o.eval_batches},
       {"eval_batch", o.eval_batch},
       {"swap_s", o.swap_s},
       {"swap_trials", o.swap_trials},
       {"checkpoint", (work / (t.file_stem() + ".pt")).string()},
-      {"qkv_dir", t.variant == "exact" ? (qkv / fmt::format("seed{}", t.seed)).string() : ""},
+      {"base_checkpoint", t.phase == "finetune" ? (work / (base.file_stem() + ".pt")).string() : ""},
+      {"qkv_dir", exports ? (qkv / fmt::format("seed{}", t.seed)).string() : ""},
+      {"keep_dir", o.keep_models},
+      {"file_stem", t.file_stem()},
       {"threads", 1},
       {"progress", !o.sweep.quiet}};
   return spec.dump();
@@ -218,26 +254,32 @@ std::string as_number(const std::string& text) {
   return text.empty() ? text : format_double(std::stod(text));
 }
 
-// The cell's rows: the child's fields (python/poslsh/lm/cell.py's Row) after
-// the cell's own (variant, train_s, seed, steps), seconds last.
+// The cell's rows: the child's fields (python/poslsh/lm/cell.py's Row: eval,
+// eval_s, step, pos_lo, pos_hi, trial, layer, head, sigma, context, metric,
+// value, stderr, count) after the cell's own (variant, train_s, seed, phase,
+// steps), the timings last.
 std::vector<CsvRow> cell_rows(const LmOptions& o, const Training& t, const std::string& text) {
   std::vector<std::vector<std::string>> lines;
-  std::string seconds;
+  std::string seconds, step_seconds;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     auto f = split_tabs(line);
-    if (f.size() == 2 && f[0] == "seconds")
-      seconds = as_number(f[1]);
-    else if (f.size() == 11)
+    if (f.size() == 3 && f[0] == "seconds")
+      seconds = as_number(f[1]), step_seconds = as_number(f[2]);
+    else if (f.size() == 14)
       lines.push_back(std::move(f));
     else
       throw std::logic_error(fmt::format("lm: unreadable cell output line '{}'", line));
   }
   std::vector<CsvRow> rows;
-  for (const auto& f : lines)
-    rows.push_back({t.variant, t.variant == "lsh" ? std::to_string(t.s) : "",
-                    std::to_string(t.seed), std::to_string(o.steps), f[0], f[1], f[2], f[3], f[4],
-                    as_number(f[5]), f[6], f[7], as_number(f[8]), as_number(f[9]), f[10], seconds});
+  for (const auto& f : lines) {
+    CsvRow row = {t.variant, has_s(t.variant) ? std::to_string(t.s) : "", std::to_string(t.seed),
+                  t.phase, std::to_string(t.phase == "finetune" ? o.finetune_steps : o.steps)};
+    for (std::size_t i = 0; i < f.size(); ++i)
+      row.push_back(i == 8 || i == 11 || i == 12 ? as_number(f[i]) : f[i]);  // sigma, value, stderr
+    row.insert(row.end(), {seconds, step_seconds});
+    rows.push_back(std::move(row));
+  }
   return rows;
 }
 
@@ -249,10 +291,26 @@ fs::path beside_table(const std::string& out, const std::string& suffix) {
   return p.parent_path() / (p.stem().string() + suffix);
 }
 
+// --keep-models must be a folder we can write: probe a file inside it if it
+// exists, else the folder itself as a new file beside its parent.
+std::string keep_probe(const std::string& dir) {
+  return fs::is_directory(dir) ? (fs::path(dir) / ".poslsh-probe").string() : dir;
+}
+
+std::string expected_blocks(const LmOptions& o) {
+  std::vector<std::string> out;
+  for (double sigma : o.head_sigmas())
+    out.push_back(fmt::format("{:.3g}", static_cast<double>(o.context - 1) / sigma + 1));
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
 void add_model_options(CLI::App& cmd, LmOptions& o) {
   cmd.add_option("--layers", o.layers, "Transformer blocks (>= 1)")->capture_default_str();
-  cmd.add_option("--heads", o.heads, "Attention heads; ALiBi slopes of Press et al.")
-      ->capture_default_str();
+  cmd.add_option("--heads", o.heads, "Attention heads")->capture_default_str();
+  cmd.add_option("--sigmas", o.sigmas,
+                 "ALiBi scale of each head (one per head, > 0; default: Press et al.'s slopes, "
+                 "sigma_h = 2^(8(h+1)/heads))")
+      ->delimiter(',');
   cmd.add_option("--width", o.width, "Model width (a multiple of --heads)")->capture_default_str();
   cmd.add_option("--context", o.context, "Training context n (bytes, >= 2)")->capture_default_str();
   cmd.add_option("--batch", o.batch, "Sequences per training step")->capture_default_str();
@@ -275,6 +333,12 @@ void add_evaluation_options(CLI::App& cmd, LmOptions& o) {
                  "Validation batches (>= 2; one fresh hash draw each)")
       ->capture_default_str();
   cmd.add_option("--eval-batch", o.eval_batch, "Windows per validation batch")
+      ->capture_default_str();
+  cmd.add_option("--curve-every", o.curve_every,
+                 "Learning curve: training and validation loss every this many steps (0: none)")
+      ->capture_default_str();
+  cmd.add_option("--curve-batches", o.curve_batches,
+                 "Learning curve: validation batches per point")
       ->capture_default_str();
   cmd.add_option("--swap-s", o.swap_s,
                  "Swap-in: hashes at which positional LSH replaces the exact model's ALiBi")
@@ -301,11 +365,15 @@ class Lm : public SweptExperiment<Training> {
     cmd.add_option("--seed", o_.seed, "First training seed")->capture_default_str();
     cmd.add_option("--seeds", o_.seeds, "Seeds per variant (seed, seed + 1, ...)")
         ->capture_default_str();
-    cmd.add_option("--window-s", o_.window_s,
-                   "The window variant costs what lsh costs at this many hashes")
-        ->capture_default_str();
     add_model_options(cmd, o_);
     add_evaluation_options(cmd, o_);
+    cmd.add_option("--finetune-steps", o_.finetune_steps,
+                   "Fine-tune each exact-ALiBi model this many steps with every variant but "
+                   "nobias, at every s (0: no fine-tune)")
+        ->capture_default_str();
+    cmd.add_option("--keep-models", o_.keep_models,
+                   "Keep every final model in this folder (STEM.pt state dict + STEM.json; "
+                   "poslsh.lm.load_model reads them)");
     cmd.add_option("--python", o_.python, "Python interpreter with numpy and torch")
         ->capture_default_str();
   }
@@ -314,24 +382,33 @@ class Lm : public SweptExperiment<Training> {
     o_.sweep = sweep;
     lm_cli::validate(o_);
     require_writable("--out", sweep.out);
-    put_package_on_path();
-    require_importable(o_);
+    prepare_lm_python(o_.python);
+    if (!o_.keep_models.empty()) require_writable("--keep-models", keep_probe(o_.keep_models));
     corpus_ = corpus_note(o_);  // before anything is written: a missing corpus writes nothing
+    corpus_ += fmt::format("# sigmas {} (expected blocks per context (n - 1)/sigma + 1: {})\n",
+                           fmt::join(o_.head_sigmas(), ", "), expected_blocks(o_));
     checkpoints_ = beside_table(sweep.out, ".checkpoints");
     qkv_ = beside_table(sweep.out, "_qkv");
     if (!sweep.resume) fs::remove_all(checkpoints_);
   }
 
   std::vector<std::string> columns() const override { return lm_columns(); }
-  std::vector<std::string> timing_columns() const override { return {"seconds"}; }
+  std::vector<std::string> timing_columns() const override { return {"seconds", "step_cpu_seconds"}; }
   std::vector<Training> cells() const override { return trainings(o_); }
+  // The exact models start first (a fine-tune waits for its base), then the
+  // other trainings, then the fine-tunes.
+  double cost(const Training& t) const override {
+    if (t.phase == "finetune") return static_cast<double>(o_.finetune_steps);
+    return static_cast<double>(o_.steps) * (t.variant == "exact" ? 2.0 : 1.0) + 1.0;
+  }
 
   std::vector<CsvRow> rows(const Training& t) const override {
     // Made by the first cell, not up front: a run the sweep refuses (a bad
     // --shard, too little memory) leaves nothing behind.
     fs::create_directories(checkpoints_);
     const std::string spec = cell_spec(o_, t, checkpoints_, qkv_);
-    return cell_rows(o_, t, run_python(o_, "cell", spec, checkpoints_ / (t.file_stem() + ".rows")));
+    return cell_rows(o_, t,
+                     run_python(o_.python, "cell", spec, checkpoints_ / (t.file_stem() + ".rows")));
   }
 
   std::string label(const Training& t) const override { return t.label(); }
@@ -354,6 +431,21 @@ Action add_lm_command(CLI::App& parent) {
 }
 
 }  // namespace lm_cli
+
+void prepare_lm_python(const std::string& python) {
+  if (!on_path(python))
+    throw UsageError(
+        fmt::format("--python: '{}' is not an executable (accepted: a Python 3 "
+                    "interpreter with numpy and torch, e.g. /usr/bin/python3)",
+                    printable(python)));
+  lm_cli::put_package_on_path();
+  lm_cli::require_importable(python);
+}
+
+std::string run_lm_python(const std::string& python, const std::string& mode,
+                          const std::string& arg, const std::string& result) {
+  return lm_cli::run_python(python, mode, arg, result);
+}
 
 namespace {
 

@@ -25,18 +25,28 @@
 namespace poslsh {
 
 const std::vector<std::string>& lm_columns();
+
+// The Python side of `poslsh lm` and `poslsh bench lm`. prepare: puts the
+// package beside this binary first on PYTHONPATH and checks that `python`
+// runs and imports poslsh.lm and torch (a UsageError naming --python and what
+// to install otherwise). run: `python -m poslsh.lm MODE ARG RESULT`, RESULT's
+// text (InputError with its one line on exit 2, CellInterrupted on 130/143).
+void prepare_lm_python(const std::string& python);
+std::string run_lm_python(const std::string& python, const std::string& mode,
+                          const std::string& arg, const std::string& result);
 const std::vector<std::string>& lm_summary_columns();
 
-// One summary row per (variant, train_s, eval, eval_s, context, metric): the
-// mean over seeds, a 95% Student-t interval over the seeds' values and the
+// One summary row per (variant, train_s, phase, eval, eval_s, step, pos_lo,
+// pos_hi, head, context, metric): the mean over seeds, a 95% Student-t interval over the seeds' values and the
 // validation batches' standard error of that mean; output errors are averaged
 // over trials, layers and heads first.
 std::string lm_summary_csv(const CsvTable& table);
 
-// Checks of an lm table with family-wise false-alarm rate alpha:
+// Checks of an lm table (every line info: nothing here can FAIL):
 //  - swapin-rate[seed,layer,head]: per trial, the slope of log output_error
-//    against log s; the rate interval over the trials (rate_interval.h) must
-//    meet the theorem's -1/2 band (alpha split over the heads, Bonferroni);
+//    against log s and the sign test's numbers (rate_interval.h), descriptive:
+//    no proven null puts a sound estimator's median slope in the -1/2 band on
+//    a trained head (docs/MATH.md §9);
 //  - lm[...] info lines: each variant's validation loss against exact ALiBi.
 std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha);
 
@@ -50,5 +60,10 @@ struct LmLossTable {
   std::vector<std::vector<std::string>> rows;
 };
 LmLossTable lm_loss_table(const CsvTable& summary);
+
+// The fine-tune table: per variant, validation loss at n before fine-tuning
+// (the swap-in value) and after, and both against the exact-ALiBi control
+// (the exact model trained as many more steps). Empty without fine-tunes.
+LmLossTable lm_finetune_table(const CsvTable& summary);
 
 }  // namespace poslsh

@@ -17,15 +17,19 @@ namespace poslsh {
 // Named, not anonymous: the unity build puts other experiments' helpers beside these.
 namespace lm_checks {
 
-const std::vector<std::string> kMetrics = {"train_bpb", "val_bpb", "test_bpb", "output_error"};
-const std::vector<std::string> kKeyColumns = {"variant", "train_s", "eval",
-                                              "eval_s",  "context", "metric"};
+const std::vector<std::string> kMetrics = {
+    "train_bpb",      "val_bpb",      "test_bpb",      "output_error",
+    "curve_train_bpb", "curve_val_bpb", "keys_per_query", "expected_blocks"};
+const std::vector<std::string> kKeyColumns = {"variant", "train_s", "phase",  "eval",
+                                              "eval_s",  "step",    "pos_lo", "pos_hi",
+                                              "head",    "context", "metric"};
+enum Key { kVariant, kTrainS, kPhase, kEval, kEvalS, kStep, kPosLo, kPosHi, kHead, kContext, kMetric };
 
 // One summary row's worth of measurements: per seed, the values (output
 // errors: every trial, layer and head) and the batch standard errors.
 struct Group {
   std::vector<std::string> key;
-  std::map<std::string, std::vector<double>> values, stderrs;  // by seed
+  std::map<std::string, std::vector<double>> values, stderrs, step_seconds;  // by seed
 };
 
 std::vector<Group> groups(const CsvTable& t) {
@@ -34,12 +38,15 @@ std::vector<Group> groups(const CsvTable& t) {
   for (std::size_t r = 0; r < t.size(); ++r) {
     std::vector<std::string> key;
     for (const auto& c : kKeyColumns) key.push_back(t.text(r, c));
+    if (key[kMetric] == "output_error") key[kHead] = "";  // pooled over heads
     const auto [it, fresh] = index.try_emplace(key, out.size());
-    if (fresh) out.push_back({key, {}, {}});
+    if (fresh) out.push_back({key, {}, {}, {}});
     Group& g = out[it->second];
     const std::string& seed = t.text(r, "seed");
     g.values[seed].push_back(t.number(r, "value"));
     if (!t.text(r, "stderr").empty()) g.stderrs[seed].push_back(t.number(r, "stderr"));
+    if (!t.text(r, "step_cpu_seconds").empty())
+      g.step_seconds[seed].push_back(t.number(r, "step_cpu_seconds"));
   }
   return out;
 }
@@ -109,13 +116,29 @@ SeedStats seed_stats(const Group& g, const std::map<std::string, double>* exact)
   return s;
 }
 
-// The exact-ALiBi model's own seed means of a loss group's (context, metric).
+bool is_loss(const std::string& metric) { return metric.find("bpb") != std::string::npos; }
+
+// The exact-ALiBi model's own group of a loss group: same phase (the
+// fine-tunes compare with the exact control), step, positions and context;
+// its own attention, or before fine-tuning for the swap-in value.
 const Group* exact_group(const std::vector<Group>& all, const Group& g) {
-  if (g.key[5] == "output_error") return nullptr;
+  if (!is_loss(g.key[kMetric])) return nullptr;
+  const std::string eval = g.key[kEval] == "swapin" ? "swapin" : "self";
   for (const auto& e : all)
-    if (e.key[0] == "exact" && e.key[2] == "self" && e.key[4] == g.key[4] && e.key[5] == g.key[5])
+    if (e.key[kVariant] == "exact" && e.key[kEval] == eval && e.key[kPhase] == g.key[kPhase] &&
+        e.key[kStep] == g.key[kStep] && e.key[kPosLo] == g.key[kPosLo] &&
+        e.key[kPosHi] == g.key[kPosHi] && e.key[kContext] == g.key[kContext] &&
+        e.key[kMetric] == g.key[kMetric])
       return &e;
   return nullptr;
+}
+
+// Mean over seeds of each seed's mean seconds per step; none without timings.
+std::optional<double> step_seconds(const Group& g) {
+  if (g.step_seconds.empty()) return std::nullopt;
+  std::vector<double> m;
+  for (const auto& [seed, v] : g.step_seconds) m.push_back(mean(v));
+  return mean(m);
 }
 
 std::string optional_number(const std::optional<double>& v) {
@@ -177,17 +200,18 @@ CheckOutcome rate_outcome(const RateGroup& g, double level) {
             fmt::format("{} trials with two or more s values; the rate test needs >= {}",
                         slopes.size(), kMinRateTrials)};
   const RateInterval ri = rate_interval(slopes, level);
-  return {check, rate_verdict(ri),
-          fmt::format("slope of log ||T* - T~||_F/||T*||_F vs log s over {} independent draws: "
-                      "{}; FAIL only if a tail is <= {:.2g} (the interval lies outside "
-                      "[{}, {}]){}",
-                      ri.trials, rate_numbers(ri), level / 2, kRateSlopeLow, kRateSlopeHigh,
-                      rate_untestable_note(ri))};
+  return {check, Verdict::kInfo,
+          fmt::format("descriptive, not a test: nothing proves that a sound estimator's median "
+                      "slope lies in [{}, {}] on a trained head (the ratio estimator has an "
+                      "O(1/s) bias and a fluctuation whose constants depend on the head's Q, K "
+                      "and V; on peaked heads sound runs leave that band; docs/MATH.md §9); "
+                      "slope of log ||T* - T~||_F/||T*||_F vs log s over {} independent draws: {}",
+                      kRateSlopeLow, kRateSlopeHigh, ri.trials, rate_numbers(ri))};
 }
 
-// Summary rows of validation loss at the training context.
+// Summary rows of a final loss (whole windows, no curve step, no head).
 struct LossRow {
-  std::string variant, train_s, eval, eval_s;
+  std::string variant, train_s, phase, eval, eval_s;
   SeedStats stats;
 };
 
@@ -198,25 +222,45 @@ Interval read_interval(const CsvTable& t, std::size_t r, const char* mean, const
   return i;
 }
 
-std::vector<LossRow> validation_losses(const CsvTable& summary, const std::string& context) {
+bool final_model_row(const CsvTable& summary, std::size_t r) {
+  return summary.text(r, "step").empty() && summary.text(r, "head").empty();
+}
+
+std::vector<LossRow> validation_losses(const CsvTable& summary, const std::string& context,
+                                       const std::string& phase = "train",
+                                       const std::string& pos_lo = "",
+                                       const std::string& pos_hi = "") {
   std::vector<LossRow> out;
   for (std::size_t r = 0; r < summary.size(); ++r) {
-    if (summary.text(r, "metric") != "val_bpb" || summary.text(r, "context") != context) continue;
+    if (summary.text(r, "metric") != "val_bpb" || summary.text(r, "context") != context ||
+        summary.text(r, "phase") != phase || !final_model_row(summary, r) ||
+        summary.text(r, "pos_lo") != pos_lo || summary.text(r, "pos_hi") != pos_hi)
+      continue;
     SeedStats s;
     s.seeds = static_cast<std::size_t>(summary.number(r, "seeds"));
     s.value = read_interval(summary, r, "mean", "seed_ci_low", "seed_ci_high");
     if (!summary.text(r, "vs_exact_mean").empty())
       s.vs_exact = read_interval(summary, r, "vs_exact_mean", "vs_exact_low", "vs_exact_high");
-    out.push_back({summary.text(r, "variant"), summary.text(r, "train_s"), summary.text(r, "eval"),
-                   summary.text(r, "eval_s"), s});
+    out.push_back({summary.text(r, "variant"), summary.text(r, "train_s"), phase,
+                   summary.text(r, "eval"), summary.text(r, "eval_s"), s});
   }
   return out;
 }
 
+std::string model_name(const std::string& variant, const std::string& s) {
+  if (variant == "lsh") return fmt::format("positional LSH, s = {}", s);
+  if (variant == "fixed") return fmt::format("fixed blocks, cost of s = {}", s);
+  if (variant == "window") return fmt::format("window, cost of s = {}", s);
+  if (variant == "exact") return "exact ALiBi";
+  if (variant == "nobias") return "no positional bias";
+  return variant;
+}
+
 std::string describe(const LossRow& r) {
-  std::string what = r.variant == "lsh" ? fmt::format("lsh (s = {})", r.train_s) : r.variant;
-  if (r.eval == "exact") what += " with exact ALiBi swapped in";
-  if (r.eval == "lsh") what += fmt::format(" with positional LSH at s = {} swapped in", r.eval_s);
+  std::string what = model_name(r.variant, r.train_s);
+  if (r.eval == "exact") what += ", exact ALiBi swapped in";
+  if (r.eval == "lsh") what += fmt::format(", positional LSH at s = {} swapped in", r.eval_s);
+  if (r.eval == "swapin") what += ", before fine-tuning";
   return what;
 }
 
@@ -227,23 +271,24 @@ std::string interval(const SeedStats& s) {
                : fmt::format("{:.3f} bpb ({} seed)", v.mean, s.seeds);
 }
 
-// Against exact ALiBi, by the paired (same seed) difference's interval.
-std::string compared(const SeedStats& s) {
-  if (!s.vs_exact) return "no exact-ALiBi model of the same seeds to compare with";
+// Against exact ALiBi (the fine-tunes: the exact control), by the paired
+// (same seed) difference's interval.
+std::string compared(const SeedStats& s, const std::string& reference = "exact ALiBi") {
+  if (!s.vs_exact) return "no " + reference + " model of the same seeds to compare with";
   const Interval& d = *s.vs_exact;
   const std::string by = d.low ? fmt::format("{:+.3f} bpb, 95% [{:+.3f}, {:+.3f}] paired by seed",
                                              d.mean, *d.low, *d.high)
                                : fmt::format("{:+.3f} bpb, one seed", d.mean);
-  if (d.low && *d.high < 0) return "lower than exact ALiBi (" + by + ")";
-  if (d.low && *d.low > 0) return "higher than exact ALiBi (" + by + ")";
-  if (d.low) return "not distinguishable from exact ALiBi (" + by + ")";
-  return "against exact ALiBi: " + by;
+  if (d.low && *d.high < 0) return "lower than " + reference + " (" + by + ")";
+  if (d.low && *d.low > 0) return "higher than " + reference + " (" + by + ")";
+  if (d.low) return "not distinguishable from " + reference + " (" + by + ")";
+  return "against " + reference + ": " + by;
 }
 
 std::optional<LossRow> find_loss(const std::vector<LossRow>& rows, const std::string& variant,
-                                 const std::string& eval) {
+                                 const std::string& eval, const std::string& s = "") {
   for (const auto& r : rows)
-    if (r.variant == variant && r.eval == eval) return r;
+    if (r.variant == variant && r.eval == eval && r.train_s == s) return r;
   return std::nullopt;
 }
 
@@ -258,13 +303,46 @@ std::string training_context(const CsvTable& summary) {
   return std::to_string(shortest);
 }
 
+// A summary value of (variant, s, phase, metric) over the whole model (head
+// empty, no step, whole windows): its mean over seeds, or none.
+std::optional<double> model_value(const CsvTable& summary, const std::string& variant,
+                                  const std::string& s, const std::string& phase,
+                                  const std::string& metric, const char* column = "mean") {
+  for (std::size_t r = 0; r < summary.size(); ++r)
+    if (summary.text(r, "metric") == metric && summary.text(r, "variant") == variant &&
+        summary.text(r, "train_s") == s && summary.text(r, "phase") == phase &&
+        final_model_row(summary, r) && summary.text(r, "pos_lo").empty() &&
+        summary.text(r, "eval") == "self" && !summary.text(r, column).empty())
+      return summary.number(r, column);
+  return std::nullopt;
+}
+
+std::string mean_and_interval(const Interval& v, const char* sign = "") {
+  const std::string f = std::string("{:") + sign + ".3f}";
+  if (!v.low) return fmt::format(fmt::runtime(f), v.mean);
+  return fmt::format(fmt::runtime(f + " [" + f + ", " + f + "]"), v.mean, *v.low, *v.high);
+}
+
+// "sigma = 4: 32.8, ..." from the expected_blocks rows.
+std::string expected_blocks_text(const CsvTable& summary) {
+  std::vector<std::string> out;
+  std::map<std::string, bool> seen;
+  for (std::size_t r = 0; r < summary.size(); ++r)
+    if (summary.text(r, "metric") == "expected_blocks" && !seen[summary.text(r, "head")]) {
+      seen[summary.text(r, "head")] = true;
+      out.push_back(fmt::format("head {}: {:.1f}", summary.text(r, "head"), summary.number(r, "mean")));
+    }
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
 }  // namespace lm_checks
 
 const std::vector<std::string>& lm_summary_columns() {
   static const std::vector<std::string> columns = {
-      "variant",      "train_s",       "eval",         "eval_s",       "context",
-      "metric",       "seeds",         "mean",         "seed_ci_low",  "seed_ci_high",
-      "batch_stderr", "vs_exact_mean", "vs_exact_low", "vs_exact_high"};
+      "variant",      "train_s",      "phase",         "eval",         "eval_s",
+      "step",         "pos_lo",       "pos_hi",        "head",         "context",
+      "metric",       "seeds",        "mean",          "seed_ci_low",  "seed_ci_high",
+      "batch_stderr", "vs_exact_mean", "vs_exact_low", "vs_exact_high", "step_cpu_seconds"};
   return columns;
 }
 
@@ -278,13 +356,14 @@ std::string lm_summary_csv(const CsvTable& table) {
         exact ? lm_checks::seed_means(*exact) : std::map<std::string, double>{};
     const lm_checks::SeedStats s = lm_checks::seed_stats(g, exact ? &exact_means : nullptr);
     const auto vs = s.vs_exact.value_or(lm_checks::Interval{});
-    CsvRow row = g.key;
+    std::vector<std::string> row = g.key;
     row.insert(row.end(),
                {std::to_string(s.seeds), format_double(s.value.mean),
                 lm_checks::optional_number(s.value.low), lm_checks::optional_number(s.value.high),
                 lm_checks::optional_number(s.batch_stderr),
                 s.vs_exact ? format_double(vs.mean) : std::string(),
-                lm_checks::optional_number(vs.low), lm_checks::optional_number(vs.high)});
+                lm_checks::optional_number(vs.low), lm_checks::optional_number(vs.high),
+                lm_checks::optional_number(lm_checks::step_seconds(g))});
     out += csv_line(row);
   }
   return out;
@@ -293,19 +372,24 @@ std::string lm_summary_csv(const CsvTable& table) {
 std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha) {
   lm_checks::require_usable(table);
   std::vector<CheckOutcome> out;
+  // The swap-in rate lines are descriptive (no level spent): their numbers
+  // are shown at the share each had when they were tests.
   const auto rates = lm_checks::rate_groups(table);
   for (const auto& g : rates)
     out.push_back(lm_checks::rate_outcome(g, alpha / static_cast<double>(rates.size())));
   const CsvTable summary = CsvTable::parse(lm_summary_csv(table), "lm summary");
   const std::string n = lm_checks::training_context(summary);
-  const auto losses = lm_checks::validation_losses(summary, n);
-  const auto exact = lm_checks::find_loss(losses, "exact", "self");
-  for (const auto& r : losses)
-    out.push_back({fmt::format("lm[{},n={}]", lm_checks::describe(r), n), Verdict::kInfo,
-                   fmt::format("validation {}{}", lm_checks::interval(r.stats),
-                               exact && !(r.variant == "exact" && r.eval == "self")
-                                   ? "; " + lm_checks::compared(r.stats)
-                                   : std::string())});
+  for (const std::string phase : {"train", "finetune"}) {
+    const auto losses = lm_checks::validation_losses(summary, n, phase);
+    const std::string reference = phase == "train" ? "exact ALiBi" : "the exact-ALiBi control";
+    for (const auto& r : losses)
+      out.push_back({fmt::format("lm[{}{},n={}]", phase == "finetune" ? "fine-tuned, " : "",
+                                 lm_checks::describe(r), n),
+                     Verdict::kInfo,
+                     fmt::format("validation {}{}", lm_checks::interval(r.stats),
+                                 r.stats.vs_exact ? "; " + lm_checks::compared(r.stats, reference)
+                                                  : std::string())});
+  }
   return out;
 }
 
@@ -317,54 +401,119 @@ std::vector<std::string> lm_findings(const CsvTable& summary) {
   if (!exact) return {"No exact-ALiBi model in this run: nothing to compare against."};
   out.push_back(
       fmt::format("Exact ALiBi reaches {} on validation text at its training context "
-                  "n = {}.",
-                  lm_checks::interval(exact->stats), n));
+                  "n = {}. Expected blocks per context of one hash, (n - 1)/sigma + 1, by head: "
+                  "{}.",
+                  lm_checks::interval(exact->stats), n, lm_checks::expected_blocks_text(summary)));
   for (const auto& r : losses) {
     if (r.variant == "exact" && r.eval == "self") continue;
     out.push_back(fmt::format("{}: {}; {}.", lm_checks::describe(r), lm_checks::interval(r.stats),
                               lm_checks::compared(r.stats)));
   }
+  for (const auto& r : lm_checks::validation_losses(summary, n, "finetune")) {
+    if (r.eval != "self" || r.variant == "exact") continue;
+    out.push_back(fmt::format("Fine-tuned from exact ALiBi with {}: {}; {}.",
+                              lm_checks::model_name(r.variant, r.train_s),
+                              lm_checks::interval(r.stats),
+                              lm_checks::compared(r.stats, "the exact-ALiBi control")));
+  }
   return out;
 }
 
 LmLossTable lm_loss_table(const CsvTable& summary) {
-  std::vector<std::string> contexts;  // in order of appearance: n, 2n, 4n
-  std::vector<std::pair<std::string, std::map<std::string, std::string>>> models;
+  std::vector<std::string> contexts;  // n, 2n, 4n
   for (std::size_t r = 0; r < summary.size(); ++r) {
-    if (summary.text(r, "metric") != "val_bpb") continue;
+    if (summary.text(r, "metric") != "val_bpb" || summary.text(r, "phase") != "train") continue;
     const std::string context = summary.text(r, "context");
     if (std::find(contexts.begin(), contexts.end(), context) == contexts.end())
       contexts.push_back(context);
   }
   std::sort(contexts.begin(), contexts.end(),
             [](const auto& a, const auto& b) { return std::stoll(a) < std::stoll(b); });
-  for (const auto& context : contexts)
-    for (const auto& r : lm_checks::validation_losses(summary, context)) {
-      const std::string model = lm_checks::describe(r);
-      auto it = std::find_if(models.begin(), models.end(),
-                             [&](const auto& m) { return m.first == model; });
-      if (it == models.end()) it = models.insert(models.end(), {model, {}});
-      const lm_checks::Interval& v = r.stats.value;
-      it->second[context] = v.low ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", v.mean, *v.low, *v.high)
-                                  : fmt::format("{:.3f}", v.mean);
-    }
   const std::string n = lm_checks::training_context(summary);
-  std::map<std::string, std::string> vs_exact;
-  for (const auto& r : lm_checks::validation_losses(summary, n))
-    if (r.stats.vs_exact && !(r.variant == "exact" && r.eval == "self")) {
-      const lm_checks::Interval& d = *r.stats.vs_exact;
-      vs_exact[lm_checks::describe(r)] =
-          d.low ? fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", d.mean, *d.low, *d.high)
-                : fmt::format("{:+.3f}", d.mean);
+  // The position buckets beyond n at the longest context.
+  std::vector<std::pair<std::string, std::string>> buckets;
+  for (std::size_t r = 0; r < summary.size() && !contexts.empty(); ++r)
+    if (summary.text(r, "metric") == "val_bpb" && summary.text(r, "context") == contexts.back() &&
+        !summary.text(r, "pos_lo").empty() && summary.text(r, "pos_lo") != "0") {
+      const std::pair<std::string, std::string> b{summary.text(r, "pos_lo"),
+                                                  summary.text(r, "pos_hi")};
+      if (std::find(buckets.begin(), buckets.end(), b) == buckets.end()) buckets.push_back(b);
     }
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> cells;
+  std::map<std::string, lm_checks::LossRow> at_n;
+  const auto put = [&](const std::vector<lm_checks::LossRow>& rows, std::size_t column) {
+    for (const auto& r : rows) {
+      const std::string model = lm_checks::describe(r);
+      if (!cells.count(model)) {
+        order.push_back(model);
+        cells[model].assign(contexts.size() + buckets.size(), "");
+      }
+      cells[model][column] = lm_checks::mean_and_interval(r.stats.value);
+    }
+  };
+  for (std::size_t c = 0; c < contexts.size(); ++c)
+    put(lm_checks::validation_losses(summary, contexts[c]), c);
+  for (std::size_t b = 0; b < buckets.size(); ++b)
+    put(lm_checks::validation_losses(summary, contexts.back(), "train", buckets[b].first,
+                                     buckets[b].second),
+        contexts.size() + b);
+  for (const auto& r : lm_checks::validation_losses(summary, n)) at_n[lm_checks::describe(r)] = r;
   LmLossTable t;
   t.header.push_back("model (validation bits/byte, 95% over seeds)");
   for (const auto& c : contexts) t.header.push_back("n = " + c);
-  t.header.push_back(fmt::format("minus exact ALiBi at n = {} (paired by seed)", n));
-  for (const auto& [model, cells] : models) {
+  for (const auto& [lo, hi] : buckets)
+    t.header.push_back(fmt::format("positions [{}, {}) at {}", lo, hi, contexts.back()));
+  t.header.insert(t.header.end(),
+                  {fmt::format("minus exact ALiBi at n = {} (paired by seed)", n),
+                   "keys per query", "CPU ms per step"});
+  for (const auto& model : order) {
     t.rows.push_back({model});
-    for (const auto& c : contexts) t.rows.back().push_back(cells.count(c) ? cells.at(c) : "");
-    t.rows.back().push_back(vs_exact.count(model) ? vs_exact.at(model) : "");
+    auto& row = t.rows.back();
+    row.insert(row.end(), cells[model].begin(), cells[model].end());
+    const auto it = at_n.find(model);
+    const bool own = it != at_n.end() && it->second.eval == "self";
+    const bool diff = it != at_n.end() && it->second.stats.vs_exact &&
+                      !(it->second.variant == "exact" && it->second.eval == "self");
+    row.push_back(diff ? lm_checks::mean_and_interval(*it->second.stats.vs_exact, "+") : "");
+    const auto keys = own ? lm_checks::model_value(summary, it->second.variant, it->second.train_s,
+                                                   "train", "keys_per_query")
+                          : std::nullopt;
+    const auto step = own ? lm_checks::model_value(summary, it->second.variant, it->second.train_s,
+                                                   "train", "train_bpb", "step_cpu_seconds")
+                          : std::nullopt;
+    row.push_back(keys ? fmt::format("{:.1f}", *keys) : "");
+    row.push_back(step ? fmt::format("{:.1f}", 1000 * *step) : "");
+  }
+  return t;
+}
+
+LmLossTable lm_finetune_table(const CsvTable& summary) {
+  const std::string n = lm_checks::training_context(summary);
+  const auto rows = lm_checks::validation_losses(summary, n, "finetune");
+  LmLossTable t;
+  if (rows.empty()) return t;
+  t.header = {"fine-tuned from exact ALiBi with",
+              fmt::format("before (swap-in) at n = {}", n),
+              "after",
+              "after minus the exact control (paired by seed)",
+              "before minus the exact control",
+              "keys per query"};
+  for (const auto& r : rows) {
+    if (r.eval != "self") continue;
+    const auto before = lm_checks::find_loss(rows, r.variant, "swapin", r.train_s);
+    const auto keys = lm_checks::model_value(summary, r.variant, r.train_s, "finetune",
+                                             "keys_per_query");
+    const bool control = r.variant == "exact";
+    t.rows.push_back(
+        {control ? "exact ALiBi (the control)" : lm_checks::model_name(r.variant, r.train_s),
+         before ? lm_checks::mean_and_interval(before->stats.value) : "",
+         lm_checks::mean_and_interval(r.stats.value),
+         !control && r.stats.vs_exact ? lm_checks::mean_and_interval(*r.stats.vs_exact, "+") : "",
+         !control && before && before->stats.vs_exact
+             ? lm_checks::mean_and_interval(*before->stats.vs_exact, "+")
+             : "",
+         keys ? fmt::format("{:.1f}", *keys) : ""});
   }
   return t;
 }

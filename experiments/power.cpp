@@ -191,9 +191,7 @@ std::vector<CsvRow> power_cell_rows(const PlantedDefect& defect, std::uint64_t s
 
 namespace {
 
-struct Rate {
-  std::int64_t seeds = 0, failed = 0;
-};
+using Rate = PowerRate;
 
 struct Interval {
   double low, high;
@@ -300,18 +298,56 @@ std::string power_report_markdown(const CsvTable& summary) {
   return md;
 }
 
+namespace {
+
+// One-sided Clopper-Pearson bounds on a rate: P(rate < lower) <= 1 - confidence
+// and P(rate > upper) <= 1 - confidence for any true rate (exact binomial
+// tails, no approximation).
+double rate_lower_bound(const Rate& r, double one_sided_level) {
+  using B = boost::math::binomial_distribution<double>;
+  return B::find_lower_bound_on_p(static_cast<double>(r.seeds), static_cast<double>(r.failed),
+                                  one_sided_level);
+}
+double rate_upper_bound(const Rate& r, double one_sided_level) {
+  using B = boost::math::binomial_distribution<double>;
+  return B::find_upper_bound_on_p(static_cast<double>(r.seeds), static_cast<double>(r.failed),
+                                  one_sided_level);
+}
+
+}  // namespace
+
+bool power_shown(const PowerRate& r) { return rate_lower_bound(r, kShownLevel) >= kPowerTarget; }
+bool power_refuted(const PowerRate& r, double level) {
+  return rate_upper_bound(r, level) < kPowerTarget;
+}
+bool false_alarm_shown(const PowerRate& r) {
+  return rate_upper_bound(r, kShownLevel) <= kCheckFamilyAlpha;
+}
+bool false_alarm_refuted(const PowerRate& r, double level) {
+  return rate_lower_bound(r, level) > kCheckFamilyAlpha;
+}
+
 std::int64_t seeds_to_decide_power(double level) {
-  // Fewest seeds at which 0 detections give an interval below the target.
-  std::int64_t n = 1;
-  while (clopper_pearson({n, 0}, level).high >= kPowerTarget) ++n;
+  std::int64_t n = 1;  // fewest seeds at which no detection at all refutes the target
+  while (!power_refuted({n, 0}, level)) ++n;
   return n;
 }
 
 std::int64_t seeds_to_decide_false_alarm(double level) {
-  // Fewest seeds at which a false alarm in every seed gives an interval above
-  // the family-wise rate.
-  std::int64_t n = 1;
-  while (clopper_pearson({n, n}, level).low <= kCheckFamilyAlpha) ++n;
+  std::int64_t n = 1;  // fewest seeds at which an alarm in every seed refutes the rate
+  while (!false_alarm_refuted({n, n}, level)) ++n;
+  return n;
+}
+
+std::int64_t seeds_to_show_power(const PowerRate& r) {
+  std::int64_t n = std::max<std::int64_t>(r.seeds, 1);  // every further seed detecting
+  while (!power_shown({n, n - (r.seeds - r.failed)})) ++n;
+  return n;
+}
+
+std::int64_t seeds_to_show_false_alarm(const PowerRate& r) {
+  std::int64_t n = std::max<std::int64_t>(r.seeds, 1);  // no further seed alarming
+  while (!false_alarm_shown({n, r.failed})) ++n;
   return n;
 }
 
@@ -334,41 +370,59 @@ std::string caught_by(const PowerRates& pr, const std::string& d) {
   return caught;
 }
 
+// A rate line's verdict: FAIL when the seeds refute the claimed rate at the
+// line's level (an exact one-sided Clopper-Pearson bound beyond it: on a claim
+// that holds this happens with probability <= level), PASS when they show it
+// (the one-sided 95% bound on the right side of it), info in between: the
+// seeds are consistent with the claim and do not demonstrate it.
+struct RateVerdict {
+  Verdict verdict;
+  std::string text;
+};
+
+RateVerdict claimed_rate_verdict(bool refuted, bool shown, std::int64_t seeds, std::int64_t to_show,
+                                 std::int64_t to_refute, const std::string& claim) {
+  if (refuted) return {Verdict::kFail, fmt::format("refuted: {}", claim)};
+  if (shown) return {Verdict::kPass, fmt::format("shown: {}", claim)};
+  return {Verdict::kInfo,
+          fmt::format("consistent with, not shown: {} seeds; needs >= {} to show that {}{}", seeds,
+                      to_show, claim,
+                      seeds < to_refute ? fmt::format(" (and >= {} before any outcome could "
+                                                      "refute it)",
+                                                      to_refute)
+                                        : std::string())};
+}
+
 CheckOutcome false_alarm_line(const Rate& r, double level, const std::string& caught) {
-  const Interval ci = clopper_pearson(r, level);
   const double rate = static_cast<double>(r.failed) / static_cast<double>(r.seeds);
-  const std::string numbers = fmt::format(
-      "some check failed in {} of {} seeds (rate {:.4f}, {:.4g}-level interval [{:.2g}, {:.2g}])",
-      r.failed, r.seeds, rate, 1 - level, ci.low, ci.high);
-  const std::string failing = caught.empty() ? "" : "; failing: " + caught;
-  const std::int64_t need = seeds_to_decide_false_alarm(level);
-  if (r.seeds < need)
-    return {"false-alarm[sound]", Verdict::kNotApplicable,
-            fmt::format("{}; {} seeds cannot show a rate above {} even if every seed failed: "
-                        "needs >= {} seeds{}",
-                        numbers, r.seeds, kCheckFamilyAlpha, need, failing)};
-  return {"false-alarm[sound]", ci.low > kCheckFamilyAlpha ? Verdict::kFail : Verdict::kPass,
-          fmt::format("{}; fails when the interval lies above {}{}", numbers, kCheckFamilyAlpha,
-                      failing)};
+  const std::string claim =
+      fmt::format("the family-wise false-alarm rate is <= {:g}", kCheckFamilyAlpha);
+  const RateVerdict v =
+      claimed_rate_verdict(false_alarm_refuted(r, level), false_alarm_shown(r), r.seeds,
+                           seeds_to_show_false_alarm(r), seeds_to_decide_false_alarm(level), claim);
+  return {"false-alarm[sound]", v.verdict,
+          fmt::format("{}; some check failed in {} of {} seeds (rate {:.4f}; one-sided exact "
+                      "Clopper-Pearson: 95% upper bound {:.3g}, FAIL when the {:.3g}-level lower "
+                      "bound {:.3g} exceeds {:g}){}",
+                      v.text, r.failed, r.seeds, rate, rate_upper_bound(r, kShownLevel), level,
+                      rate_lower_bound(r, level), kCheckFamilyAlpha,
+                      caught.empty() ? "" : "; failing: " + caught)};
 }
 
 CheckOutcome power_line(const std::string& d, const Rate& r, double level,
                         const std::string& caught) {
-  const Interval ci = clopper_pearson(r, level);
   const double rate = static_cast<double>(r.failed) / static_cast<double>(r.seeds);
-  const std::string numbers = fmt::format(
-      "detected in {} of {} seeds (rate {:.4f}, {:.4g}-level interval [{:.3g}, {:.3g}])", r.failed,
-      r.seeds, rate, 1 - level, ci.low, ci.high);
-  const std::string by = "; by: " + (caught.empty() ? std::string("nothing") : caught);
-  const std::int64_t need = seeds_to_decide_power(level);
-  const std::string name = fmt::format("power[{}]", d);
-  if (r.seeds < need)
-    return {name, Verdict::kNotApplicable,
-            fmt::format("{}; {} seeds cannot show a rate below {} even if no seed detected it: "
-                        "needs >= {} seeds{}",
-                        numbers, r.seeds, kPowerTarget, need, by)};
-  return {name, ci.high < kPowerTarget ? Verdict::kFail : Verdict::kPass,
-          fmt::format("{}; fails when the interval lies below {}{}", numbers, kPowerTarget, by)};
+  const std::string claim = fmt::format("the detection rate is >= {:g}", kPowerTarget);
+  const RateVerdict v =
+      claimed_rate_verdict(power_refuted(r, level), power_shown(r), r.seeds, seeds_to_show_power(r),
+                           seeds_to_decide_power(level), claim);
+  return {fmt::format("power[{}]", d), v.verdict,
+          fmt::format("{}; detected in {} of {} seeds (rate {:.4f}; one-sided exact "
+                      "Clopper-Pearson: 95% lower bound {:.3g}, FAIL when the {:.3g}-level upper "
+                      "bound {:.3g} is below {:g}); by: {}",
+                      v.text, r.failed, r.seeds, rate, rate_lower_bound(r, kShownLevel), level,
+                      rate_upper_bound(r, level), kPowerTarget,
+                      caught.empty() ? std::string("nothing") : caught)};
 }
 
 }  // namespace

@@ -60,21 +60,43 @@ std::string power_summary_csv(const CsvTable& table);
 // rate of each family.
 std::string power_report_markdown(const CsvTable& summary);
 
-// Checks on a power table: per defect, FAIL when the (1 - alpha/k)
-// Clopper-Pearson interval of its detection rate lies below 0.99; for the
-// sound sampler, FAIL when that interval of the false-alarm rate lies above
-// kCheckFamilyAlpha. Info lines give every rate with its interval.
-// A line whose seeds could not FAIL whatever they showed is n/a, and says how
-// many seeds it needs (seeds_to_decide_*): no PASS without evidence.
+// Checks on a power table, one line per sampler, each at its share alpha / k
+// of the level (k samplers). A line claims a rate: a defect's detection rate
+// is >= kPowerTarget (power[...]), the sound sampler's false-alarm rate is
+// <= kCheckFamilyAlpha (false-alarm[sound]). With exact one-sided
+// Clopper-Pearson bounds on the rate over the seeds it prints
+//  - FAIL when the seeds refute the claim at the line's level (the
+//    (1 - level) bound lies beyond the claimed rate: on a claim that holds,
+//    probability <= level, so FAIL keeps its false-alarm meaning);
+//  - PASS when they show it (the one-sided 95% bound lies on the claimed
+//    side: 299 seeds, all detecting, for 0.99; 2995 seeds without an alarm
+//    for 1e-3);
+//  - info otherwise ("consistent with, not shown"), with the seeds it needs.
+// PASS means shown, never merely "not disproven". Info lines give every rate.
 std::vector<CheckOutcome> check_power_table(const CsvTable& table, double alpha);
 
-// The detection rate a power line requires of a defect.
+// The detection rate a power line claims of a defect.
 inline constexpr double kPowerTarget = 0.99;
-// Fewest seeds at which a power line at two-sided Clopper-Pearson level
-// `level` could FAIL (no seed detecting the defect puts the interval below
-// kPowerTarget), and at which the false-alarm line could FAIL (every seed
-// failing puts it above kCheckFamilyAlpha).
+// The one-sided level at which a line shows its claimed rate (95% confidence).
+inline constexpr double kShownLevel = 0.05;
+
+// Seeds and how many of them failed (a detection, or a false alarm).
+struct PowerRate {
+  std::int64_t seeds = 0, failed = 0;
+};
+// Whether the seeds show the claim (one-sided 95% bound) or refute it at
+// `level` (one-sided (1 - level) bound).
+bool power_shown(const PowerRate& r);
+bool power_refuted(const PowerRate& r, double level);
+bool false_alarm_shown(const PowerRate& r);
+bool false_alarm_refuted(const PowerRate& r, double level);
+// Fewest seeds at which a line at `level` could FAIL: no seed detecting the
+// defect refutes kPowerTarget; every seed alarming refutes kCheckFamilyAlpha.
 std::int64_t seeds_to_decide_power(double level);
 std::int64_t seeds_to_decide_false_alarm(double level);
+// Fewest seeds (at least r.seeds) that would show the claim if every further
+// seed detected the defect (raised no alarm).
+std::int64_t seeds_to_show_power(const PowerRate& r);
+std::int64_t seeds_to_show_false_alarm(const PowerRate& r);
 
 }  // namespace poslsh

@@ -93,10 +93,15 @@ std::vector<CsvRow> consumer_cell_rows(std::int64_t n, double sigma, std::int64_
 // region) group, with alpha split in three equal shares (Bonferroni):
 //  1. mean: every row's count against Binomial(hashes, exp(-t/sigma)), exact
 //     two-sided p-value >= (alpha/3) / rows;
-//  2. scale: the pooled count over the group's offsets against its exact mean
-//     and variance, two-sided normal p-value >= (alpha/3) / groups;
+//  2. scale: the pooled count over the group's offsets, a sum over hashes of
+//     i.i.d. copies of Y = #{offsets t_j < R} whose law is known exactly;
+//     two-sided p-value min(1, 2 e^(-N I)) from the Chernoff bound of that
+//     law (valid at every hash count, no normal approximation; docs/MATH.md
+//     §9) >= (alpha/3) / groups (the z it prints is for reading only);
 //  3. dispersion: the batch sum of squares of every applicable row
-//     (dispersion_test) two-sided p-value >= (alpha/3) / applicable rows.
+//     (dispersion_test: the Chernoff bound of the exactly known law of one
+//     batch's squared deviation) two-sided p-value >= (alpha/3) / applicable
+//     rows.
 // Throws std::invalid_argument for an unusable table (a wrong anchor or
 // expected value, counts out of range, NaN, groups with mixed hash counts).
 std::vector<CheckOutcome> check_unbiasedness_table(const CsvTable& table,

@@ -9,21 +9,23 @@ import numpy as np
 
 import plotlib as pl
 
-NAMES = {"exact": "exact ALiBi", "nobias": "no positional bias", "fixed": "fixed blocks",
-         "window": "equal-cost window"}
+NAMES = {"lsh": "positional LSH", "exact": "exact ALiBi", "nobias": "no positional bias",
+         "fixed": "fixed grids", "window": "window"}
 
 
 def label(variant, s):
-    return f"positional LSH, s = {s:g}" if variant == "lsh" else NAMES.get(variant, variant)
+    return NAMES.get(variant, variant) + (f", s = {s:g}" if variant in ("lsh", "fixed", "window") else "")
 
 
 def main(argv=None):
     args = pl.parse_args(__doc__, "lm_loss_vs_length.png", argv)
-    t = pl.load(pl.summary_path(args.csv), ["variant", "train_s", "eval", "context", "metric", "mean",
+    t = pl.load(pl.summary_path(args.csv), ["variant", "train_s", "phase", "step", "pos_lo", "eval", "context",
+                                            "metric", "mean",
                                             "vs_exact_mean", "vs_exact_low", "vs_exact_high"])
     pl.style()
     n = np.nanmin(t["context"][t["metric"] == "train_bpb"])
-    sel = (t["metric"] == "val_bpb") & (t["eval"] == "self")
+    sel = ((t["metric"] == "val_bpb") & (t["eval"] == "self") & (t["phase"] == "train") & np.isnan(t["step"])
+           & np.isnan(t["pos_lo"]))
     models = sorted(set(zip(t["variant"][sel], np.nan_to_num(t["train_s"][sel]))),
                     key=lambda m: (m[0] != "exact", m[0], m[1]))
     fig, (left, right) = pl.plt.subplots(1, 2, figsize=(9.0, 3.6))

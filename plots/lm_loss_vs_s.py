@@ -6,28 +6,32 @@ the paired difference is far sharper than either loss). Positional LSH
 trained at s hashes, evaluated with fresh hashes (circles) and with exact
 ALiBi swapped in (squares); the exact-ALiBi model with positional LSH swapped
 in at inference only (the paper's pretrained-model experiment, triangles);
-the no-bias, fixed-block and equal-cost-window models as levels. Bars and
+the fixed grids and the window of positional LSH's cost at each s (equal cost,
+diamonds and crosses); the no-bias model as a level. Bars and
 bands: 95% Student-t intervals of the paired differences over the seeds
 (lm.summary.csv, written beside the table by `poslsh lm`)."""
 import numpy as np
 
 import plotlib as pl
 
-LEVELS = [("nobias", "no positional bias", pl.QUALITATIVE[1]),
-          ("fixed", "fixed blocks (mean size 2σ)", pl.QUALITATIVE[3]),
-          ("window", "window, cost of LSH at window-s", pl.QUALITATIVE[4])]
+LEVELS = [("nobias", "no positional bias", pl.QUALITATIVE[1])]
 CURVES = [("lsh", "self", "train_s", "o-", pl.QUALITATIVE[0], "LSH-trained, fresh hashes"),
           ("lsh", "exact", "train_s", "s--", pl.QUALITATIVE[5], "LSH-trained, exact ALiBi swapped in"),
-          ("exact", "lsh", "eval_s", "^-", pl.QUALITATIVE[2], "exact-trained, LSH swapped in")]
+          ("exact", "lsh", "eval_s", "^-", pl.QUALITATIVE[2], "exact-trained, LSH swapped in"),
+          ("fixed", "self", "train_s", "D-", pl.QUALITATIVE[3], "fixed grids, cost of LSH at s"),
+          ("window", "self", "train_s", "X-", pl.QUALITATIVE[4], "window, cost of LSH at s")]
 
 
 def rows(t, n, variant, eval_):
-    return (t["metric"] == "val_bpb") & (t["context"] == n) & (t["variant"] == variant) & (t["eval"] == eval_)
+    """The final models' whole-window validation loss at n (training phase)."""
+    return ((t["metric"] == "val_bpb") & (t["context"] == n) & (t["variant"] == variant) & (t["eval"] == eval_)
+            & (t["phase"] == "train") & np.isnan(t["step"]) & np.isnan(t["pos_lo"]))
 
 
 def main(argv=None):
     args = pl.parse_args(__doc__, "lm_loss_vs_s.png", argv)
-    t = pl.load(pl.summary_path(args.csv), ["variant", "train_s", "eval", "eval_s", "context", "metric",
+    t = pl.load(pl.summary_path(args.csv), ["variant", "train_s", "phase", "eval", "eval_s", "step", "pos_lo",
+                                            "context", "metric",
                                             "mean", "vs_exact_mean", "vs_exact_low", "vs_exact_high"])
     pl.style()
     n = np.nanmin(t["context"][t["metric"] == "train_bpb"])
@@ -54,8 +58,8 @@ def main(argv=None):
     pl.save(fig, args.output,
             f"Validation loss at the training context n = {n:g} minus exact ALiBi's (same seed), against "
             "the number of hashes s: models trained with positional LSH (fresh hashes; and with exact "
-            "ALiBi swapped in), the exact-ALiBi model with positional LSH swapped in at inference, and "
-            "the no-bias, fixed-block and equal-cost-window models as levels; bars and bands are 95% "
+            "ALiBi swapped in), the exact-ALiBi model with positional LSH swapped in at inference, the "
+            "fixed grids and windows of positional LSH's cost at each s, and the no-bias model as a level; bars and bands are 95% "
             "intervals over seeds of the paired differences; theory: the LSH bias is unbiased for ALiBi's "
             "(E[M~] = L*), its error shrinking like 1/sqrt(s), so the swap-in and LSH-trained losses "
             "should approach exact ALiBi as s grows; the paper reports positional LSH near exact ALiBi "

@@ -136,36 +136,56 @@ def bench(d, name, ns, methods=(("exact", 1e-9, 2), ("lsh", 1e-6, 1), ("window",
                  "n,method,seconds,max_error,error_rows,keys_per_query,half_width,gflops,threads".split(","), rows)
 
 
-LM_COLUMNS = "variant,train_s,seed,steps,eval,eval_s,trial,layer,head,sigma,context,metric,value,stderr,count,seconds"
-LM_SUMMARY = ("variant,train_s,eval,eval_s,context,metric,seeds,mean,seed_ci_low,seed_ci_high,batch_stderr,"
-              "vs_exact_mean,vs_exact_low,vs_exact_high")
+LM_COLUMNS = ("variant,train_s,seed,phase,steps,eval,eval_s,step,pos_lo,pos_hi,trial,layer,head,sigma,context,metric,"
+              "value,stderr,count,seconds,step_cpu_seconds")
+LM_SUMMARY = ("variant,train_s,phase,eval,eval_s,step,pos_lo,pos_hi,head,context,metric,seeds,mean,seed_ci_low,"
+              "seed_ci_high,batch_stderr,vs_exact_mean,vs_exact_low,vs_exact_high,step_cpu_seconds")
 
 
-def lm(d, name, s_values, seeds, variants=("exact", "lsh", "nobias", "fixed", "window"), n=64):
-    """An lm table (output errors) and its summary beside it (losses), as `poslsh lm` writes them;
-    with one seed the intervals are empty, as `poslsh lm` leaves them."""
+def lm(d, name, s_values, seeds, variants=("exact", "lsh", "nobias", "fixed", "window"), n=64, finetune=True):
+    """An lm table (output errors, learning curves) and its summary beside it (losses, costs), as
+    `poslsh lm` writes them; with one seed the intervals are empty, as `poslsh lm` leaves them."""
     rows, summary = [], []
-    models = [(v, s) for v in variants for s in (s_values if v == "lsh" else [np.nan])]
+    nan = np.nan
+    with_s = ("lsh", "fixed", "window")
+    models = [(v, s) for v in variants for s in (s_values if v in with_s else [nan])]
     offset = {"exact": 0.0, "lsh": 0.01, "nobias": 0.08, "fixed": 0.05, "window": 0.02}
-    half = np.nan if seeds < 2 else 0.01
+    half = nan if seeds < 2 else 0.01
+
+    def srow(v, s, phase, ev, es, step, pos, head, context, metric, mean, vs):
+        summary.append([v, s, phase, ev, es, step, pos[0], pos[1], head, context, metric, seeds, mean,
+                        mean - 2 * half, mean + 2 * half, 0.002, vs, vs - half, vs + half, 0.1])
+
     for v, s in models:
-        evals = [("self", np.nan)] + ([("exact", np.nan)] if v == "lsh" else [])
+        evals = [("self", nan)] + ([("exact", nan)] if v == "lsh" else [])
         evals += [("lsh", e) for e in s_values] if v == "exact" else []
-        summary.append([v, s, "self", np.nan, n, "train_bpb", seeds, 2.0, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan])
+        srow(v, s, "train", "self", nan, nan, (nan, nan), nan, n, "train_bpb", 2.0, nan)
+        keys = (n + 1) / 2 if v in ("exact", "nobias") else 3.0 * (s if np.isfinite(s) else 1)
+        srow(v, s, "train", "self", nan, nan, (nan, nan), nan, n, "keys_per_query", keys, nan)
         for ev, es in evals:
             for m in (1, 2, 4):
                 if ev == "lsh" and m > 1:
                     continue
                 mean = 2.0 + offset[v] + 0.01 * m
-                vs = np.nan if (v, ev) == ("exact", "self") else mean - 2.0 - 0.01 * m
-                summary.append([v, s, ev, es, n * m, "val_bpb", seeds, mean, mean - 2 * half, mean + 2 * half,
-                                0.002, vs, vs - half, vs + half])
+                vs = nan if (v, ev) == ("exact", "self") else mean - 2.0 - 0.01 * m
+                srow(v, s, "train", ev, es, nan, (nan, nan), nan, n * m, "val_bpb", mean, vs)
+                if m == 4 and ev == "self":
+                    for lo, hi in ((0, n), (n, 2 * n), (2 * n, 4 * n)):
+                        srow(v, s, "train", ev, es, nan, (lo, hi), nan, n * m, "val_bpb", mean + 0.001 * lo / n, vs)
     for seed in range(seeds):
         for trial in range(3):
             for sigma in (4.0, 16.0, 64.0):
                 for e in s_values:
-                    rows.append(["exact", np.nan, seed, 60, "lsh", e, trial, 0, 0, sigma, n, "output_error",
-                                 (0.3 + 0.01 * trial) * sigma ** 0.2 / np.sqrt(e), np.nan, 1, 1.0])
+                    rows.append(["exact", nan, seed, "train", 60, "lsh", e, nan, nan, nan, trial, 0, 0, sigma, n,
+                                 "output_error", (0.3 + 0.01 * trial) * sigma ** 0.2 / np.sqrt(e), nan, 1, 1.0, 0.1])
+        for v, s in models:
+            for step in range(0, 61, 20):
+                rows.append([v, s, seed, "train", 60, "self", nan, step, nan, nan, nan, nan, nan, nan, n,
+                             "curve_val_bpb", 8.0 - step / 20 + offset[v] + 0.01 * seed, nan, 2, 1.0, 0.1])
+            if finetune and v != "nobias":
+                for step in range(0, 11, 5):
+                    rows.append([v, s, seed, "finetune", 10, "self", nan, step, nan, nan, nan, nan, nan, nan, n,
+                                 "curve_val_bpb", 2.5 - step / 20 + offset[v] * (10 - step) / 10, nan, 2, 1.0, 0.1])
     csv = write(os.path.join(d, name + ".csv"), LM_COLUMNS.split(","), rows)
     write(os.path.join(d, name + ".summary.csv"), LM_SUMMARY.split(","), summary)
     return csv
@@ -215,7 +235,8 @@ def cases(d):
          bench(d, "bench_extra", [4096, 8192], (("exact", 1e-9, 2), ("lsh", 1e-6, 1), ("fixed", 1e-6, 1))), []),
     ]
     lm_normal, lm_one = lm(d, "lm_normal", [1, 4, 16], 3), lm(d, "lm_one_seed", [4], 1, ("exact", "lsh"))
-    for script in ("lm_loss_vs_s", "lm_loss_vs_length", "lm_swapin_error_vs_s"):
+    for script in ("lm_loss_vs_s", "lm_loss_vs_length", "lm_swapin_error_vs_s", "lm_frontier",
+                   "lm_learning_curves", "lm_finetune"):
         out += [(script, "normal", lm_normal, []), (script, "one_seed_one_s", lm_one, [])]
     return out
 

@@ -4,8 +4,9 @@
 // False alarms: all tables come from fixed seeds or fixed numbers, so each
 // assertion is deterministic; the tables from the sound sampler are checked at
 // alpha = 1e-3, so a fresh seed would make a sound-table assertion here fail
-// with probability <= 1e-3 (every threshold is an exact tail: the rate and
-// length tests are sign tests, runner/rate_interval.h).
+// with probability <= 1e-3 (every threshold is an exact tail: the error-law
+// lines are exact rank tests, runner/two_sample_rank.h; the rate and length
+// lines are descriptive).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poslsh/attention_bounds.h>
@@ -21,6 +22,7 @@
 #include <string>
 
 #include "experiments/attention.h"
+#include "experiments/control_sampler.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 
@@ -117,33 +119,25 @@ std::vector<double> slopes_around(double centre, double spread) {
   return out;
 }
 
-TEST(AttentionChecks, RateIsAnExactTrialLevelSignTest) {
-  // Sixteen trial slopes around -0.5: in the band, and enough trials to test
-  // at the group's level alpha / 2 (2^-16 <= 2.5e-4).
-  auto out = check(power_law(slopes_around(-0.5, 0.05)));
-  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kPass) << find(out, "rate[").detail;
-  EXPECT_NE(find(out, "rate[").detail.find("over 16 independent trials"), std::string::npos);
-  EXPECT_NE(find(out, "rate[").detail.find("false alarm of this table's checks <= 0.001"),
-            std::string::npos);
-  // Error flat in s, or falling too fast: every trial leaves the band.
-  out = check(power_law(slopes_around(0.0, 0.02)));
-  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kFail) << find(out, "rate[").detail;
-  out = check(power_law(slopes_around(-0.8, 0.02)));
-  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kFail) << find(out, "rate[").detail;
-  // Three trials, even all flat: 2^-3 cannot reach the level, so info with
-  // the trials it needs (2^-12 <= 2.5e-4), not a PASS.
-  out = check(power_law({0.0, 0.01, -0.01}));
-  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kInfo) << find(out, "rate[").detail;
-  EXPECT_NE(find(out, "rate[").detail.find("run more trials: needs >= 12"), std::string::npos)
-      << find(out, "rate[").detail;
+TEST(AttentionChecks, RateLinesAreDescriptive) {
+  // Nothing proves where a sound estimator's median slope lies on every
+  // input (sound runs on trained heads left the band), so the rate line
+  // shows the sign test's numbers and never decides: in the band, flat in s
+  // or falling too fast, it is info.
+  for (double centre : {-0.5, 0.0, -0.8}) {
+    const auto out = check(power_law(slopes_around(centre, 0.05)));
+    const auto& rate = find(out, "rate[");
+    EXPECT_EQ(rate.verdict, Verdict::kInfo) << rate.detail;
+    EXPECT_NE(rate.detail.find("descriptive, not a test"), std::string::npos) << rate.detail;
+    EXPECT_NE(rate.detail.find("over 16 independent trials"), std::string::npos) << rate.detail;
+  }
   // Fewer than 3 trials: not applicable.
-  out = check(power_law({0.0, 0.01}));
-  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kNotApplicable);
+  EXPECT_EQ(find(check(power_law({0.0, 0.01})), "rate[").verdict, Verdict::kNotApplicable);
 }
 
 // Two groups (n = 64 and n = 128) whose trials share hashes: the pooled line
 // tests the per-trial mean over the groups.
-TEST(AttentionChecks, PooledRateTestsTheTrialMeansOverGroups) {
+TEST(AttentionChecks, PooledRateIsDescriptive) {
   std::string text = power_law(slopes_around(-0.5, 0.05));
   for (int j = 0; j < 16; ++j)
     for (int s : {1, 4, 16, 64}) {
@@ -152,12 +146,11 @@ TEST(AttentionChecks, PooledRateTestsTheTrialMeansOverGroups) {
     }
   const auto out = check(text);
   const auto& pooled = find(out, "rate[pooled over 2 groups]");
-  // The n = 128 group alone fails (every slope near -0.3); the trial means
-  // run from -0.425 to -0.368, 9 of 16 above -0.4: no evidence against a
-  // median in the band.
-  EXPECT_EQ(pooled.verdict, Verdict::kPass) << pooled.detail;
-  EXPECT_EQ(find(out, "rate[n=128").verdict, Verdict::kFail);
+  EXPECT_EQ(pooled.verdict, Verdict::kInfo) << pooled.detail;
+  EXPECT_EQ(find(out, "rate[n=128").verdict, Verdict::kInfo);
   EXPECT_NE(pooled.detail.find("per-trial mean over groups"), std::string::npos) << pooled.detail;
+  // No error-law line without the control columns (tables from before them).
+  for (const auto& o : out) EXPECT_NE(o.check.rfind("error-law[", 0), 0u) << o.check;
 }
 
 TEST(AttentionChecks, RepeatedTrialsFailTrialsDistinct) {
@@ -173,7 +166,6 @@ TEST(AttentionChecks, RepeatedTrialsFailTrialsDistinct) {
     return out;
   };
   auto out = check(at_512(power_law(std::vector<double>(16, -0.5))));
-  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kPass);  // zero width, in the band
   EXPECT_EQ(find(out, "trials-distinct[").verdict, Verdict::kFail)
       << find(out, "trials-distinct[").detail;
   out = check(at_512(power_law(slopes_around(-0.5, 0.05))));
@@ -269,31 +261,22 @@ std::string length_table(const std::function<double(double)>& growth, double fra
   return text;
 }
 
-TEST(AttentionChecks, LengthExtrapolationTestsTheRelativeErrorAndReportsTheMaximum) {
-  // Flat rel_frobenius_error passes, whatever max_error does (it is reported
-  // with its growth per unit of ln n, here 0.1).
+TEST(AttentionChecks, LengthLinesAreDescriptive) {
+  // Flat rel_frobenius_error: the exponent and the growth of max_error
+  // (0.1 per unit of ln n here) are reported.
   auto out = check(length_table([](double) { return 1.0; }));
-  const auto& sound = find(out, "length[d=4,sigma=4,head=0,symmetric,s=16]");
-  EXPECT_EQ(sound.verdict, Verdict::kPass) << sound.detail;
-  EXPECT_NE(sound.detail.find("n:mean_rel_frobenius_error 1024:0.1"), std::string::npos)
-      << sound.detail;
-  EXPECT_NE(sound.detail.find("mean growth 0.1 per unit of ln n"), std::string::npos)
-      << sound.detail;
-  // A slow rise within the tolerance for end rows (here 0.02 + 20*4 /
-  // (1024 ln 64) = 0.039) passes ...
-  EXPECT_EQ(
-      find(check(length_table([](double n) { return std::pow(n, 0.01); })), "length[").verdict,
-      Verdict::kPass);
-  // ... an error that grows with the context fails: n^0.2 (blocks or weights
-  // that depend on n), n^0.07, and sqrt(ln n) (c = 0.057 over this range).
-  for (double c : {0.2, 0.07}) {
-    out = check(length_table([c](double n) { return std::pow(n, c); }));
-    const auto& grows = find(out, "length[");
-    EXPECT_EQ(grows.verdict, Verdict::kFail) << c << ": " << grows.detail;
-  }
-  EXPECT_EQ(
-      find(check(length_table([](double n) { return std::sqrt(std::log(n)); })), "length[").verdict,
-      Verdict::kFail);
+  const auto& flat = find(out, "length[d=4,sigma=4,head=0,symmetric,s=16]");
+  EXPECT_EQ(flat.verdict, Verdict::kInfo) << flat.detail;
+  EXPECT_NE(flat.detail.find("n:mean_rel_frobenius_error 1024:0.1"), std::string::npos)
+      << flat.detail;
+  EXPECT_NE(flat.detail.find("mean growth 0.1 per unit of ln n"), std::string::npos) << flat.detail;
+  // A growing error is reported, not judged: the tolerance for the end rows
+  // is a heuristic (the error-law lines test each n).
+  out = check(length_table([](double n) { return std::pow(n, 0.2); }));
+  EXPECT_EQ(find(out, "length[").verdict, Verdict::kInfo);
+  EXPECT_NE(find(out, "length[").detail.find("16 of 16 independent trials above"),
+            std::string::npos)
+      << find(out, "length[").detail;
   // One n: no length line at all; too few trials: n/a.
   for (const auto& o : check(power_law({-0.5, -0.5, -0.5})))
     EXPECT_NE(o.check.rfind("length[", 0), 0u);
@@ -308,7 +291,7 @@ TEST(AttentionChecks, LengthExtrapolationTestsTheRelativeErrorAndReportsTheMaxim
 // A band-exact reference knows T* to within reference_bound: the certificate
 // check widens its margin by it, and a length verdict that the reference's
 // error could change is info, not PASS or FAIL.
-TEST(AttentionChecks, ReferenceBoundWidensTheMarginAndCannotDecideAVerdict) {
+TEST(AttentionChecks, ReferenceBoundWidensTheMargin) {
   const std::string header = kHeader.substr(0, kHeader.size() - 1) + ",reference_bound\n";
   auto with_ref = [](std::string line, double rb) {
     line.pop_back();
@@ -320,14 +303,9 @@ TEST(AttentionChecks, ReferenceBoundWidensTheMarginAndCannotDecideAVerdict) {
             Verdict::kFail);
   EXPECT_EQ(find(check(header + with_ref(row(1, 0, 0.4 + 1e-6, 0.4), 2e-6)), "certificate").verdict,
             Verdict::kPass);
-  // The n^0.2 table fails the length test with a tight reference bound, and
-  // is left open when the bound is about half of each error.
+  // An error the reference cannot resolve (bound >= error) leaves no length
+  // exponent.
   auto grows = [](double n) { return std::pow(n / 1024.0, 0.2); };
-  EXPECT_EQ(find(check(length_table(grows, 1e-9)), "length[").verdict, Verdict::kFail);
-  const auto open = find(check(length_table(grows, 0.5)), "length[");
-  EXPECT_EQ(open.verdict, Verdict::kInfo) << open.detail;
-  EXPECT_NE(open.detail.find("reference's error bound"), std::string::npos) << open.detail;
-  // An error the reference cannot resolve (bound >= error) leaves no slope.
   EXPECT_EQ(find(check(length_table(grows, 1.5)), "length[").verdict, Verdict::kNotApplicable);
   expect_unusable(header + with_ref(row(1, 0, 0.1, 0.4), -1), "reference_bound");
 }
@@ -351,18 +329,24 @@ TEST(AttentionChecks, UnusableTablesThrow) {
 }
 
 // One lsh row of an attention table, as `poslsh attention` measures it: the
-// LSH output for `mask` against exact attention, with its bounds.
+// LSH output for `mask` against exact attention, with its bounds, and the
+// same errors on `control` (the control sampler's mask of this s and trial).
+const std::string kControlHeader =
+    kHeader.substr(0, kHeader.size() - 1) + ",control_max_error,control_rel_frobenius_error\n";
 std::string measured_lsh_row(const QkvData& data, const RowMatrix<double>& exact,
                              const SoftmaxRowStats& stats, double sigma, const MaskMean& mask,
-                             std::int64_t s, int trial) {
+                             const MaskMean& control, std::int64_t s, int trial) {
   const auto approx = lsh_attention<double>(data.q.data, data.k.data, data.v.data, mask);
   const auto b = lsh_attention_bounds(data.q.data, data.k.data, data.v.data, sigma, mask, stats);
-  return fmt::format("{},{},{},0,symmetric,{},{},lsh,0,1,1,{},{},{},{},{},1,0.01\n", mask.rows(),
-                     data.q.data.cols(), format_double(sigma), s, trial,
+  const auto twin = lsh_attention<double>(data.q.data, data.k.data, data.v.data, control);
+  return fmt::format("{},{},{},0,symmetric,{},{},lsh,0,1,1,{},{},{},{},{},1,0.01,{},{}\n",
+                     mask.rows(), data.q.data.cols(), format_double(sigma), s, trial,
                      format_double((approx - exact).cwiseAbs().maxCoeff()),
                      format_double((approx - exact).norm() / exact.norm()),
                      format_double(b.certificate), format_double(b.uniform_bound),
-                     format_double(b.rounding_allowance));
+                     format_double(b.rounding_allowance),
+                     format_double((twin - exact).cwiseAbs().maxCoeff()),
+                     format_double((twin - exact).norm() / exact.norm()));
 }
 
 // End to end with the library: lsh rows of one (n, d, sigma) problem from a
@@ -374,13 +358,14 @@ std::string sampler_rows(SamplerDefect defect) {
   SoftmaxRowStats stats;
   const auto exact = exact_alibi_attention<double>(data.q.data, data.k.data, data.v.data, sigma,
                                                    Form::kSymmetric, {}, &stats);
-  std::string text = kHeader;
+  std::string text = kControlHeader;
   for (int trial = 0; trial < 16; ++trial)
     for (int s : {4, 16, 64, 256}) {
       std::vector<PositionalHash> hashes;
       for (int k = 0; k < s; ++k) hashes.push_back(draw_hash(3, trial, k, sigma, defect));
-      text += measured_lsh_row(data, exact, stats, sigma, MaskMean(n, hashes, Form::kSymmetric), s,
-                               trial);
+      text += measured_lsh_row(data, exact, stats, sigma, MaskMean(n, hashes, Form::kSymmetric),
+                               MaskMean(n, control_hashes(3, trial, s, sigma), Form::kSymmetric),
+                               s, trial);
     }
   return text;
 }
@@ -402,7 +387,7 @@ std::int64_t half_precision_position(std::int64_t i) {
 std::string length_rows(bool half_precision) {
   const std::int64_t d = 8, s = 8;
   const double sigma = 2;
-  std::string text = kHeader;
+  std::string text = kControlHeader;
   for (std::int64_t n : {1024, 2048, 4096, 8192}) {
     const QkvData data = synthetic_qkv(5, n, d, 1.0);
     SoftmaxRowStats stats;
@@ -421,41 +406,65 @@ std::string length_rows(bool half_precision) {
         partitions.push_back(std::move(starts));
       }
       text += measured_lsh_row(data, exact, stats, sigma, MaskMean(n, partitions, Form::kSymmetric),
+                               MaskMean(n, control_hashes(5, trial, s, sigma), Form::kSymmetric),
                                s, trial);
     }
   }
   return text;
 }
 
-// The negative control of the length test: the sound sampler passes; float16
-// positions pass every other check (the certificate holds for any mask) but
-// their error grows with n.
-TEST(AttentionChecks, LengthTestCatchesHalfPrecisionPositions) {
+// The error-law lines of a check run: how many FAIL, and the details.
+struct LawLines {
+  int lines = 0, failed = 0, passed = 0;
+  std::string details;
+};
+LawLines error_law_lines(const std::vector<CheckOutcome>& out) {
+  LawLines l;
+  for (const auto& o : out) {
+    if (o.check.rfind("error-law[", 0) != 0) continue;
+    ++l.lines;
+    l.failed += o.verdict == Verdict::kFail;
+    l.passed += o.verdict == Verdict::kPass;
+    l.details += o.check + " " + std::string(verdict_name(o.verdict)) + ": " + o.detail + "\n";
+  }
+  return l;
+}
+
+// Position ids cast to float16 pass every other check (the certificate holds
+// for any mask); their errors' law departs from the control sampler's once
+// n passes 2048, which the error-law lines see. The sound sampler passes.
+TEST(AttentionChecks, ErrorLawCatchesHalfPrecisionPositions) {
   EXPECT_EQ(half_precision_position(2049), 2048);  // ties to even
   EXPECT_EQ(half_precision_position(4097), 4096);
   EXPECT_EQ(half_precision_position(4099), 4100);
   auto out = check(length_rows(false));
-  EXPECT_EQ(find(out, "length[").verdict, Verdict::kPass) << find(out, "length[").detail;
+  LawLines law = error_law_lines(out);
+  EXPECT_EQ(law.lines, 4) << law.details;
+  EXPECT_EQ(law.passed, 4) << law.details;
   out = check(length_rows(true));
   EXPECT_EQ(find(out, "certificate").verdict, Verdict::kPass) << find(out, "certificate").detail;
-  EXPECT_EQ(find(out, "length[").verdict, Verdict::kFail) << find(out, "length[").detail;
+  law = error_law_lines(out);
+  EXPECT_GE(law.failed, 1) << law.details;
+  EXPECT_EQ(find(out, "length[").verdict, Verdict::kInfo) << find(out, "length[").detail;
 }
 
-TEST(AttentionChecks, SoundSamplerPassesAndABiasedOneFailsTheRate) {
+TEST(AttentionChecks, SoundSamplerPassesAndABiasedOneFailsTheErrorLaw) {
   auto out = check(sampler_rows(SamplerDefect::kNone));
   EXPECT_EQ(find(out, "certificate").verdict, Verdict::kPass) << find(out, "certificate").detail;
-  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kPass) << find(out, "rate[").detail;
+  LawLines law = error_law_lines(out);
+  EXPECT_EQ(law.lines, 4) << law.details;
+  EXPECT_EQ(law.passed, 4) << law.details;
+  EXPECT_EQ(find(out, "trials-distinct[").verdict, Verdict::kPass)
+      << find(out, "trials-distinct[").detail;
   // Shift 0 (every block starts at a multiple of the pitch): E[M~] != L*, a
-  // bias that stops the error falling like s^-1/2.
+  // bias the control sampler does not have.
   out = check(sampler_rows(SamplerDefect::kZeroShift));
   EXPECT_EQ(find(out, "certificate").verdict, Verdict::kPass) << find(out, "certificate").detail;
-  EXPECT_EQ(find(out, "rate[").verdict, Verdict::kFail) << find(out, "rate[").detail;
+  law = error_law_lines(out);
+  EXPECT_GE(law.failed, 1) << law.details;
   // A hash stream that ignores the trial index: identical trials.
   out = check(sampler_rows(SamplerDefect::kRepeatedTrials));
   EXPECT_EQ(find(out, "trials-distinct[").verdict, Verdict::kFail)
-      << find(out, "trials-distinct[").detail;
-  out = check(sampler_rows(SamplerDefect::kNone));
-  EXPECT_EQ(find(out, "trials-distinct[").verdict, Verdict::kPass)
       << find(out, "trials-distinct[").detail;
 }
 

@@ -224,9 +224,9 @@ TEST(ChiSquare, MergedCellsCoverTheSupportWithEnoughMass) {
 }
 
 // b_max of T trials, with a pitch sampler that may be deliberately wrong.
-using PitchSampler = std::function<double(std::uint64_t trial, std::uint64_t k)>;
+using TrialPitchSampler = std::function<double(std::uint64_t trial, std::uint64_t k)>;
 
-std::vector<std::int64_t> sample_b_max(const PitchSampler& pitch, std::int64_t n, std::int64_t s,
+std::vector<std::int64_t> sample_b_max(const TrialPitchSampler& pitch, std::int64_t n, std::int64_t s,
                                        int trials) {
   std::vector<std::int64_t> out;
   for (int t = 0; t < trials; ++t) {
@@ -254,13 +254,13 @@ TEST(BlockSizeFit, AcceptsTheCorrectSamplerAndRejectsWrongOnes) {
     ASSERT_TRUE(law_applies(n, c.sigma, c.s, trials));
     const BlockSizeLaw law(n, c.sigma, c.s);
     const double sigma = c.sigma;
-    const PitchSampler correct = [sigma](std::uint64_t t, std::uint64_t k) {
+    const TrialPitchSampler correct = [sigma](std::uint64_t t, std::uint64_t k) {
       return draw_hash(23, t, k, sigma).pitch;
     };
-    const PitchSampler scaled = [sigma](std::uint64_t t, std::uint64_t k) {
+    const TrialPitchSampler scaled = [sigma](std::uint64_t t, std::uint64_t k) {
       return 1.2 * draw_hash(23, t, k, sigma).pitch;
     };
-    const PitchSampler exponential = [sigma](std::uint64_t t, std::uint64_t k) {
+    const TrialPitchSampler exponential = [sigma](std::uint64_t t, std::uint64_t k) {
       Stream rng(23, t, k, kLawTestPurpose);
       return -2 * sigma * std::log(rng.uniform_pos());  // same mean 2 sigma, wrong shape
     };
@@ -346,7 +346,7 @@ TEST(LawCriterion, FitFailsWhereTheCriterionFails) {
   const std::int64_t s = 64, n = 192;
   const double sigma = 16;
   const int trials = 4000;
-  const PitchSampler correct = [sigma](std::uint64_t t, std::uint64_t k) {
+  const TrialPitchSampler correct = [sigma](std::uint64_t t, std::uint64_t k) {
     return draw_hash(29, t, k, sigma).pitch;
   };
   EXPECT_FALSE(law_applies(n, sigma, s, trials));

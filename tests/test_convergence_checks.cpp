@@ -11,10 +11,14 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poslsh/bounds.h>
+#include <poslsh/error_operator.h>
+#include <poslsh/max_error.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -258,6 +262,43 @@ TEST(ConvergenceChecks, RepeatedTrialsFailTrialsDistinct) {
   const auto& flat = find(out, "trials-distinct[symmetric,n=16,sigma=256]");
   EXPECT_EQ(flat.verdict, Verdict::kNotApplicable) << flat.detail;
   EXPECT_NE(flat.detail.find("too likely to be evidence"), std::string::npos) << flat.detail;
+}
+
+// At s = 1 the mask is one hash's partition and max_error, inf_error and
+// b_max are all functions of its largest block (and the blocks beside it):
+// two sound trials whose largest blocks agree share all three columns, with
+// a probability about that of equal b_max, far above the bound c the line
+// charges per value of s. Two such trials, found among sound hashes, made the
+// s = 1-only table FAIL (c(65536, 16) ~ 1e-5 made it decidable); the line
+// compares s >= 2 only, so here it has no evidence and is n/a.
+TEST(ConvergenceChecks, TrialsAtSOneWithEqualLargestBlocksAreNoEvidence) {
+  constexpr std::int64_t n = 65536;
+  constexpr double sigma = 16;
+  std::map<std::int64_t, std::pair<int, EntrywiseError>> by_b_max;
+  std::optional<std::pair<int, int>> pair;
+  EntrywiseError first{}, second{};
+  for (int t = 0; t < 200 && !pair; ++t) {
+    const std::vector<PositionalHash> h = {draw_hash(5, t, 0, sigma)};
+    const EntrywiseError e = entrywise_error(ErrorOperator(n, h, sigma, Form::kSymmetric));
+    const auto [it, fresh] = by_b_max.try_emplace(e.largest_block, t, e);
+    if (!fresh && it->second.second.max_error == e.max_error &&
+        it->second.second.inf_error == e.inf_error) {
+      pair = std::pair{it->second.first, t};
+      first = it->second.second;
+      second = e;
+    }
+  }
+  ASSERT_TRUE(pair) << "no two of 200 sound hashes with the same s = 1 columns";
+  std::string text = csv_line(convergence_columns());
+  for (const auto& [trial, e] : {std::pair{0, first}, std::pair{1, second}}) {
+    CsvRow row = synthetic_convergence_row(n, sigma, 1, trial, 1.0, e.max_error, e.largest_block);
+    row[convergence_column("inf_error")] = format_double(e.inf_error);
+    text += csv_line(row);
+  }
+  const auto out = check_convergence_table(CsvTable::parse(text));
+  const auto& line = find(out, "trials-distinct[symmetric,n=65536,sigma=16]");
+  EXPECT_EQ(line.verdict, Verdict::kNotApplicable) << line.detail;
+  EXPECT_NE(line.detail.find("s >= 2 only"), std::string::npos) << line.detail;
 }
 
 TEST(ConvergenceChecks, RepeatedTrialsSamplerFailsTrialsDistinct) {

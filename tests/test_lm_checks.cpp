@@ -20,13 +20,21 @@ namespace {
 std::string header() { return csv_line(lm_columns()); }
 
 // A loss row (val_bpb at context n) of one model and seed.
-std::string loss_row(const std::string& variant, int seed, double value, int n = 128) {
-  return fmt::format("{},,{},10,self,,,,,,{},val_bpb,{},0.01,4,\n", variant, seed, n, value);
+std::string loss_row(const std::string& variant, int seed, double value, int n = 128,
+                     const std::string& phase = "train", const std::string& eval = "self",
+                     const std::string& s = "", const std::string& pos = ",") {
+  return fmt::format("{},{},{},{},10,{},,,{},,,,,{},val_bpb,{},0.01,4,,0.5\n", variant, s, seed,
+                     phase, eval, pos, n, value);
+}
+
+std::string keys_row(const std::string& variant, const std::string& s, int seed, double keys) {
+  return fmt::format("{},{},{},train,10,self,,,,,,,,,128,keys_per_query,{},,1,,0.25\n", variant,
+                     s, seed, keys);
 }
 
 std::string error_row(int seed, int trial, int head, double sigma, int s, double value) {
-  return fmt::format("exact,,{},10,lsh,{},{},0,{},{},128,output_error,{},,1,\n", seed, s, trial,
-                     head, sigma, value);
+  return fmt::format("exact,,{},train,10,lsh,{},,,,{},0,{},{},128,output_error,{},,1,,\n", seed, s,
+                     trial, head, sigma, value);
 }
 
 TEST(LmSummary, MeansSeedIntervalsAndPairedDifferences) {
@@ -51,7 +59,55 @@ TEST(LmSummary, MeansSeedIntervalsAndPairedDifferences) {
   EXPECT_NE(findings[1].find("higher than exact ALiBi"), std::string::npos) << findings[1];
   const LmLossTable table = lm_loss_table(s);
   ASSERT_EQ(table.rows.size(), 2u);
-  EXPECT_EQ(table.rows[1][0], "nobias");
+  EXPECT_EQ(table.rows[1][0], "no positional bias");
+  EXPECT_TRUE(lm_finetune_table(s).rows.empty());  // no fine-tunes in this table
+}
+
+// Position buckets, keys per query and step time reach the report's table.
+TEST(LmSummary, TableCarriesBucketsCostAndStepTime) {
+  std::string csv = header();
+  for (int seed = 0; seed < 2; ++seed)
+    for (const std::string v : {"exact", "window"}) {
+      const std::string s = v == "window" ? "4" : "";
+      const double base = v == "exact" ? 2.0 : 2.1;
+      csv += loss_row(v, seed, base + 0.01 * seed, 128, "train", "self", s);
+      csv += loss_row(v, seed, base + 0.02, 512, "train", "self", s);
+      csv += loss_row(v, seed, base + 0.03, 512, "train", "self", s, "256,512");
+      csv += keys_row(v, s, seed, v == "exact" ? 64.5 : 17.5);
+      csv += fmt::format("{},{},{},train,10,self,,,,,,,,,128,train_bpb,2,,1,,{}\n", v, s, seed,
+                         0.25 + 0.5 * seed);
+    }
+  const LmLossTable t = lm_loss_table(CsvTable::parse(lm_summary_csv(CsvTable::parse(csv))));
+  ASSERT_EQ(t.rows.size(), 2u);
+  ASSERT_EQ(t.header.size(), 7u) << fmt::format("{}", fmt::join(t.header, " | "));
+  EXPECT_EQ(t.header[3], "positions [256, 512) at 512");
+  EXPECT_EQ(t.rows[1][0], "window, cost of s = 4");
+  EXPECT_EQ(t.rows[1][3].substr(0, 5), "2.130");
+  EXPECT_EQ(t.rows[1][4].substr(0, 6), "+0.100");
+  EXPECT_EQ(t.rows[1][5], "17.5");
+  EXPECT_EQ(t.rows[1][6], "500.0");  // ms per step: mean of 0.25 and 0.75 s
+}
+
+// Fine-tunes are compared with the exact control of the same seed, before
+// (the swap-in value) and after.
+TEST(LmSummary, FineTunesAgainstTheExactControl) {
+  std::string csv = header();
+  const double control[] = {2.0, 2.1, 2.2}, lsh[] = {2.05, 2.14, 2.26};
+  for (int seed = 0; seed < 3; ++seed) {
+    csv += loss_row("exact", seed, 2.3, 128, "finetune", "swapin");
+    csv += loss_row("exact", seed, control[seed], 128, "finetune");
+    csv += loss_row("lsh", seed, 3.0 + 0.1 * seed, 128, "finetune", "swapin", "4");
+    csv += loss_row("lsh", seed, lsh[seed], 128, "finetune", "self", "4");
+  }
+  const CsvTable s = CsvTable::parse(lm_summary_csv(CsvTable::parse(csv)));
+  const LmLossTable t = lm_finetune_table(s);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0][0], "exact ALiBi (the control)");
+  EXPECT_EQ(t.rows[1][0], "positional LSH, s = 4");
+  EXPECT_EQ(t.rows[1][3].substr(0, 6), "+0.050");  // differences 0.05, 0.04, 0.06
+  EXPECT_EQ(t.rows[1][4].substr(0, 6), "+0.800");  // before: 3.0 .. 3.2 against 2.3
+  const auto findings = lm_findings(s);
+  EXPECT_EQ(findings.size(), 1u);  // no from-scratch exact model: nothing else to say
 }
 
 // Errors c * s^-1/2 * (1 + 5% noise) over 16 trials (the sign test at 1e-3
@@ -74,19 +130,21 @@ Verdict rate_verdict_of(const std::string& csv) {
   return Verdict::kInfo;
 }
 
-TEST(LmChecks, SwapInRatePassesOnInverseSqrtErrors) {
-  EXPECT_EQ(rate_verdict_of(swap_in_table(4, 0)), Verdict::kPass);
-}
-
-TEST(LmChecks, SwapInRateFailsOnAnErrorFloor) {
-  EXPECT_EQ(rate_verdict_of(swap_in_table(4, 0.3)), Verdict::kFail);
-}
-
-// Eight draws with a floor: every slope above the band, but 2^-8 > 5e-4:
-// info with the draws the level needs, not a FAIL or a PASS.
-TEST(LmChecks, SwapInRateWithFewDrawsIsInfo) {
-  EXPECT_EQ(rate_verdict_of(swap_in_table(4, 0.3, 8)), Verdict::kInfo);
-  EXPECT_EQ(rate_verdict_of(swap_in_table(4, 0, 8)), Verdict::kInfo);
+// The swap-in rate is descriptive: nothing proves where a sound estimator's
+// median slope lies on a trained head (sound runs on layer 0 of trained
+// models left the band), so neither an s^-1/2 error nor one with a floor
+// gets a verdict; the line shows the sign test's numbers.
+TEST(LmChecks, SwapInRateIsDescriptive) {
+  for (double floor : {0.0, 0.3})
+    for (int trials : {4, 8}) {
+      const auto outcomes = check_lm_table(CsvTable::parse(swap_in_table(4, floor, trials)), 1e-3);
+      for (const auto& o : outcomes) {
+        if (o.check.rfind("swapin-rate", 0) != 0) continue;
+        EXPECT_EQ(o.verdict, Verdict::kInfo) << o.detail;
+        EXPECT_NE(o.detail.find("descriptive, not a test"), std::string::npos) << o.detail;
+      }
+    }
+  EXPECT_EQ(rate_verdict_of(swap_in_table(4, 0)), Verdict::kInfo);
 }
 
 TEST(LmChecks, SwapInRateIsNotApplicableWhenTheContextHoldsFewBoundaries) {
@@ -96,7 +154,7 @@ TEST(LmChecks, SwapInRateIsNotApplicableWhenTheContextHoldsFewBoundaries) {
 TEST(LmChecks, UnusableTables) {
   EXPECT_THROW(check_lm_table(CsvTable::parse(header() + loss_row("exact", 0, NAN)), 1e-3),
                std::invalid_argument);
-  std::string bad = header() + "exact,,0,10,self,,,,,,128,perplexity,2,,1,\n";
+  std::string bad = header() + "exact,,0,train,10,self,,,,,,,,,128,perplexity,2,,1,,\n";
   EXPECT_THROW(check_lm_table(CsvTable::parse(bad), 1e-3), std::invalid_argument);
 }
 
@@ -113,6 +171,10 @@ TEST_F(LmCli, BadOptionsAreOneLineErrorsAndWriteNothing) {
   expect_usage_error("lm --eval-batches 1" + out, "--eval-batches");
   expect_usage_error("lm --python /nonexistent/python3" + out, "--python");
   expect_usage_error("lm --layer 2" + out, "--layer");
+  expect_usage_error("lm --sigmas 4,16" + out, "--sigmas");          // 4 heads
+  expect_usage_error("lm --heads 2 --sigmas 4,0" + out, "--sigmas");  // not > 0
+  expect_usage_error("lm --heads 2 --sigmas 4,-1" + out, "--sigmas");
+  expect_usage_error("lm --finetune-steps -1" + out, "--finetune-steps");
   EXPECT_FALSE(std::filesystem::exists(path("lm.csv")));
   EXPECT_FALSE(std::filesystem::exists(path("lm.checkpoints")));
 }

@@ -2,11 +2,14 @@
 
 Every check is deterministic (fixed seeds, no randomness at test time), so a
 failure is a change of behaviour, not bad luck. Oracles: block masks built
-position by position from poslsh.block_starts; poslsh.lsh_attention (the C++
+position by position from poslsh.block_starts, and the dense construction
+(s n x n masks) the O(n + blocks) one replaced; poslsh.lsh_attention (the C++
 ratio estimator) for the torch LSH attention; finite differences for its
-gradients. Negative controls: a mask shifted by one position must not
-approach exact ALiBi; a biased model must differ from the no-bias one.
+gradients; keys per query counted key by key. Negative controls: a mask
+shifted by one position must not approach exact ALiBi; a biased model must
+differ from the no-bias one; a fine-tune from other weights must differ.
 """
+import dataclasses
 import math
 import os
 import shutil
@@ -20,13 +23,14 @@ import pytest
 torch = pytest.importorskip("torch", reason="Debian's python3-torch is not installed")
 
 import poslsh  # noqa: E402
-from poslsh.lm import attention, corpus  # noqa: E402
+import poslsh.lm  # noqa: E402
+from poslsh.lm import attention, cell, corpus, evaluate  # noqa: E402
 from poslsh.lm.attention import Bias, alibi_bias, lsh_bias  # noqa: E402
 from poslsh.lm.model import ByteTransformer, ModelShape, attend  # noqa: E402
 from poslsh.lm.train import TrainConfig, deterministic, train  # noqa: E402
 
-TINY = TrainConfig(ModelShape(layers=2, heads=2, width=16), context=16, batch=2, steps=6, warmup=2,
-                   checkpoint_every=3)
+TINY = TrainConfig(ModelShape(layers=2, heads=2, width=16), context=16, batch=2, steps=6, lr=3e-3, warmup=2,
+                   weight_decay=0.1, checkpoint_every=3, curve_every=0)
 SIGMAS = [2.0, 8.0]
 
 
@@ -59,6 +63,77 @@ def test_masks_are_the_block_starts_of_the_same_draw():
         mean = sum(block_mask_by_hand(p, u, n) for p, u in zip(pitch, shift)) / s
         want = np.where(np.tril(np.ones((n, n))) * mean > 0, np.log(np.maximum(mean, 1e-300)), -np.inf)
         np.testing.assert_allclose(got[h].numpy(), want, rtol=1e-6, atol=1e-6)
+
+
+def dense_lsh_bias(seed, trial, s, sigmas, n):
+    """The construction the O(n + blocks) one replaced: s dense n x n block masks per head."""
+    means = []
+    for sigma in sigmas:
+        pitch, shift = poslsh.draw_hashes(seed, trial, s, sigma)
+        ids = torch.stack([torch.repeat_interleave(torch.arange(len(st) - 1), torch.from_numpy(np.diff(st)))
+                           for st in (poslsh.block_starts(p, u, n) for p, u in zip(pitch, shift))])
+        means.append((ids[:, :, None] == ids[:, None, :]).to(torch.float32).mean(dim=0))
+    m = torch.stack(means)
+    return attention.masked(m.log(), m > 0)
+
+
+@pytest.mark.parametrize("n,s", [(40, 5), (97, 1), (128, 20), (64, 7)])
+def test_block_start_bias_equals_the_dense_construction(n, s):
+    sigmas = [2.0, 8.0, 64.0]
+    assert torch.equal(lsh_bias(3, 2, s, sigmas, n), dense_lsh_bias(3, 2, s, sigmas, n))
+    # Negative control: another draw's bias differs.
+    assert not torch.equal(lsh_bias(3, 3, s, sigmas, n), dense_lsh_bias(3, 2, s, sigmas, n))
+
+
+@pytest.mark.parametrize("s", [1, 3, 8])
+def test_window_and_fixed_cost_what_lsh_costs_on_the_same_draws(s):
+    n, layers, seed, draws = 64, 2, 5, 4
+    sigmas = [2.0, 4.0]
+    lsh = attention.lsh_keys_per_query(seed, s, sigmas, n, layers, 0, draws)
+    # lsh's keys counted key by key on the same draws: query i of a block [a, b) visits a .. i.
+    for h, sigma in enumerate(sigmas):
+        counted = []
+        for t in range(draws):
+            for layer in range(layers):
+                pitch, shift = poslsh.draw_hashes(seed, t * layers + layer, s, sigma)
+                counted.append(sum(np.tril(block_mask_by_hand(p, u, n)).sum() / n for p, u in zip(pitch, shift)))
+        assert lsh[h] == pytest.approx(np.mean(counted), rel=1e-12)
+    window = Bias("window", sigmas, layers, s=s, train_context=n, cost_seed=seed, cost_draws=(0, draws))
+    fixed = Bias("fixed", sigmas, layers, s=s, train_context=n, cost_seed=seed, cost_draws=(0, draws))
+    for variant in (window, fixed):
+        keys = variant.keys_per_query(n)
+        assert all(abs(k - want) <= 1 for k, want in zip(keys, lsh)), (variant.variant, keys, lsh)
+        # ... and the biases really visit that many keys: count the finite entries.
+        b = variant(n, 0, 0)
+        for h in range(len(sigmas)):
+            if variant.variant == "window":
+                assert np.isfinite(b[h].numpy()).sum() / n == pytest.approx(keys[h], rel=1e-12)
+            else:  # s grids, each counted by hand from its blocks
+                by_hand = sum(np.tril(block_mask_by_hand_starts(attention.grid_starts(w, u, n), n)).sum() / n
+                              for w, u in fixed.grids[h])
+                assert keys[h] == pytest.approx(by_hand, rel=1e-12)
+    assert lsh_keys_differ_by_draw(seed, s, sigmas, n, layers)
+
+
+def lsh_keys_differ_by_draw(seed, s, sigmas, n, layers):
+    """Negative control: other draws cost something else, so matching on the same draws matters."""
+    return (attention.lsh_keys_per_query(seed, s, sigmas, n, layers, 0, 1)
+            != attention.lsh_keys_per_query(seed + 1, s, sigmas, n, layers, 0, 1))
+
+
+def block_mask_by_hand_starts(starts, n):
+    m = np.zeros((n, n))
+    for a, b in zip(starts[:-1], starts[1:]):
+        m[a:b, a:b] = 1
+    return m
+
+
+def test_fixed_grids_mean_mask_is_their_block_masks_mean():
+    n, grids = 30, [(7, 0), (7, 2), (8, 5)]
+    got = attention.fixed_bias([grids], n)[0].numpy()
+    mean = sum(block_mask_by_hand_starts(attention.grid_starts(w, u, n), n) for w, u in grids) / len(grids)
+    want = np.where(np.tril(np.ones((n, n))) * mean > 0, np.log(np.maximum(mean, 1e-300)), -np.inf)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
 def test_layer_and_step_pick_the_trial():
@@ -141,12 +216,23 @@ def test_nobias_has_no_bias_and_exact_has_alibi():
 
 def test_fixed_blocks_and_window_shapes():
     n = 20
-    fixed = Bias("fixed", [2.0], 1)(n, 0, 0)[0]  # width round(2 sigma) = 4
-    assert fixed[5, 4].item() == 0 and fixed[4, 3].item() == -math.inf
-    window = Bias("window", [2.0], 1, window_s=1, train_context=n)
+    fixed = Bias("fixed", [2.0], 1, s=1, train_context=n)
+    (w, u), = fixed.grids[0]
+    b = fixed(n, 0, 0)[0]
+    assert u == 0 and b[w, w].item() == 0 and b[w, w - 1].item() == -math.inf and b[w - 1, 0].item() == 0
+    window = Bias("window", [2.0], 1, s=1, train_context=n)
     w = window.half_widths[0]
     b = window(n, 0, 0)[0]
     assert b[10, 10 - w].item() == pytest.approx(-w / 2.0) and b[10, 10 - w - 1].item() == -math.inf
+
+
+def test_sigmas_setting_is_checked():
+    assert attention.check_sigmas([1, 2.5], 2) == [1.0, 2.5]
+    with pytest.raises(ValueError, match="sigmas must hold one scale per head"):
+        attention.check_sigmas([1.0], 2)
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="sigmas must be finite numbers > 0"):
+            attention.check_sigmas([1.0, bad], 2)
 
 
 def test_gradients_of_lsh_attention_match_finite_differences():
@@ -159,12 +245,10 @@ def test_gradients_of_lsh_attention_match_finite_differences():
 
 def test_training_is_deterministic(text):
     bias = Bias("lsh", SIGMAS, TINY.shape.layers, s=2, seed=1)
-    m1, l1 = train(text, bias, TINY, seed=4)
-    m2, l2 = train(text, bias, TINY, seed=4)
-    assert l1 == l2
-    assert all(torch.equal(a, b) for a, b in zip(m1.state_dict().values(), m2.state_dict().values()))
-    _, other = train(text, bias, TINY, seed=5)
-    assert other != l1  # the seed matters (negative control)
+    r1, r2 = train(text, bias, TINY, seed=4), train(text, bias, TINY, seed=4)
+    assert r1.losses == r2.losses
+    assert all(torch.equal(a, b) for a, b in zip(r1.model.state_dict().values(), r2.model.state_dict().values()))
+    assert train(text, bias, TINY, seed=5).losses != r1.losses  # the seed matters (negative control)
 
 
 class Interrupt(Bias):
@@ -182,15 +266,18 @@ class Interrupt(Bias):
 
 def test_interrupted_training_resumes_to_the_same_result(text, tmp_path):
     bias = Bias("lsh", SIGMAS, TINY.shape.layers, s=2, seed=1)
-    whole, losses = train(text, bias, TINY, seed=4)
+    cfg = dataclasses.replace(TINY, curve_every=2)
+    curve = lambda model: float(model.embed.weight.sum())  # noqa: E731  (a function of the weights)
+    whole = train(text, bias, cfg, seed=4, curve=curve)
     checkpoint = tmp_path / "run.pt"
     with pytest.raises(KeyboardInterrupt):
-        train(text, Interrupt(at=4), TINY, seed=4, checkpoint=checkpoint)  # checkpoint at step 3
+        train(text, Interrupt(at=4), cfg, seed=4, checkpoint=checkpoint, curve=curve)  # checkpoint at 3
     assert len(torch.load(checkpoint)["losses"]) == 3
-    resumed, resumed_losses = train(text, bias, TINY, seed=4, checkpoint=checkpoint)
-    assert resumed_losses == losses
-    assert all(torch.equal(a, b) for a, b in zip(whole.state_dict().values(),
-                                                  resumed.state_dict().values()))
+    resumed = train(text, bias, cfg, seed=4, checkpoint=checkpoint, curve=curve)
+    assert resumed.losses == whole.losses and resumed.curve == whole.curve
+    assert [p[0] for p in whole.curve] == [0, 2, 4, 6]
+    assert all(torch.equal(a, b) for a, b in zip(whole.model.state_dict().values(),
+                                                  resumed.model.state_dict().values()))
 
 
 def test_kjv_corpus_is_real_text_with_a_fixed_split():
@@ -210,11 +297,103 @@ def test_missing_corpus_names_the_package(monkeypatch):
         corpus.load("/nonexistent/text.txt")
 
 
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory):
+    """A deterministic text file as the corpus of whole cells (poslsh.lm.cell)."""
+    rng = np.random.default_rng(1)
+    words = [b"the", b"lord", b"said", b"unto", b"him", b"and", b"of", b"land", b"day", b"light"]
+    text = b" ".join(words[i] for i in rng.integers(0, len(words), 5000))
+    path = tmp_path_factory.mktemp("corpus") / "text.txt"
+    path.write_bytes(text)
+    return str(path)
+
+
+def tiny_spec(corpus_path, **changes):
+    fields = dict(corpus=corpus_path, variant="exact", s=0, seed=0, phase="train", layers=1, heads=2, width=8,
+                  sigmas=[2.0, 8.0], context=16, batch=2, steps=4, lr=3e-3, warmup=1, weight_decay=0.1,
+                  checkpoint_every=2, finetune_steps=3, curve_every=2, curve_batches=2, eval_lengths=[1, 4],
+                  eval_batches=2, eval_batch=2, swap_s=[1, 4], swap_trials=2, checkpoint="",
+                  base_checkpoint="", qkv_dir="", keep_dir="", file_stem="m", threads=1, progress=False)
+    fields.update(changes)
+    return cell.CellSpec(**fields)
+
+
+def value(rows, metric, context, eval_="self", pos=(None, None), step=None):
+    found = [r[11] for r in rows if r[10] == metric and r[9] == context and r[0] == eval_
+             and (r[3], r[4]) == pos and r[2] == step and r[7] is None]
+    assert len(found) == 1, (metric, context, eval_, pos, found)
+    return found[0]
+
+
+def test_finetune_starts_from_the_exact_model_bit_for_bit(corpus_file, tmp_path):
+    exact_spec = tiny_spec(corpus_file, checkpoint=str(tmp_path / "exact_seed0.pt"))
+    text = corpus.load(corpus_file)
+    base = cell.pretrain(exact_spec, text, "exact", Path(exact_spec.checkpoint), "")
+    seen = []
+    ft = tiny_spec(corpus_file, variant="lsh", s=2, phase="finetune")
+    bias = cell.make_bias(ft, "lsh", ft.seed, ft.steps, ft.finetune_steps)
+    train(text.train, bias, ft.finetune_config(), ft.seed, curve=lambda m: seen.append(
+        {k: v.clone() for k, v in m.state_dict().items()}) or 0.0,
+        start={"model": base.model.state_dict(), "optimizer": base.optimizer})
+    first = seen[0]  # the curve's step 0: the weights before the first fine-tune step
+    assert all(torch.equal(first[k], v) for k, v in base.model.state_dict().items())
+    assert not all(torch.equal(seen[-1][k], v) for k, v in base.model.state_dict().items())
+
+
+def test_finetune_cells_are_deterministic_and_share_the_exact_model(corpus_file, tmp_path):
+    exact_rows, _, _ = cell.run(tiny_spec(corpus_file, checkpoint=str(tmp_path / "a" / "exact_seed0.pt")))
+    # A fine-tune whose base checkpoint is absent trains the same base itself (another shard).
+    spec = lambda d, **kw: tiny_spec(corpus_file, phase="finetune", base_checkpoint=str(tmp_path / d / "exact_seed0.pt"),
+                                     checkpoint=str(tmp_path / d / "ft.pt"), **kw)  # noqa: E731
+    control, _, _ = cell.run(spec("b"))
+    assert value(control, "val_bpb", 16, "swapin") == value(exact_rows, "val_bpb", 16)
+    lsh1, _, _ = cell.run(spec("c", variant="lsh", s=2))
+    lsh2, _, _ = cell.run(spec("d", variant="lsh", s=2))
+    assert lsh1 == lsh2
+    assert [r for r in lsh1 if r[10] == "curve_val_bpb"][0][2] == 0  # the swap-in point of the curve
+    other, _, _ = cell.run(spec("e", variant="lsh", s=2, seed=1))
+    assert value(other, "val_bpb", 16) != value(lsh1, "val_bpb", 16)  # negative control
+
+
+def test_position_buckets_add_up_to_the_whole_window(corpus_file):
+    rows, _, _ = cell.run(tiny_spec(corpus_file, variant="window", s=2))
+    n = 16
+    assert evaluate.position_buckets(4 * n, n) == [(0, 16), (16, 32), (32, 64)]
+    parts = [(hi - lo) * value(rows, "val_bpb", 4 * n, pos=(lo, hi)) for lo, hi in [(0, 16), (16, 32), (32, 64)]]
+    assert sum(parts) / (4 * n) == pytest.approx(value(rows, "val_bpb", 4 * n), rel=1e-12)
+    assert value(rows, "val_bpb", 4 * n, pos=(32, 64)) != value(rows, "val_bpb", 4 * n, pos=(0, 16))
+
+
+def test_kept_models_load_back_to_the_same_losses(corpus_file, tmp_path):
+    for variant, s in [("fixed", 3), ("exact", 0)]:
+        rows, _, _ = cell.run(tiny_spec(corpus_file, variant=variant, s=s, keep_dir=str(tmp_path),
+                                        file_stem=f"{variant}_seed0"))
+        model, bias, config = poslsh.lm.load_model(tmp_path / f"{variant}_seed0")
+        assert config["bias"]["variant"] == variant and config["training"]["steps"] == 4
+        text = corpus.load(corpus_file)
+        for m in (1, 4):
+            bits = evaluate.batch_bits(model, bias, text.validation, 16 * m, 2, 2)
+            assert float(bits.mean()) == value(rows, "val_bpb", 16 * m)
+    untrained = ByteTransformer(model.shape).eval()
+    assert float(evaluate.batch_bits(untrained, bias, text.validation, 16, 2, 2).mean()) != value(rows, "val_bpb", 16)
+
+
+def test_cells_report_cost_and_expected_blocks(corpus_file):
+    rows, _, _ = cell.run(tiny_spec(corpus_file, variant="lsh", s=2, eval_lengths=[1]))
+    blocks = [r for r in rows if r[10] == "expected_blocks"]
+    assert [r[11] for r in blocks] == [15 / 2.0 + 1, 15 / 8.0 + 1]
+    keys = [r[11] for r in rows if r[10] == "keys_per_query" and r[7] is not None]
+    assert keys == attention.lsh_keys_per_query(0, 2, [2.0, 8.0], 16, 1, 0, 4)
+    with pytest.raises(ValueError, match="sigmas"):
+        tiny_spec(corpus_file, sigmas=[2.0])
+
+
 CLI = os.environ.get("POSLSH_CLI")
 TINY_CLI = ["--layers", "1", "--heads", "2", "--width", "8", "--context", "16", "--batch", "2",
             "--steps", "3", "--warmup", "1", "--seeds", "1", "--s", "2", "--eval-lengths", "1,2",
             "--eval-batches", "2", "--eval-batch", "2", "--swap-s", "1,4", "--swap-trials", "3",
-            "--variant", "exact,lsh", "--no-timing", "--quiet"]
+            "--variant", "exact,lsh", "--finetune-steps", "2", "--curve-every", "2", "--curve-batches", "2",
+            "--no-timing", "--quiet"]
 
 
 def run_cli(args, cwd, **kw):
@@ -240,7 +419,8 @@ def test_cli_table_is_the_same_on_one_and_two_threads(tmp_path):
     assert (tmp_path / "t1_qkv" / "seed0" / "layer0" / "q.npy").exists()
     assert not (tmp_path / "t1.checkpoints").exists()
     table = (tmp_path / "t1.csv").read_text()
-    assert "lsh,2,0,3,exact," in table and "exact,,0,3,lsh,4,2,0,1," in table
+    assert "lsh,2,0,train,3,exact," in table and "exact,,0,train,3,lsh,4,,,,2,0,1," in table
+    assert "lsh,2,0,finetune,2,swapin," in table and "exact,,0,finetune,2,self,,2,,,,,,," in table
     # The exported Q, K, V run through `poslsh attention --qkv` and its checks.
     r = subprocess.run([CLI, "attention", "--qkv", str(tmp_path / "t1_qkv" / "seed0" / "layer0"),
                         "--alibi-heads", "2", "--causal", "--s", "1,4", "--trials", "3", "--quiet",

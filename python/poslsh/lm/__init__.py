@@ -6,5 +6,14 @@ SPEC_JSON`. The parts: corpus (real text from a Debian package, byte tokens,
 fixed split), attention (the variants as additive biases, hashes from
 poslsh.draw_hashes / poslsh.block_starts), model (a byte-level decoder-only
 transformer), train (deterministic, resumable AdamW) and evaluate (bits per
-byte; the swap-in output errors).
+byte, by position bucket; the swap-in output errors); saved keeps trained
+models (`--keep-models DIR`) and loads them back:
+
+    model, bias, config = poslsh.lm.load_model("DIR/exact_seed0")
 """
+
+
+def load_model(path):
+    """A kept model (poslsh.lm.saved.load_model): (model, its training bias, its config)."""
+    from .saved import load_model as load  # torch is imported only when asked
+    return load(path)

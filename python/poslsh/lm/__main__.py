@@ -2,7 +2,9 @@
 
     python3 -m poslsh.lm corpus NAME RESULT      RESULT: "sha256 train validation test" (bytes)
     python3 -m poslsh.lm cell SPEC_JSON RESULT   RESULT: the cell's rows, tab-separated, then
-                                                 "seconds<TAB>training time"
+                                                 "seconds<TAB>training time<TAB>seconds per step"
+    python3 -m poslsh.lm bench SPEC_JSON RESULT  RESULT: `poslsh bench lm`'s table (CSV);
+                                                 progress on stderr
 
 RESULT is written whole (a temporary file renamed) only on success. Unusable
 input (a missing corpus, a bad key) exits 2 with its one-line message as
@@ -36,20 +38,32 @@ def corpus_result(name: str) -> str:
 def cell_result(spec_json: str) -> str:
     from .cell import CellSpec, run  # torch is imported only for a cell
     spec = json.loads(spec_json)
-    unknown = sorted(set(spec) - {f.name for f in dataclasses.fields(CellSpec)})
-    if unknown:
-        raise ValueError(f"lm: unknown cell keys {unknown}")
-    rows, seconds = run(CellSpec(**spec))
-    return "".join("\t".join(field(v) for v in row) + "\n" for row in rows) + f"seconds\t{seconds!r}\n"
+    names = {f.name for f in dataclasses.fields(CellSpec)}
+    unknown, missing = sorted(set(spec) - names), sorted(names - set(spec))
+    if unknown or missing:
+        raise ValueError(f"lm: unknown cell keys {unknown}, missing cell keys {missing}")
+    rows, seconds, per_step = run(CellSpec(**spec))
+    return ("".join("\t".join(field(v) for v in row) + "\n" for row in rows)
+            + f"seconds\t{seconds!r}\t{field(per_step)}\n")
+
+
+def bench_result(spec_json: str) -> str:
+    from .bench import BenchSpec, run
+    return run(BenchSpec(**json.loads(spec_json)),
+               lambda line: print(f"bench lm: {line}", file=sys.stderr, flush=True))
+
+
+MODES = {"corpus": corpus_result, "cell": cell_result, "bench": bench_result}
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 3 or argv[0] not in ("corpus", "cell"):
-        print("usage: python3 -m poslsh.lm corpus NAME RESULT | cell SPEC_JSON RESULT", file=sys.stderr)
+    if len(argv) != 3 or argv[0] not in MODES:
+        print("usage: python3 -m poslsh.lm corpus NAME RESULT | cell SPEC_JSON RESULT | bench SPEC_JSON RESULT",
+              file=sys.stderr)
         return 2
     mode, arg, result = argv
     try:
-        text = corpus_result(arg) if mode == "corpus" else cell_result(arg)
+        text = MODES[mode](arg)
     except ValueError as e:  # CorpusError included
         write(result, str(e))
         return 2

@@ -2,25 +2,37 @@
 
 Every variant is causal softmax attention softmax(q k^T / sqrt(d) + B) V that
 differs only in B, a [heads, n, n] float32 tensor (-inf where a key is
-excluded), so the models differ in nothing else:
+excluded), so the models differ in nothing else. Head h has ALiBi scale
+sigma_h (the `sigmas` setting; Press et al.'s slopes by default).
 
-- exact:   B = -|i - j| / sigma_h (ALiBi, Press et al.'s slopes);
+- exact:   B = -|i - j| / sigma_h (ALiBi);
 - lsh:     B = log M~, M~ the mean of s block masks of positional hashes
            (MATH §7): exp(q k^T / sqrt(d)) ⊙ M~ normalised by its row sums,
            i.e. the ratio estimator; pairs in no common block are excluded.
            Fresh hashes for every draw (a training step, a validation batch);
            E[M~] = exp(-|i - j| / sigma_h);
 - nobias:  B = 0 (the causal mask only);
-- fixed:   no bias inside fixed blocks [0, w), [w, 2w), ... of the mean block
-           size of the hashes, w_h = round(2 sigma_h) (MATH §8);
+- fixed:   B = log F, F the mean of s deterministic grids with evenly spaced
+           shifts (grid k starts its blocks at round(k w / s) + multiples of
+           its width), the widths chosen so that the grids visit as many keys
+           per query as lsh's s hashes do on the same draws: positional LSH
+           with its randomness taken out (pitch fixed, shifts evenly spread),
+           at equal cost. At s = 1 it is one grid, the paper's fixed blocks;
 - window:  ALiBi restricted to keys i - w_h <= j <= i, w_h chosen so that a
-           query attends to as many keys as under lsh at `window_s` hashes
-           (equal cost, MATH §8).
+           query attends to as many keys as under lsh at the same s, measured
+           on the same draws (equal cost, MATH §8).
+
+Cost is keys per query, summed over hashes or grids (what block-diagonal
+attention computes): a causal query i of a block starting at a visits the
+i - a + 1 keys a..i. `keys_per_query` gives it for every variant.
 
 The hashes are poslsh's own: head h of layer l at draw t uses
 poslsh.draw_hashes(seed, t * layers + l, s, sigma_h), the draws of the CLI for
 that seed and trial (heads share one draw rescaled by sigma_h, as `poslsh
-attention` does by default), and their blocks are poslsh.block_starts.
+attention` does by default), and their blocks are poslsh.block_starts. The
+bias of one draw is built from the block starts in O(n + blocks) per hash
+(a causal query's keys in one block are the contiguous range a..i), then one
+O(n^2) prefix sum for all s hashes, not s dense n x n masks.
 """
 from __future__ import annotations
 
@@ -32,7 +44,18 @@ import torch
 import poslsh
 
 VARIANTS = ("exact", "lsh", "nobias", "fixed", "window")
+MATCHED = ("lsh", "fixed", "window")  # the variants with an s
 NEG_INF = float("-inf")
+
+
+def check_sigmas(sigmas: list[float], heads: int) -> list[float]:
+    """The head scales, one per head, each a finite number > 0."""
+    if len(sigmas) != heads:
+        raise ValueError(f"lm: sigmas must hold one scale per head ({heads}), got {len(sigmas)}")
+    for s in sigmas:
+        if not (np.isfinite(s) and s > 0):
+            raise ValueError(f"lm: sigmas must be finite numbers > 0 (got {s})")
+    return [float(s) for s in sigmas]
 
 
 @lru_cache(maxsize=16)
@@ -59,48 +82,106 @@ def alibi_bias(sigmas: list[float], n: int) -> torch.Tensor:
     return masked(alibi_values(sigmas, n), torch.ones(n, n, dtype=torch.bool))
 
 
-def block_ids(starts: np.ndarray) -> torch.Tensor:
-    """Block index of every position, from block starts (starts[-1] == n)."""
-    return torch.repeat_interleave(torch.arange(len(starts) - 1), torch.from_numpy(np.diff(starts)))
+def block_start_of(starts: np.ndarray) -> np.ndarray:
+    """The start of every position's block, from block starts (starts[-1] == n): O(n + blocks)."""
+    return np.repeat(starts[:-1], np.diff(starts))
 
 
-def mask_mean(seed: int, trial: int, s: int, sigma: float, n: int,
-              dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """M~ [n, n]: the mean of the s block masks of draw_hashes(seed, trial, s, sigma)."""
+def causal_keys(starts: np.ndarray) -> float:
+    """Keys per causal query of one grid of blocks: (1/n) sum over blocks of b (b + 1) / 2."""
+    b = np.diff(starts).astype(np.float64)
+    return float((b * (b + 1) / 2).sum() / starts[-1])
+
+
+def mean_of_block_masks(grids: list[list[np.ndarray]], n: int,
+                        dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """[heads, n, n]: per head, the causal mean of its grids' block masks, from each
+    grid's block starts. Query i shares a block with key j <= i under a grid iff j is
+    at least the start a(i) of i's block, so the number of such grids is a prefix sum
+    over j of one mark per grid at (i, a(i)): O(n + blocks) per grid, then one prefix
+    sum over [heads, n, n] for all of them (not one dense n x n mask per grid)."""
+    rows = np.arange(n) * n
+    index = np.concatenate([h * n * n + rows + block_start_of(starts)
+                            for h, head in enumerate(grids) for starts in head])
+    marks = torch.zeros(len(grids) * n * n, dtype=dtype)
+    marks.index_add_(0, torch.from_numpy(index), torch.ones(len(index), dtype=dtype))
+    counts = marks.view(len(grids), n, n).cumsum(dim=2)  # integers: exact in float32 up to 2^24
+    return counts / torch.tensor([len(head) for head in grids], dtype=dtype)[:, None, None]
+
+
+def hash_starts(seed: int, trial: int, s: int, sigma: float, n: int) -> list[np.ndarray]:
     pitch, shift = poslsh.draw_hashes(seed, trial, s, sigma)
-    ids = torch.stack([block_ids(poslsh.block_starts(p, u, n)) for p, u in zip(pitch, shift)])
-    return (ids[:, :, None] == ids[:, None, :]).to(dtype).mean(dim=0)
+    return [poslsh.block_starts(p, u, n) for p, u in zip(pitch, shift)]
 
 
 def lsh_bias(seed: int, trial: int, s: int, sigmas: list[float], n: int,
              dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    m = torch.stack([mask_mean(seed, trial, s, sigma, n, dtype) for sigma in sigmas])
+    m = mean_of_block_masks([hash_starts(seed, trial, s, sigma, n) for sigma in sigmas], n, dtype)
     return masked(m.log(), m > 0)
 
 
-def fixed_width(sigma: float) -> int:
-    """The fixed-block width: the hashes' mean block size E[pitch] = 2 sigma."""
-    return max(1, round(2 * sigma))
+def lsh_keys_per_query(seed: int, s: int, sigmas: list[float], n: int, layers: int,
+                       first_draw: int, draws: int) -> list[float]:
+    """Per head: lsh's keys per causal query at s hashes (summed over hashes), the mean
+    over the draws first_draw .. first_draw + draws - 1 of every layer: the draws a
+    training of that seed uses (poslsh.lm.train), so equal cost is measured on them."""
+    out = []
+    for sigma in sigmas:
+        keys = [sum(causal_keys(st) for st in hash_starts(seed, t * layers + l, s, sigma, n))
+                for t in range(first_draw, first_draw + draws) for l in range(layers)]
+        out.append(float(np.mean(keys)))
+    return out
 
 
-def fixed_bias(sigmas: list[float], n: int) -> torch.Tensor:
-    pos = torch.arange(n)
-    keeps = [(pos[:, None] // w) == (pos[None, :] // w) for w in map(fixed_width, sigmas)]
-    return masked(torch.zeros(len(sigmas), n, n), torch.stack(keeps))
+def window_keys(w: int, n: int) -> float:
+    """Keys per causal query of the window i - w <= j <= i: (1/n) sum_i (min(i, w) + 1)."""
+    w = min(w, n - 1)
+    return (w + 1) - w * (w + 1) / (2 * n)
 
 
-def lsh_keys_per_query(sigma: float, s: int, n: int, draws: int = 64) -> float:
-    """Keys a causal query attends to under lsh with s hashes (summed over hashes),
-    averaged over `draws` hashes of seed 0 (a fixed, reproducible estimate)."""
-    pitch, shift = poslsh.draw_hashes(0, 0, draws, sigma)
-    keys = [float((b * (b + 1) / 2).sum()) / n
-            for b in (np.diff(poslsh.block_starts(p, u, n)) for p, u in zip(pitch, shift))]
-    return s * float(np.mean(keys))
+def window_half_width(target_keys: float, n: int) -> int:
+    """The causal window whose keys per query are nearest target_keys (consecutive
+    half-widths differ by less than one key, so within half a key unless the target
+    exceeds exact attention's (n + 1) / 2, where the window is the whole context)."""
+    return min(range(n), key=lambda w: (abs(window_keys(w, n) - target_keys), w))
 
 
-def window_half_width(sigma: float, s: int, n: int) -> int:
-    """The causal window i - w <= j <= i (w + 1 keys) of lsh's cost at s hashes."""
-    return int(min(n - 1, max(0, round(lsh_keys_per_query(sigma, s, n) - 1))))
+def grid_starts(width: int, shift: int, n: int) -> np.ndarray:
+    """Blocks [0, shift), [shift, shift + width), ... cut at n (shift 0: no first block)."""
+    starts = [0] + list(range(shift if shift > 0 else width, n, width)) + [n]
+    return np.array(sorted(set(starts)), dtype=np.int64)
+
+
+def fixed_grids(target_keys: float, s: int, n: int) -> list[tuple[int, int]]:
+    """(width, shift) of s grids with evenly spaced shifts whose keys per query, summed,
+    are nearest target_keys: every grid of width w or w + 1, shift round(k w / s) for
+    grid k. The first w whose all-w and all-(w + 1) costs bracket the target, then the
+    number of wider grids (each adds about half a key); shifts cut a partial first
+    block, so the cost is not monotone in w near n, and w is searched, not bisected.
+    A target above s whole-context grids' cost, s (n + 1) / 2, gets those grids."""
+    def grids(w: int, wider: int) -> list[tuple[int, int]]:
+        return [(min(n, w + (k < wider)), round(k * w / s) % max(w, 1)) for k in range(s)]
+
+    def cost(g: list[tuple[int, int]]) -> float:
+        return sum(causal_keys(grid_starts(w, u, n)) for w, u in g)
+
+    best = grids(n, 0)
+    for w in range(1, n):
+        low, high = cost(grids(w, 0)), cost(grids(w, s))
+        if low <= target_keys <= high:
+            best = min((grids(w, k) for k in range(s + 1)), key=lambda g: abs(cost(g) - target_keys))
+            break
+        best = min([best, grids(w, 0), grids(w, s)], key=lambda g: abs(cost(g) - target_keys))
+    return best
+
+
+def fixed_keys(grids: list[tuple[int, int]], n: int) -> float:
+    return sum(causal_keys(grid_starts(w, u, n)) for w, u in grids)
+
+
+def fixed_bias(grids_per_head: list[list[tuple[int, int]]], n: int) -> torch.Tensor:
+    m = mean_of_block_masks([[grid_starts(w, u, n) for w, u in grids] for grids in grids_per_head], n)
+    return masked(m.log(), m > 0)
 
 
 def window_bias(sigmas: list[float], half_widths: list[int], n: int) -> torch.Tensor:
@@ -110,18 +191,38 @@ def window_bias(sigmas: list[float], half_widths: list[int], n: int) -> torch.Te
 
 
 class Bias:
-    """The additive bias of one variant: bias(n, layer, draw) -> [heads, n, n]."""
+    """The additive bias of one variant: bias(n, layer, draw) -> [heads, n, n].
+
+    lsh draws hashes `seed` at trial draw * layers + layer. fixed and window are
+    matched to lsh at s hashes of seed `cost_seed` over the draws cost_draws
+    (first, count) at the context `train_context` (their shape is then fixed, also
+    at longer evaluation contexts)."""
 
     def __init__(self, variant: str, sigmas: list[float], layers: int, s: int = 0, seed: int = 0,
-                 window_s: int = 4, train_context: int = 0):
+                 train_context: int = 0, cost_seed: int = 0, cost_draws: tuple[int, int] = (0, 1)):
         if variant not in VARIANTS:
             raise ValueError(f"lm: variant must be one of {', '.join(VARIANTS)} (got '{variant}')")
-        if variant == "lsh" and s < 1:
-            raise ValueError(f"lm: the lsh variant needs s >= 1 hashes (got {s})")
+        if variant in MATCHED and s < 1:
+            raise ValueError(f"lm: the {variant} variant needs s >= 1 (got {s})")
         self.variant, self.sigmas, self.layers, self.s, self.seed = variant, sigmas, layers, s, seed
-        # The window's width is fixed at training (cost matched at the training context).
-        self.half_widths = [window_half_width(sg, window_s, max(train_context, 1)) for sg in sigmas]
+        self.train_context, self.cost_seed, self.cost_draws = train_context, cost_seed, cost_draws
+        self.half_widths: list[int] = []
+        self.grids: list[list[tuple[int, int]]] = []
+        self.lsh_keys: list[float] = []  # lsh's keys per query on the matched draws
+        if variant in ("fixed", "window"):
+            n = max(train_context, 2)
+            self.lsh_keys = lsh_keys_per_query(cost_seed, s, sigmas, n, layers, *cost_draws)
+            if variant == "window":
+                self.half_widths = [window_half_width(k, n) for k in self.lsh_keys]
+            else:
+                self.grids = [fixed_grids(k, s, n) for k in self.lsh_keys]
         self._fixed: dict[int, torch.Tensor] = {}
+
+    def arguments(self) -> dict:
+        """The constructor's arguments (a kept model's config)."""
+        return {"variant": self.variant, "sigmas": self.sigmas, "layers": self.layers, "s": self.s,
+                "seed": self.seed, "train_context": self.train_context, "cost_seed": self.cost_seed,
+                "cost_draws": list(self.cost_draws)}
 
     def __call__(self, n: int, layer: int, draw: int) -> torch.Tensor:
         if self.variant == "lsh":
@@ -130,6 +231,16 @@ class Bias:
             self._fixed[n] = self._deterministic(n)
         return self._fixed[n]
 
+    def keys_per_query(self, n: int, lsh_keys: list[float] | None = None) -> list[float]:
+        """Per head, keys per causal query at context n (lsh: `lsh_keys`, measured on its draws)."""
+        if self.variant == "lsh":
+            return list(lsh_keys or [])
+        if self.variant == "window":
+            return [window_keys(w, n) for w in self.half_widths]
+        if self.variant == "fixed":
+            return [fixed_keys(g, n) for g in self.grids]
+        return [(n + 1) / 2] * len(self.sigmas)
+
     def _deterministic(self, n: int) -> torch.Tensor:
         heads = len(self.sigmas)
         if self.variant == "exact":
@@ -137,14 +248,13 @@ class Bias:
         if self.variant == "nobias":
             return masked(torch.zeros(heads, n, n), torch.ones(n, n, dtype=torch.bool))
         if self.variant == "fixed":
-            return fixed_bias(self.sigmas, n)
+            return fixed_bias(self.grids, n)
         return window_bias(self.sigmas, self.half_widths, n)
 
 
 def describe(bias: Bias) -> str:
     if bias.variant == "window":
-        return f"window half-widths {bias.half_widths}"
+        return f"window s={bias.s} half-widths {bias.half_widths}"
     if bias.variant == "fixed":
-        return f"fixed widths {[fixed_width(s) for s in bias.sigmas]}"
+        return f"fixed s={bias.s} widths {[sorted({w for w, _ in g}) for g in bias.grids]}"
     return bias.variant + (f" s={bias.s}" if bias.variant == "lsh" else "")
-

@@ -1,78 +1,115 @@
-"""One cell of `poslsh lm`: train one (variant, s, seed) model, evaluate it.
+"""One cell of `poslsh lm`: one training (or fine-tune) of one (variant, s, seed), evaluated.
 
-The C++ sweep runner (`poslsh lm`) owns the table: it runs one cell per
-training, side by side on the cores, and writes the rows this module returns
-into lm.csv in cell order. A row is (eval, eval_s, trial, layer, head, sigma,
-context, metric, value, stderr, count); None is a cell that does not apply
-(sigma: the head's ALiBi scale, on output_error rows).
+The C++ sweep runner (`poslsh lm`) owns the table and every setting's default:
+it runs one cell per training, side by side on the cores, and writes the rows
+this module returns into lm.csv in cell order. A row is (eval, eval_s, step,
+pos_lo, pos_hi, trial, layer, head, sigma, context, metric, value, stderr,
+count); None is a cell that does not apply.
 
-- metric train_bpb: mean training loss over the last tenth of the steps;
-- metric val_bpb / test_bpb: bits per byte on the validation / test windows
-  at context m * n for every m in eval_lengths (test at n only), eval 'self'
-  (the variant's own attention; lsh with fresh hashes, one draw per batch) and,
-  for lsh, eval 'exact' (ALiBi swapped in, same weights);
-- exact models only, the paper's swap-in: eval 'lsh' at eval_s hashes,
-  val_bpb at n, and metric output_error per (trial, layer, head):
+phase 'train' (from scratch) and 'finetune' (from the exact-ALiBi model of the
+same seed, continued for finetune_steps with the variant, on the same batches
+for every variant; variant exact is the control):
+- train_bpb: mean training loss over the last tenth of the steps;
+- curve_train_bpb / curve_val_bpb at `step` (steps done in the phase): the
+  learning curve, every curve_every steps, validation on curve_batches batches;
+- val_bpb / test_bpb: bits per byte on the validation / test windows at
+  context m * n for every m in eval_lengths (test at n only), eval 'self' (the
+  variant's own attention; lsh with fresh hashes, one draw per batch) and, for
+  lsh, eval 'exact' (ALiBi swapped in, same weights); at m > 1 also per
+  position bucket [pos_lo, pos_hi) = [0, n), [n, 2n), [2n, 4n), ...;
+- finetune: eval 'swapin', val_bpb at n before the first fine-tune step;
+- keys_per_query per head (and its mean over heads, head empty) at n, lsh's
+  measured on its own training draws, fixed's and window's matched to them;
+  expected_blocks per head, (n - 1) / sigma + 1;
+- exact models (train phase) only, the paper's swap-in: eval 'lsh' at eval_s
+  hashes, val_bpb at n, and output_error per (trial, layer, head):
   ||T* - T~||_F / ||T*||_F on the model's own Q, K, V of the first validation
   batch; those Q, K, V are exported as .npy for `poslsh attention --qkv`.
 """
 from __future__ import annotations
 
+import fcntl
 import time
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
-import poslsh
-
 from . import corpus as corpus_module
-from .attention import Bias, describe
-from .evaluate import EVAL_SEED_OFFSET, attention_inputs, batch_bits, evaluation_starts, swap_in_errors
+from .attention import Bias, check_sigmas, lsh_keys_per_query
+from .evaluate import (EVAL_SEED_OFFSET, attention_inputs, batch_bits, bucket_bits, evaluation_starts,
+                       position_bits, position_buckets, swap_in_errors)
 from .model import ModelShape
-from .train import TrainConfig, deterministic, train, windows
+from .saved import save_model
+from .train import TrainConfig, Trained, deterministic, train, windows
 
 
 @dataclass
 class CellSpec:
-    corpus: str = corpus_module.KJV
-    variant: str = "exact"
-    s: int = 0
-    seed: int = 0
-    layers: int = 4
-    heads: int = 4
-    width: int = 128
-    context: int = 128
-    batch: int = 16
-    steps: int = 400
-    lr: float = 3e-3
-    warmup: int = 40
-    weight_decay: float = 0.1
-    checkpoint_every: int = 50
-    window_s: int = 4
-    eval_lengths: list[int] = field(default_factory=lambda: [1, 2, 4])
-    eval_batches: int = 16
-    eval_batch: int = 8
-    swap_s: list[int] = field(default_factory=lambda: [1, 2, 4, 8, 16, 32, 64])
-    swap_trials: int = 8
-    checkpoint: str = ""  # "" : no checkpoint
-    qkv_dir: str = ""  # "" : no export
-    threads: int = 1
-    progress: bool = True  # a line on stderr every tenth of the steps
+    """Every field is set by `poslsh lm` (experiments/lm.cpp holds the defaults)."""
+    corpus: str
+    variant: str
+    s: int
+    seed: int
+    phase: str  # "train" or "finetune"
+    layers: int
+    heads: int
+    width: int
+    sigmas: list[float]
+    context: int
+    batch: int
+    steps: int
+    lr: float
+    warmup: int
+    weight_decay: float
+    checkpoint_every: int
+    finetune_steps: int
+    curve_every: int
+    curve_batches: int
+    eval_lengths: list[int]
+    eval_batches: int
+    eval_batch: int
+    swap_s: list[int]
+    swap_trials: int
+    checkpoint: str  # "" : no checkpoint
+    base_checkpoint: str  # the exact model of this seed (finetune; "" : none)
+    qkv_dir: str  # "" : no export
+    keep_dir: str  # "" : keep no model
+    file_stem: str
+    threads: int
+    progress: bool  # a line on stderr every tenth of the steps
+
+    def __post_init__(self):
+        if self.phase not in ("train", "finetune"):
+            raise ValueError(f"lm: phase must be train or finetune (got '{self.phase}')")
+        self.sigmas = check_sigmas(self.sigmas, self.heads)
 
     def train_config(self) -> TrainConfig:
         return TrainConfig(ModelShape(self.layers, self.heads, self.width), self.context, self.batch,
-                           self.steps, self.lr, self.warmup, self.weight_decay, self.checkpoint_every)
+                           self.steps, self.lr, self.warmup, self.weight_decay, self.checkpoint_every,
+                           self.curve_every)
+
+    def finetune_config(self) -> TrainConfig:
+        """Constant learning rate where the base's schedule ended (lr / 10)."""
+        return TrainConfig(ModelShape(self.layers, self.heads, self.width), self.context, self.batch,
+                           self.finetune_steps, self.lr / 10, 0, self.weight_decay,
+                           self.checkpoint_every, self.curve_every, first_step=self.steps)
 
 
 Row = tuple
 
 
-def loss_row(eval_: str, eval_s, context: int, metric: str, bits: np.ndarray) -> Row:
+def row(eval_: str, eval_s, context: int, metric: str, value: float, stderr=None, count=1, *,
+        step=None, pos=(None, None), trial=None, layer=None, head=None, sigma=None) -> Row:
+    return (eval_, eval_s, step, pos[0], pos[1], trial, layer, head, sigma, context, metric,
+            float(value), stderr, count)
+
+
+def loss_row(eval_: str, eval_s, context: int, metric: str, bits: np.ndarray, pos=(None, None)) -> Row:
     stderr = float(bits.std(ddof=1) / np.sqrt(len(bits))) if len(bits) > 1 else None
-    return (eval_, eval_s, None, None, None, None, context, metric, float(bits.mean()), stderr,
-            len(bits))
+    return row(eval_, eval_s, context, metric, bits.mean(), stderr, len(bits), pos=pos)
 
 
 def export_qkv(qkv: list[tuple], directory: Path) -> None:
@@ -85,23 +122,30 @@ def export_qkv(qkv: list[tuple], directory: Path) -> None:
             np.save(d / f"{name}.npy", t[0].to(torch.float32).numpy())
 
 
-def held_out_rows(model, spec: CellSpec, eval_bias: Bias, data, name: str, metric: str,
-                  lengths: list[int]) -> list[Row]:
-    cfg = spec.train_config()
-    rows = []
-    for m in lengths:
-        n = m * spec.context
-        rows.append(loss_row("self", None, n, metric,
-                             batch_bits(model, eval_bias, data, n, spec.eval_batches, spec.eval_batch)))
-        if spec.variant == "lsh" and name == "validation":
-            exact = Bias("exact", eval_bias.sigmas, cfg.shape.layers)
-            rows.append(loss_row("exact", None, n, metric,
-                                 batch_bits(model, exact, data, n, spec.eval_batches, spec.eval_batch)))
+def context_rows(model, spec: CellSpec, bias: Bias, data, eval_: str, metric: str, m: int) -> list[Row]:
+    """The loss at context m * n, and per position bucket when m > 1."""
+    n = m * spec.context
+    bits = position_bits(model, bias, data, n, spec.eval_batches, spec.eval_batch)
+    rows = [loss_row(eval_, None, n, metric, bucket_bits(bits, 0, n))]
+    if m > 1:
+        rows += [loss_row(eval_, None, n, metric, bucket_bits(bits, lo, hi), pos=(lo, hi))
+                 for lo, hi in position_buckets(n, spec.context)]
     return rows
 
 
-def swap_in_rows(model, spec: CellSpec, sigmas: list[float], data) -> list[Row]:
-    layers, seed = spec.layers, EVAL_SEED_OFFSET + spec.seed
+def held_out_rows(model, spec: CellSpec, eval_bias: Bias, data, metric: str, lengths: list[int],
+                  with_exact: bool) -> list[Row]:
+    rows = []
+    for m in lengths:
+        rows += context_rows(model, spec, eval_bias, data, "self", metric, m)
+        if with_exact:
+            rows += context_rows(model, spec, Bias("exact", spec.sigmas, spec.layers), data, "exact",
+                                 metric, m)
+    return rows
+
+
+def swap_in_rows(model, spec: CellSpec, data) -> list[Row]:
+    layers, seed, sigmas = spec.layers, EVAL_SEED_OFFSET + spec.seed, spec.sigmas
     rows = []
     for s in spec.swap_s:
         lsh = Bias("lsh", sigmas, layers, s=s, seed=seed)
@@ -113,34 +157,129 @@ def swap_in_rows(model, spec: CellSpec, sigmas: list[float], data) -> list[Row]:
     if spec.qkv_dir:
         export_qkv(qkv, Path(spec.qkv_dir))
     for s, trial, layer, head, error in swap_in_errors(qkv, sigmas, spec.swap_s, spec.swap_trials, seed):
-        rows.append(("lsh", s, trial, layer, head, sigmas[head], spec.context, "output_error", error,
-                     None, 1))
+        rows.append(row("lsh", s, spec.context, "output_error", error, trial=trial, layer=layer,
+                        head=head, sigma=sigmas[head]))
     return rows
 
 
-def run(spec: CellSpec) -> tuple[list[Row], float]:
-    """The cell's rows and its training time in seconds."""
-    deterministic(spec.threads)
-    cfg = spec.train_config()
-    text = corpus_module.load(spec.corpus)
-    sigmas = poslsh.alibi_sigmas(spec.heads)
-    bias = Bias(spec.variant, sigmas, spec.layers, s=spec.s, seed=spec.seed, window_s=spec.window_s,
-                train_context=spec.context)
-    label = f"{describe(bias)} seed {spec.seed}"
-    t0 = time.monotonic()
-    model, losses = train(text.train, bias, cfg, spec.seed,
-                          Path(spec.checkpoint) if spec.checkpoint else None,
-                          label if spec.progress else "")
-    seconds = time.monotonic() - t0
-    model.eval()
+def cost_rows(spec: CellSpec, bias: Bias, first_draw: int, draws: int) -> list[Row]:
+    """Keys per query per head and their mean; the heads' expected blocks per context."""
+    n = spec.context
+    lsh_keys = bias.lsh_keys
+    if spec.variant == "lsh":
+        lsh_keys = lsh_keys_of(spec, first_draw, draws)
+    keys = bias.keys_per_query(n, lsh_keys)
+    rows = [row("self", None, n, "keys_per_query", k, head=h, sigma=sg)
+            for h, (k, sg) in enumerate(zip(keys, spec.sigmas))]
+    rows.append(row("self", None, n, "keys_per_query", float(np.mean(keys))))
+    rows += [row("self", None, n, "expected_blocks", (n - 1) / sg + 1, head=h, sigma=sg)
+             for h, sg in enumerate(spec.sigmas)]
+    return rows
+
+
+def lsh_keys_of(spec: CellSpec, first_draw: int, draws: int) -> list[float]:
+    return lsh_keys_per_query(spec.seed, spec.s, spec.sigmas, spec.context, spec.layers, first_draw, draws)
+
+
+def curve_rows(spec: CellSpec, trained: Trained) -> list[Row]:
+    rows = []
+    for step, train_bpb, val_bpb in trained.curve:
+        if train_bpb is not None:
+            rows.append(row("self", None, spec.context, "curve_train_bpb", train_bpb, step=step))
+        rows.append(row("self", None, spec.context, "curve_val_bpb", val_bpb,
+                        count=spec.curve_batches, step=step))
+    return rows
+
+
+def tail_row(spec: CellSpec, losses: list[float]) -> Row:
     tail = np.array(losses[-max(1, len(losses) // 10):])
-    rows = [("self", None, None, None, None, None, spec.context, "train_bpb", float(tail.mean()),
-             None, len(tail))]
-    eval_bias = Bias(spec.variant, sigmas, spec.layers, s=spec.s, seed=EVAL_SEED_OFFSET + spec.seed,
-                     window_s=spec.window_s, train_context=spec.context)
-    rows += held_out_rows(model, spec, eval_bias, text.validation, "validation", "val_bpb",
-                          spec.eval_lengths)
-    rows += held_out_rows(model, spec, eval_bias, text.test, "test", "test_bpb", [1])
-    if spec.variant == "exact":
-        rows += swap_in_rows(model, spec, sigmas, text.validation)
-    return rows, seconds
+    return row("self", None, spec.context, "train_bpb", tail.mean(), count=len(tail))
+
+
+def make_bias(spec: CellSpec, variant: str, seed: int, first_draw: int, draws: int) -> Bias:
+    return Bias(variant, spec.sigmas, spec.layers, s=spec.s if variant != "exact" else 0, seed=seed,
+                train_context=spec.context, cost_seed=spec.seed, cost_draws=(first_draw, draws))
+
+
+def validation_curve(spec: CellSpec, eval_bias: Bias, data):
+    if spec.curve_every == 0:
+        return None
+    return lambda model: float(batch_bits(model, eval_bias, data, spec.context, spec.curve_batches,
+                                          spec.eval_batch).mean())
+
+
+@contextmanager
+def locked(path: Path):
+    """An exclusive lock beside `path`: one process at a time trains (or reads) one base model."""
+    with open(path.with_suffix(".lock"), "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def pretrain(spec: CellSpec, text, variant: str, checkpoint: Path | None, label: str) -> Trained:
+    """The from-scratch training of `variant` at this seed: what the exact cell runs and
+    what a fine-tune starts from (the same checkpoint, under one lock)."""
+    bias = make_bias(spec, variant, spec.seed, 0, spec.steps)
+    curve = validation_curve(spec, eval_bias_of(spec, variant, bias), text.validation)
+    if checkpoint is None:
+        return train(text.train, bias, spec.train_config(), spec.seed, None, label, curve)
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
+    with locked(checkpoint):
+        return train(text.train, bias, spec.train_config(), spec.seed, checkpoint, label, curve)
+
+
+def eval_bias_of(spec: CellSpec, variant: str, bias: Bias) -> Bias:
+    """lsh is evaluated with hashes of a seed training never used; the others as trained."""
+    if variant != "lsh":
+        return bias
+    return Bias("lsh", spec.sigmas, spec.layers, s=spec.s, seed=EVAL_SEED_OFFSET + spec.seed)
+
+
+def finetune(spec: CellSpec, text, base: Trained, label: str) -> tuple[Trained, Bias, Bias, list[Row]]:
+    """The fine-tune of the base model with spec.variant; also the loss before it."""
+    bias = make_bias(spec, spec.variant, spec.seed, spec.steps, spec.finetune_steps)
+    eval_bias = eval_bias_of(spec, spec.variant, bias)
+    before = loss_row("swapin", None, spec.context, "val_bpb",
+                      batch_bits(base.model, eval_bias, text.validation, spec.context, spec.eval_batches,
+                                 spec.eval_batch))
+    checkpoint = Path(spec.checkpoint) if spec.checkpoint else None
+    trained = train(text.train, bias, spec.finetune_config(), spec.seed, checkpoint, label,
+                    validation_curve(spec, eval_bias, text.validation),
+                    start={"model": base.model.state_dict(), "optimizer": base.optimizer})
+    return trained, bias, eval_bias, [before]
+
+
+def run(spec: CellSpec) -> tuple[list[Row], float, float | None]:
+    """The cell's rows, its training time in seconds and its seconds per training step."""
+    deterministic(spec.threads)
+    text = corpus_module.load(spec.corpus)
+    t0 = time.monotonic()
+    label = spec.file_stem if spec.progress else ""
+    if spec.phase == "train":
+        checkpoint = Path(spec.checkpoint) if spec.checkpoint else None
+        trained = pretrain(spec, text, spec.variant, checkpoint, label)
+        bias = make_bias(spec, spec.variant, spec.seed, 0, spec.steps)
+        eval_bias, rows, draws = eval_bias_of(spec, spec.variant, bias), [], (0, spec.steps)
+    else:
+        base_path = Path(spec.base_checkpoint) if spec.base_checkpoint else None
+        base = pretrain(spec, text, "exact", base_path, f"{label} (its exact-ALiBi base)" if label else "")
+        trained, bias, eval_bias, rows = finetune(spec, text, base, label)
+        draws = (spec.steps, spec.finetune_steps)
+    seconds = time.monotonic() - t0
+    model = trained.model.eval()
+    rows += [tail_row(spec, trained.losses)] + curve_rows(spec, trained)
+    rows += held_out_rows(model, spec, eval_bias, text.validation, "val_bpb", spec.eval_lengths,
+                          spec.variant == "lsh")
+    rows += held_out_rows(model, spec, eval_bias, text.test, "test_bpb", [1], False)
+    rows += cost_rows(spec, bias, *draws)
+    if spec.variant == "exact" and spec.phase == "train":
+        rows += swap_in_rows(model, spec, text.validation)
+    if spec.keep_dir:
+        save_model(Path(spec.keep_dir) / spec.file_stem, model, bias,
+                   {"phase": spec.phase, "seed": spec.seed, "steps": spec.steps,
+                    "finetune_steps": spec.finetune_steps if spec.phase == "finetune" else 0,
+                    "context": spec.context, "corpus": spec.corpus})
+    return rows, seconds, trained.seconds_per_step()

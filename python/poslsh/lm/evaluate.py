@@ -1,4 +1,5 @@
-"""Evaluation: bits per byte on held-out text, and the swap-in output errors.
+"""Evaluation: bits per byte on held-out text (whole windows and position
+buckets), and the swap-in output errors.
 
 Held-out windows are evenly spaced over the split (the same windows for every
 model and variant); batch b of an evaluation is draw b of the bias, so a
@@ -7,11 +8,14 @@ with a seed of its own (EVAL_SEED_OFFSET + seed) that training never used.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
+from torch.nn import functional as F
 
 from .attention import Bias, alibi_bias, lsh_bias
-from .model import ByteTransformer, attend, bits_per_byte
+from .model import VOCAB, ByteTransformer, attend
 from .train import windows
 
 EVAL_SEED_OFFSET = 1 << 32
@@ -25,16 +29,41 @@ def evaluation_starts(data: np.ndarray, context: int, batches: int, batch: int) 
     return np.linspace(0, len(data) - context - 1, count).astype(np.int64).reshape(batches, batch)
 
 
+def position_buckets(context: int, train_context: int) -> list[tuple[int, int]]:
+    """[0, n), [n, 2n), [2n, 4n), ... cut at the evaluation context (n: the training context)."""
+    bounds, b = [0], train_context
+    while b < context:
+        bounds.append(b)
+        b *= 2
+    bounds.append(context)
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
 @torch.no_grad()
-def batch_bits(model: ByteTransformer, bias: Bias, data: np.ndarray, context: int, batches: int,
-               batch: int) -> np.ndarray:
-    """Bits per byte of each evaluation batch (mean over its windows' positions)."""
+def position_bits(model: ByteTransformer, bias: Bias, data: np.ndarray, context: int, batches: int,
+                  batch: int) -> np.ndarray:
+    """Bits of every predicted byte, [batches, batch, context] (float64): batch b of the
+    evaluation windows under draw b of the bias."""
     out = []
     for b, starts in enumerate(evaluation_starts(data, context, batches, batch)):
         x, y = windows(data, starts, context)
         biases = [bias(context, layer, b) for layer in range(model.shape.layers)]
-        out.append(bits_per_byte(model(x, biases), y).item())
-    return np.array(out)
+        logits = model(x, biases)
+        nats = F.cross_entropy(logits.reshape(-1, VOCAB), y.reshape(-1), reduction="none")
+        out.append((nats.double() / math.log(2)).reshape(x.shape).numpy())
+    return np.stack(out)
+
+
+def bucket_bits(bits: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Per batch, the mean bits per byte of the positions lo .. hi - 1."""
+    return bits[:, :, lo:hi].mean(axis=(1, 2))
+
+
+@torch.no_grad()
+def batch_bits(model: ByteTransformer, bias: Bias, data: np.ndarray, context: int, batches: int,
+               batch: int) -> np.ndarray:
+    """Bits per byte of each evaluation batch (mean over its windows' positions)."""
+    return bucket_bits(position_bits(model, bias, data, context, batches, batch), 0, context)
 
 
 @torch.no_grad()

@@ -1,0 +1,118 @@
+// `poslsh bench lm`: seconds per training step of every language-model
+// attention variant (exact, nobias, and lsh, fixed and window at every s),
+// side by side in one run on one thread, at each context n. The timing runs in
+// `python3 -m poslsh.lm bench` (python/poslsh/lm/bench.py says what a step is).
+#include <fmt/format.h>
+#include <poslsh/alibi_heads.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "experiments/experiment.h"
+#include "experiments/lm.h"
+#include "runner/atomic_file.h"
+#include "runner/cli_common.h"
+
+namespace poslsh {
+
+// A named namespace, not an anonymous one: the runner is a unity build.
+namespace lm_bench {
+
+struct LmBenchOptions {
+  std::vector<std::int64_t> n = {128, 1024};
+  std::vector<std::int64_t> s = {1, 4, 10, 20};
+  std::int64_t layers = 4, heads = 4, width = 128, batch = 16, repeats = 3;
+  std::vector<double> sigmas;  // empty: Press et al.'s slopes
+  int threads = 0;             // accepted for `poslsh reproduce`; the timing uses one
+  std::string python = "/usr/bin/python3", out;
+};
+
+void validate(const LmBenchOptions& o) {
+  require_nonempty("--n", o.n.size());
+  require_at_least("--n", o.n, 2);
+  require_nonempty("--s", o.s.size());
+  require_at_least("--s", o.s, 1);
+  for (auto [name, value] : {std::pair{"--layers", o.layers},
+                             {"--heads", o.heads},
+                             {"--width", o.width},
+                             {"--batch", o.batch},
+                             {"--repeats", o.repeats}})
+    require_at_least(name, value, 1);
+  if (o.width % o.heads != 0)
+    throw UsageError(
+        fmt::format("--width must be a multiple of --heads ({}), got {}", o.heads, o.width));
+  if (!o.sigmas.empty() && static_cast<std::int64_t>(o.sigmas.size()) != o.heads)
+    throw UsageError(fmt::format("--sigmas must hold one ALiBi scale per head (--heads {}), got {}",
+                                 o.heads, o.sigmas.size()));
+  if (!o.sigmas.empty()) require_positive_finite("--sigmas", o.sigmas);
+}
+
+int run_lm_bench(const LmBenchOptions& o) {
+  validate(o);
+  std::unique_ptr<AtomicFile> file;
+  if (!o.out.empty()) file = std::make_unique<AtomicFile>(o.out, "--out");  // fails early
+  prepare_lm_python(o.python);
+  const nlohmann::ordered_json spec = {
+      {"n", o.n},
+      {"s", o.s},
+      {"layers", o.layers},
+      {"heads", o.heads},
+      {"width", o.width},
+      {"sigmas", o.sigmas.empty() ? alibi_head_sigmas(static_cast<int>(o.heads)) : o.sigmas},
+      {"batch", o.batch},
+      {"repeats", o.repeats},
+      {"threads", 1}};
+  fmt::print(
+      "bench lm: seconds per AdamW step ({} layers, {} heads, width {}, batch {}), one thread, "
+      "best of {}; dense [heads, n, n] attention for every variant\n",
+      o.layers, o.heads, o.width, o.batch, o.repeats);
+  const auto result = std::filesystem::temp_directory_path() /
+                      fmt::format("poslsh-bench-lm-{}.csv", ::getpid());
+  const std::string table = run_lm_python(o.python, "bench", spec.dump(), result.string());
+  fmt::print("{}", table);
+  if (file) {
+    file->write(table);
+    file->commit();
+    fmt::print("wrote {}\n", o.out);
+  }
+  return 0;
+}
+
+Action add_lm_bench(CLI::App& bench) {
+  auto o = std::make_shared<LmBenchOptions>();
+  auto* cmd = bench.add_subcommand(
+      "lm", "Seconds per training step of each language-model attention variant (PyTorch)");
+  cmd->add_option("--n", o->n, "Contexts (list)")->delimiter(',')->capture_default_str();
+  cmd->add_option("--s", o->s, "Hashes of lsh (and the cost fixed and window match)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--layers", o->layers, "Transformer blocks")->capture_default_str();
+  cmd->add_option("--heads", o->heads, "Attention heads")->capture_default_str();
+  cmd->add_option("--width", o->width, "Model width")->capture_default_str();
+  cmd->add_option("--sigmas", o->sigmas, "ALiBi scale per head (default: Press et al.'s slopes)")
+      ->delimiter(',');
+  cmd->add_option("--batch", o->batch, "Sequences per step")->capture_default_str();
+  cmd->add_option("--repeats", o->repeats, "Timed steps per variant (best kept)")
+      ->capture_default_str();
+  cmd->add_option("--python", o->python, "Python interpreter with numpy and torch")
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Accepted for `poslsh reproduce`; timing uses one")
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "Also write the table as CSV (atomically)");
+  return [o] { return run_lm_bench(*o); };
+}
+
+const bool registered_lm_bench = register_experiment({
+    .name = "lm",
+    .summary = "Language models",
+    .add_command = nullptr,
+    .add_bench = add_lm_bench,
+    .checker = {},
+});
+
+}  // namespace lm_bench
+
+}  // namespace poslsh
