@@ -429,11 +429,9 @@ struct CheckSummary {
 
 CheckSummary check_tables(const std::vector<Ran>& ran) {
   CheckSummary summary;
-  // Bonferroni over the checked tables: the report's false-alarm rate is kCheckFamilyAlpha.
-  const auto checked_tables =
-      std::count_if(ran.begin(), ran.end(), [](const auto& r) { return !r.is_bench; });
-  const double table_alpha =
-      kCheckFamilyAlpha / static_cast<double>(std::max<long>(checked_tables, 1));
+  std::vector<std::string> sections;
+  for (const auto& r : ran) sections.push_back(r.section);
+  const double table_alpha = reproduce_table_alpha(sections);
   for (const auto& r : ran) {
     if (r.exit_code != 0) {
       summary.tally(r.section, "run", Verdict::kFail, fmt::format("exit code {}", r.exit_code));
@@ -646,6 +644,18 @@ int reproduce(const CLI::App& top, const ReproduceOptions& o) {
 }
 
 }  // namespace reproduce_steps
+
+std::vector<std::string> reproduce_sections(const std::string& toml, const std::string& config) {
+  return reproduce_steps::sections_to_run(toml, config);
+}
+
+double reproduce_table_alpha(const std::vector<std::string>& sections) {
+  // Bonferroni over the checked tables (every section but the benchmarks):
+  // the report's false-alarm rate is kCheckFamilyAlpha.
+  const auto checked = std::count_if(sections.begin(), sections.end(),
+                                     [](const auto& s) { return s.rfind("bench.", 0) != 0; });
+  return kCheckFamilyAlpha / static_cast<double>(std::max<long>(checked, 1));
+}
 
 Action add_reproduce_command(CLI::App& app) {
   auto o = std::make_shared<reproduce_steps::ReproduceOptions>();

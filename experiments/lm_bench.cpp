@@ -24,7 +24,7 @@ namespace lm_bench {
 struct LmBenchOptions {
   std::vector<std::int64_t> n = {128, 1024};
   std::vector<std::int64_t> s = {1, 4, 10, 20};
-  std::int64_t layers = 4, heads = 4, width = 128, batch = 16, repeats = 3;
+  std::int64_t layers = 4, heads = 4, width = 64, tokens = 2048, repeats = 3;
   std::vector<double> sigmas;  // empty: Press et al.'s slopes
   int threads = 0;             // accepted for `poslsh reproduce`; the timing uses one
   std::string python = "/usr/bin/python3", out;
@@ -38,7 +38,7 @@ void validate(const LmBenchOptions& o) {
   for (auto [name, value] : {std::pair{"--layers", o.layers},
                              {"--heads", o.heads},
                              {"--width", o.width},
-                             {"--batch", o.batch},
+                             {"--tokens", o.tokens},
                              {"--repeats", o.repeats}})
     require_at_least(name, value, 1);
   if (o.width % o.heads != 0)
@@ -48,6 +48,11 @@ void validate(const LmBenchOptions& o) {
     throw UsageError(fmt::format("--sigmas must hold one ALiBi scale per head (--heads {}), got {}",
                                  o.heads, o.sigmas.size()));
   if (!o.sigmas.empty()) require_positive_finite("--sigmas", o.sigmas);
+  for (const std::int64_t n : o.n)
+    if (o.tokens % n != 0)
+      throw UsageError(fmt::format(
+          "--tokens must be a multiple of every --n (a step is tokens / n windows), got {} and n = {}",
+          o.tokens, n));
 }
 
 int run_lm_bench(const LmBenchOptions& o) {
@@ -62,13 +67,14 @@ int run_lm_bench(const LmBenchOptions& o) {
       {"heads", o.heads},
       {"width", o.width},
       {"sigmas", o.sigmas.empty() ? alibi_head_sigmas(static_cast<int>(o.heads)) : o.sigmas},
-      {"batch", o.batch},
+      {"tokens", o.tokens},
       {"repeats", o.repeats},
       {"threads", 1}};
   fmt::print(
-      "bench lm: seconds per AdamW step ({} layers, {} heads, width {}, batch {}), one thread, "
-      "best of {}; dense [heads, n, n] attention for every variant\n",
-      o.layers, o.heads, o.width, o.batch, o.repeats);
+      "bench lm: seconds per AdamW step ({} layers, {} heads, width {}, {} tokens a step: "
+      "tokens / n windows), one thread, best of {}; dense [heads, n, n] attention for every "
+      "variant\n",
+      o.layers, o.heads, o.width, o.tokens, o.repeats);
   const auto result = std::filesystem::temp_directory_path() /
                       fmt::format("poslsh-bench-lm-{}.csv", ::getpid());
   const std::string table = run_lm_python(o.python, "bench", spec.dump(), result.string());
@@ -94,7 +100,9 @@ Action add_lm_bench(CLI::App& bench) {
   cmd->add_option("--width", o->width, "Model width")->capture_default_str();
   cmd->add_option("--sigmas", o->sigmas, "ALiBi scale per head (default: Press et al.'s slopes)")
       ->delimiter(',');
-  cmd->add_option("--batch", o->batch, "Sequences per step")->capture_default_str();
+  cmd->add_option("--tokens", o->tokens,
+                  "Bytes per step: tokens / n windows of n (a multiple of every n)")
+      ->capture_default_str();
   cmd->add_option("--repeats", o->repeats, "Timed steps per variant (best kept)")
       ->capture_default_str();
   cmd->add_option("--python", o->python, "Python interpreter with numpy and torch")

@@ -11,6 +11,7 @@
 #include "runner/cli_common.h"
 #include "runner/least_squares.h"
 #include "runner/rate_interval.h"
+#include "runner/sweep.h"  // CsvRow
 
 namespace poslsh {
 

@@ -8,14 +8,23 @@
 namespace poslsh {
 
 const std::vector<SamplerDefect>& all_sampler_defects() {
-  static const std::vector<SamplerDefect> all = {
-      SamplerDefect::kPitchScale102, SamplerDefect::kPitchScale105,
-      SamplerDefect::kPitchScale095, SamplerDefect::kExponentialPitch,
-      SamplerDefect::kGamma3Pitch,   SamplerDefect::kZeroShift,
-      SamplerDefect::kUnitShift,     SamplerDefect::kRepeatedHashes,
-      SamplerDefect::kSharedShift,   SamplerDefect::kRepeatedTrials,
-      SamplerDefect::kRepeatLag64,   SamplerDefect::kPitchCap10,
-      SamplerDefect::kRepeatLag4096};
+  static const std::vector<SamplerDefect> all = {SamplerDefect::kPitchScale102,
+                                                 SamplerDefect::kPitchScale105,
+                                                 SamplerDefect::kPitchScale095,
+                                                 SamplerDefect::kExponentialPitch,
+                                                 SamplerDefect::kGamma3Pitch,
+                                                 SamplerDefect::kZeroShift,
+                                                 SamplerDefect::kUnitShift,
+                                                 SamplerDefect::kRepeatedHashes,
+                                                 SamplerDefect::kSharedShift,
+                                                 SamplerDefect::kRepeatedTrials,
+                                                 SamplerDefect::kRepeatLag64,
+                                                 SamplerDefect::kPitchCap10,
+                                                 SamplerDefect::kRepeatLag4096,
+                                                 SamplerDefect::kFirstHashZeroShift,
+                                                 SamplerDefect::kFirstHashExponential,
+                                                 SamplerDefect::kGamma3PitchSigmaAtLeast32,
+                                                 SamplerDefect::kGamma3PitchSigmaBelow2};
   return all;
 }
 
@@ -49,6 +58,14 @@ std::string sampler_defect_name(SamplerDefect defect) {
       return "pitch-cap-10sigma";
     case SamplerDefect::kRepeatLag4096:
       return "repeat-lag-4096";
+    case SamplerDefect::kFirstHashZeroShift:
+      return "first-hash-zero-shift";
+    case SamplerDefect::kFirstHashExponential:
+      return "first-hash-exponential-pitch";
+    case SamplerDefect::kGamma3PitchSigmaAtLeast32:
+      return "gamma3-pitch-sigma-ge-32";
+    case SamplerDefect::kGamma3PitchSigmaBelow2:
+      return "gamma3-pitch-sigma-lt-2";
   }
   return "unknown";
 }
@@ -100,6 +117,18 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
       return draw_hash(seed, trial, k % 128 >= 64 ? k - 64 : k, sigma);
     case SamplerDefect::kRepeatLag4096:
       return draw_hash(seed, trial, k % 8192 >= 4096 ? k - 4096 : k, sigma);
+    case SamplerDefect::kFirstHashZeroShift:
+      return k == 0 ? draw_hash(seed, trial, k, sigma, SamplerDefect::kZeroShift)
+                    : draw_hash(seed, trial, k, sigma);
+    case SamplerDefect::kFirstHashExponential:
+      return draw_hash(seed, trial, k, sigma,
+                       k == 0 ? SamplerDefect::kExponentialPitch : SamplerDefect::kNone);
+    case SamplerDefect::kGamma3PitchSigmaAtLeast32:
+      return draw_hash(seed, trial, k, sigma,
+                       sigma >= 32 ? SamplerDefect::kGamma3Pitch : SamplerDefect::kNone);
+    case SamplerDefect::kGamma3PitchSigmaBelow2:
+      return draw_hash(seed, trial, k, sigma,
+                       sigma < 2 ? SamplerDefect::kGamma3Pitch : SamplerDefect::kNone);
     case SamplerDefect::kPitchCap10: {
       // Redraws from streams no sound hash uses (k + j 2^48; k stays below 2^48).
       PositionalHash h = draw_hash(seed, trial, k, sigma);

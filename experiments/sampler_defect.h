@@ -29,6 +29,12 @@ enum class SamplerDefect {
   kRepeatLag64,       // hash k equals hash k - 64 whenever k mod 128 >= 64
   kPitchCap10,        // pitches redrawn while above 10 sigma: right bulk, no far tail
   kRepeatLag4096,     // hash k equals hash k - 4096 whenever k mod 8192 >= 4096
+  // Bugs confined to one hash of every trial (hash 0, the first of the s):
+  kFirstHashZeroShift,    // hash 0 of every trial has shift 0
+  kFirstHashExponential,  // hash 0 of every trial has an Exponential(mean 2 sigma) pitch
+  // Bugs confined to a range of sigma (a fast path taken only there):
+  kGamma3PitchSigmaAtLeast32,  // pitch ~ Gamma(3, 2 sigma / 3) when sigma >= 32
+  kGamma3PitchSigmaBelow2,     // pitch ~ Gamma(3, 2 sigma / 3) when sigma < 2
 };
 
 // Every defect except kNone, in declaration order.

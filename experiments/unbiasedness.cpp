@@ -68,13 +68,13 @@ CobinAnchor parse_cobin_anchor(const std::string& label, std::int64_t n) {
   }
   const auto colon = label.find(':');
   std::int64_t anchor_n = n;
-  if (colon != std::string::npos) {
+  if (colon != std::string::npos && label.substr(0, colon) != kFirstHashRegion) {
     const std::string consumer = label.substr(0, colon);
     const auto& all = all_cobin_consumers();
     if (std::none_of(all.begin(), all.end(),
                      [&](CobinConsumer c) { return cobin_consumer_name(c) == consumer; }))
-      throw InputError("unknown consumer '" + printable(consumer) +
-                       "' (accepted: mask, mask-causal, attention, attention-causal)");
+      throw InputError("unknown consumer '" + printable(consumer) + "' (accepted: " +
+                       kFirstHashRegion + ", mask, mask-causal, attention, attention-causal)");
     anchor_n = consumer_probe_n(n);
   }
   const CobinRegion region =
@@ -140,18 +140,21 @@ std::vector<CsvRow> consumer_cell_rows(std::int64_t n, double sigma, std::int64_
   return rows;
 }
 
-std::vector<CsvRow> unbiasedness_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
-                                           std::int64_t batch, int points, const HashDrawer& draw,
-                                           BinningBug bug) {
-  const auto offsets = cobin_offsets(n, sigma, points);
-  const std::vector<CobinAnchor> anchors = hash_side_anchors(n);
+namespace unbiasedness_cells {
+
+// The rows of `anchors` over `count` hashes, hash k being hash_k(k).
+template <class HashK>
+std::vector<CsvRow> anchor_rows(std::int64_t n, double sigma,
+                                const std::vector<CobinAnchor>& anchors,
+                                const std::vector<std::int64_t>& offsets, std::int64_t count,
+                                std::int64_t batch, const HashK& hash_k, BinningBug bug) {
   std::vector<CobinCounts> counts;
   for (std::size_t r = 0; r < anchors.size(); ++r) counts.emplace_back(offsets, batch);
-  for (std::int64_t k = 0; k < hashes; ++k) {
-    const PositionalHash h = draw_interleaved(draw, k, sigma);
+  for (std::int64_t k = 0; k < count; ++k) {
+    const PositionalHash h = hash_k(k);
     for (std::size_t r = 0; r < counts.size(); ++r)
       counts[r].add_run(bug == BinningBug::kFloat32Positions
-                            ? unbiasedness_cells::float32_run(h, anchors[r], offsets.back() + 1)
+                            ? float32_run(h, anchors[r], offsets.back() + 1)
                             : cobin_run_at(h, anchors[r].position, anchors[r].backward, n));
   }
   std::vector<CsvRow> rows;
@@ -159,6 +162,32 @@ std::vector<CsvRow> unbiasedness_cell_rows(std::int64_t n, double sigma, std::in
     auto part = unbiasedness_rows(n, sigma, anchors[r], counts[r]);
     rows.insert(rows.end(), part.begin(), part.end());
   }
+  return rows;
+}
+
+}  // namespace unbiasedness_cells
+
+std::vector<CsvRow> first_hash_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
+                                         std::int64_t batch, int points, const HashDrawer& draw,
+                                         BinningBug bug) {
+  const std::int64_t trials = std::min(hashes, kFirstHashTrials) / batch * batch;
+  if (trials < batch) return {};
+  std::vector<CobinAnchor> anchors;
+  for (const CobinRegion r : all_cobin_regions())
+    anchors.push_back(parse_cobin_anchor(kFirstHashRegion + ":" + cobin_region_name(r), n));
+  return unbiasedness_cells::anchor_rows(
+      n, sigma, anchors, cobin_offsets(n, sigma, points), trials, batch,
+      [&](std::int64_t trial) { return draw(static_cast<std::uint64_t>(trial), 0, sigma); }, bug);
+}
+
+std::vector<CsvRow> unbiasedness_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
+                                           std::int64_t batch, int points, const HashDrawer& draw,
+                                           BinningBug bug) {
+  std::vector<CsvRow> rows = unbiasedness_cells::anchor_rows(
+      n, sigma, hash_side_anchors(n), cobin_offsets(n, sigma, points), hashes, batch,
+      [&](std::int64_t k) { return draw_interleaved(draw, k, sigma); }, bug);
+  auto first = first_hash_cell_rows(n, sigma, hashes, batch, points, draw, bug);
+  rows.insert(rows.end(), first.begin(), first.end());
   auto consumer = consumer_cell_rows(n, sigma, hashes, batch, points, draw, bug);
   rows.insert(rows.end(), consumer.begin(), consumer.end());
   return rows;

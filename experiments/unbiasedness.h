@@ -52,7 +52,9 @@ PositionalHash draw_interleaved(const HashDrawer& draw, std::int64_t k, double s
 //    of cobin_large_anchors, and any anchor `poslsh verify --sparse` reads);
 //  - "<consumer>:start" etc.: that consumer's probe (consumer_cobinning.h)
 //    at the anchor of n' = consumer_probe_n(n), the row's n staying the n of
-//    the table it belongs to.
+//    the table it belongs to;
+//  - "first-hash:start" etc.: the start, middle and end anchors of n over
+//    hash 0 of many trials (first_hash_cell_rows).
 struct CobinAnchor {
   std::string label;
   std::int64_t position = 0;
@@ -70,13 +72,29 @@ std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, const CobinA
 std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, CobinRegion region,
                                       const CobinCounts& counts);
 
+// "first-hash": the region prefix of first_hash_cell_rows.
+inline const std::string kFirstHashRegion = "first-hash";
+// Hash 0 of trials 0, 1, ..., min(hashes, kFirstHashTrials) - 1 (whole
+// batches) at the start, middle and end anchors of n. Sound hashes of
+// distinct trials are i.i.d., so these counts have the laws of cobinning.h
+// like the stream's. They see a bug confined to one hash of every trial (the
+// first hash drawn with a zero shift, or from a wrong pitch law): in the
+// stream such a hash is one in s, too few to move a count; here it is every
+// hash. A zero shift pins a block edge to position 0, so the start anchor's
+// run is the whole pitch, P(R > t) = e^(-t/sigma) (1 + t/sigma).
+inline constexpr std::int64_t kFirstHashTrials = 8192;
+std::vector<CsvRow> first_hash_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
+                                         std::int64_t batch, int points, const HashDrawer& draw,
+                                         BinningBug bug = BinningBug::kNone);
+
 // The hashes the consumers are probed with per cell: the first
 // min(hashes, kConsumerHashes) of the stream, in whole batches.
 inline constexpr std::int64_t kConsumerHashes = 4096;
 
 // Rows of cell (n, sigma): hashes draw_interleaved(draw, k, sigma), k < hashes,
 // at every region, `points` offsets (cobin_offsets), batches of `batch`
-// hashes; then the consumers' rows (consumer_cell_rows).
+// hashes; then the first hashes' rows (first_hash_cell_rows) and the
+// consumers' rows (consumer_cell_rows).
 std::vector<CsvRow> unbiasedness_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
                                            std::int64_t batch, int points, const HashDrawer& draw,
                                            BinningBug bug = BinningBug::kNone);

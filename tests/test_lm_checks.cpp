@@ -175,6 +175,9 @@ TEST_F(LmCli, BadOptionsAreOneLineErrorsAndWriteNothing) {
   expect_usage_error("lm --heads 2 --sigmas 4,0" + out, "--sigmas");  // not > 0
   expect_usage_error("lm --heads 2 --sigmas 4,-1" + out, "--sigmas");
   expect_usage_error("lm --finetune-steps -1" + out, "--finetune-steps");
+  expect_usage_error("bench lm --sigmas 1,2 --out " + path("b.csv"), "--sigmas");
+  expect_usage_error("bench lm --n 100 --out " + path("b.csv"), "--tokens");
+  EXPECT_FALSE(std::filesystem::exists(path("b.csv")));
   EXPECT_FALSE(std::filesystem::exists(path("lm.csv")));
   EXPECT_FALSE(std::filesystem::exists(path("lm.checkpoints")));
 }

@@ -52,8 +52,9 @@ std::string failing(const std::vector<CheckOutcome>& out) {
 // False alarm: the checks' family-wise level, 1e-3, for this fixed seed.
 TEST(Unbiasedness, SoundSamplerPasses) {
   const auto out = check_unbiasedness_table(table_of(cell(SamplerDefect::kNone)));
-  // (sigma) x (3 hash-side regions + 4 consumers x 3 regions) x (mean, scale, dispersion)
-  ASSERT_EQ(out.size(), 2u * 15u * 3u);
+  // (sigma) x (3 hash-side regions + 3 first-hash regions + 4 consumers x 3
+  // regions) x (mean, scale, dispersion)
+  ASSERT_EQ(out.size(), 2u * 18u * 3u);
   for (const auto& o : out) EXPECT_EQ(o.verdict, Verdict::kPass) << o.check << ": " << o.detail;
 }
 
@@ -69,17 +70,49 @@ TEST(Unbiasedness, PitchScaleErrorFailsTheScaleTest) {
 TEST(Unbiasedness, RepeatedHashesFailTheDispersionTestInEveryGroup) {
   const auto out = check_unbiasedness_table(table_of(cell(SamplerDefect::kRepeatedHashes)));
   const auto v = verdicts(out, "cobin-dispersion");
-  EXPECT_EQ(v.size(), 2u * 15u);
+  EXPECT_EQ(v.size(), 2u * 18u);
+  // Every group but the first-hash ones (hash 0 of distinct trials: i.i.d.).
   EXPECT_EQ(std::count(v.begin(), v.end(), Verdict::kFail), 30) << failing(out);
+  for (const auto& o : out)
+    if (o.check.find("first-hash:") != std::string::npos)
+      EXPECT_EQ(o.verdict, Verdict::kPass) << o.check << ": " << o.detail;
+}
+
+// A bug confined to hash 0 of every trial is one hash in 2^15 of the stream's
+// (and of the consumers'): their lines pass. The first-hash rows, hash 0 of
+// 8192 trials, fail: a zero shift at the start anchor (P(R > t) = e^(-t/sigma)
+// (1 + t/sigma)), an exponential pitch everywhere.
+TEST(Unbiasedness, BugsConfinedToTheFirstHashFailTheFirstHashRows) {
+  for (const auto defect :
+       {SamplerDefect::kFirstHashZeroShift, SamplerDefect::kFirstHashExponential}) {
+    const auto out = check_unbiasedness_table(table_of(cell(defect)));
+    int first_hash_failed = 0;
+    for (const auto& o : out) {
+      const bool first = o.check.find("first-hash:") != std::string::npos;
+      if (!first) EXPECT_NE(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;
+      first_hash_failed += first && o.verdict == Verdict::kFail;
+      if (defect == SamplerDefect::kFirstHashZeroShift && o.check.rfind("cobin-mean[", 0) == 0 &&
+          o.check.find("first-hash:start]") != std::string::npos)
+        EXPECT_EQ(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;
+    }
+    EXPECT_GE(first_hash_failed, 2) << sampler_defect_name(defect) << "\n" << failing(out);
+  }
 }
 
 // The stream interleaves trials 0 and 1: a sampler that ignores the trial
 // index puts pairs of equal hashes in every batch (batch variance about twice
-// the binomial one), and only the dispersion test can see it.
+// the binomial one), and among the stream's lines only the dispersion test can
+// see it. The first-hash rows hold one hash 8192 times: every count is 0 or
+// 8192, and their mean test fails too.
 TEST(Unbiasedness, RepeatedTrialsFailTheDispersionTest) {
   const auto out = check_unbiasedness_table(table_of(cell(SamplerDefect::kRepeatedTrials)));
   EXPECT_TRUE(any_fail(out, "cobin-dispersion"));
-  EXPECT_FALSE(any_fail(out, "cobin-mean")) << failing(out);  // each hash is a sound draw
+  for (const auto& o : out) {
+    if (o.check.rfind("cobin-mean[", 0) != 0) continue;
+    const bool first = o.check.find("first-hash:") != std::string::npos;
+    if (!first) EXPECT_NE(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;  // sound draws
+    if (first) EXPECT_EQ(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;
+  }
 }
 
 // A causal mask built from blocks moved one position right: the hash-side and

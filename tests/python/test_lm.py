@@ -388,6 +388,25 @@ def test_cells_report_cost_and_expected_blocks(corpus_file):
         tiny_spec(corpus_file, sigmas=[2.0])
 
 
+def test_bench_times_every_variant_at_equal_cost():
+    from poslsh.lm import bench
+    spec = bench.BenchSpec(n=[16, 32], s=[2], layers=1, heads=2, width=8, sigmas=[2.0, 4.0], tokens=64,
+                           repeats=1, threads=1)
+    lines = bench.run(spec, progress=lambda _: None).splitlines()
+    assert lines[0].split(",") == bench.COLUMNS
+    rows = [dict(zip(bench.COLUMNS, line.split(","))) for line in lines[1:]]
+    assert [(r["n"], r["variant"], r["s"]) for r in rows][:5] == [
+        ("16", "exact", ""), ("16", "nobias", ""), ("16", "lsh", "2"), ("16", "fixed", "2"), ("16", "window", "2")]
+    assert len(rows) == 10 and all(float(r["cpu_seconds_per_step"]) > 0 for r in rows)
+    keys = {(r["n"], r["variant"]): float(r["keys_per_query"]) for r in rows}
+    for n in ("16", "32"):
+        assert keys[(n, "exact")] == (int(n) + 1) / 2
+        for v in ("fixed", "window"):  # matched to lsh's draws 0..3 (lsh's own mean here: the same draws)
+            assert abs(keys[(n, v)] - keys[(n, "lsh")]) <= 1, (n, v, keys)
+    with pytest.raises(ValueError, match="sigmas"):
+        bench.BenchSpec(n=[16], s=[1], layers=1, heads=2, width=8, sigmas=[2.0], tokens=64, repeats=1, threads=1)
+
+
 CLI = os.environ.get("POSLSH_CLI")
 TINY_CLI = ["--layers", "1", "--heads", "2", "--width", "8", "--context", "16", "--batch", "2",
             "--steps", "3", "--warmup", "1", "--seeds", "1", "--s", "2", "--eval-lengths", "1,2",

@@ -1,6 +1,8 @@
 """`poslsh bench lm`: seconds per training step of each attention variant, side by side.
 
-For every context n and variant (exact, nobias, and lsh, fixed and window at
+A step sees `tokens` bytes (tokens / n windows of n), as the configs' steps
+do (16 windows of 128, 8 of 256), so the contexts compare at equal bytes. For
+every context n and variant (exact, nobias, and lsh, fixed and window at
 every s, fixed and window matched to lsh's keys per query on its draws), the
 same model (same initial weights, same batch of random bytes) takes `repeats`
 AdamW steps after one untimed warm-up step; a step is forward, backward and
@@ -41,7 +43,7 @@ class BenchSpec:
     heads: int
     width: int
     sigmas: list[float]
-    batch: int
+    tokens: int  # a step sees tokens // n windows of n
     repeats: int
     threads: int
 
@@ -72,10 +74,11 @@ def variants(spec: BenchSpec, n: int):
 def step_seconds(spec: BenchSpec, n: int, bias: Bias) -> tuple[tuple[float, float], float]:
     """(wall, CPU) seconds of a step, CPU seconds of building its biases."""
     torch.manual_seed(0)
-    cfg = TrainConfig(ModelShape(spec.layers, spec.heads, spec.width), n, spec.batch, 1, 1e-3, 0, 0.1, 1, 0)
+    batch = spec.tokens // n
+    cfg = TrainConfig(ModelShape(spec.layers, spec.heads, spec.width), n, batch, 1, 1e-3, 0, 0.1, 1, 0)
     model = ByteTransformer(cfg.shape)
     opt = optimizer(model, cfg)
-    tokens = torch.randint(0, 256, (spec.batch, n + 1), generator=torch.Generator().manual_seed(0))
+    tokens = torch.randint(0, 256, (batch, n + 1), generator=torch.Generator().manual_seed(0))
     draw = [0]
 
     def biases():
