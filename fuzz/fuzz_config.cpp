@@ -1,18 +1,18 @@
-// libFuzzer target: poslsh_fuzz::fuzz_config (fuzz/entries.h, reached through
-// fuzz/entry_points.h). Build and run: scripts/fuzz.
+// libFuzzer target: poslsh_fuzz::fuzz_config (fuzz/config_entry.h). Build and run:
+// scripts/fuzz.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 
-#include "entry_points.h"
+#include "config_entry.h"
 #include "sanitizer_defaults.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  poslsh_fuzz::run_config(data, size);
+  poslsh_fuzz::fuzz_config(data, size);
   return 0;
 }
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  std::atexit([] { poslsh_fuzz::remove_config_scratch_file(); });
+  std::atexit([] { poslsh_fuzz::remove_config_scratch(); });
   return 0;
 }

@@ -1,12 +1,12 @@
-// libFuzzer target: poslsh_fuzz::fuzz_npy (fuzz/entries.h, reached through
-// fuzz/entry_points.h). Build and run: scripts/fuzz.
+// libFuzzer target: poslsh_fuzz::fuzz_npy (fuzz/npy_entry.h). Build and run:
+// scripts/fuzz.
 #include <cstddef>
 #include <cstdint>
 
-#include "entry_points.h"
+#include "npy_entry.h"
 #include "sanitizer_defaults.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  poslsh_fuzz::run_npy(data, size);
+  poslsh_fuzz::fuzz_npy(data, size);
   return 0;
 }

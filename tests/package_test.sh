@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # ctest package.install_and_example: poslsh as an installed package.
-#  1. `cmake --install` the build tree into a temporary prefix;
+#  1. `cmake --install` the build tree into a temporary prefix, and check that
+#     it holds no private header, no test-only function and no planted-defect
+#     sampler;
 #  2. configure and build examples/cpp against it (find_package(poslsh)) and
 #     check that its numbers equal, bit for bit, the row `poslsh convergence`
 #     writes for the same (n, sigma, s, seed);
@@ -23,8 +25,25 @@ for f in include/poslsh/poslsh.h include/poslsh/types.h lib/libposlsh_core.a bin
   [ -e "$tmp/prefix/$f" ] || fail "the install lacks $f"
 done
 # The public headers are the core's: none may include the runner's.
-if grep -rlE '#include "(runner|experiments)/' "$tmp/prefix/include/poslsh"; then
+if grep -rlE '#include "(runner|experiments|apps|core)/' "$tmp/prefix/include/poslsh"; then
   fail "an installed header includes the runner"
+fi
+# The installed library is what users call: no private header of the core
+# (src/core/*.h), no test-only or internal function in a public header, and
+# no deliberately wrong sampler in the archive (they are the verifier's,
+# experiments/sampler_defect.h).
+for h in "$src"/src/core/*.h; do
+  [ ! -e "$tmp/prefix/include/poslsh/$(basename "$h")" ] ||
+    fail "the install holds the core's private header $(basename "$h")"
+done
+internal='lanczos_extreme_eigenvalue|symmetric_spectral_norm|kw_epsilon|gamma2_from_uniforms'
+internal="$internal|mask_mean_transpose_op|alibi_kernel_transpose_op|prefix_sums|validate_head_stacks"
+if grep -rnwE "$internal" "$tmp/prefix/include/poslsh"; then
+  fail "an installed header declares a test-only or internal function"
+fi
+command -v nm >/dev/null || fail "nm not found (binutils)"
+if nm -C "$tmp/prefix/lib/libposlsh_core.a" | grep -E 'SamplerDefect|sampler_defect|hash_drawer'; then
+  fail "the installed libposlsh_core.a holds a planted-defect sampler"
 fi
 
 cmake -S "$src/examples/cpp" -B "$tmp/example" -DCMAKE_PREFIX_PATH="$tmp/prefix" \

@@ -8,10 +8,14 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/lanczos_op.h"  // a private header: the fused Lanczos products
+#include "core/lanczos_op.h"     // a private header: the fused Lanczos products
+#include "core/transpose_ops.h"  // a private header: the transposed products
 
 namespace poslsh {
 namespace {
+
+using detail::alibi_kernel_transpose_op;
+using detail::mask_mean_transpose_op;
 
 Eigen::VectorXd random_vector(std::int64_t n, std::uint64_t seed) {
   Stream rng(seed, 0, 0, StreamPurpose::kSyntheticQkv);

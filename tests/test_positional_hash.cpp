@@ -5,8 +5,12 @@
 
 #include <cmath>
 
+#include "core/gamma2.h"  // a private header
+
 namespace poslsh {
 namespace {
+
+using detail::gamma2_from_uniforms;
 
 // Checks a partition against the definition bin(i) = floor((i - shift)/pitch).
 void expect_valid_partition(const PositionalHash& h, std::int64_t n) {

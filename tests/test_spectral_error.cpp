@@ -9,11 +9,13 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/lanczos_solver.h"  // a private header: symmetric_spectral_norm
 #include "dense_norm_oracle.h"
 
 namespace poslsh {
 namespace {
 
+using detail::symmetric_spectral_norm;
 using testing::dense_norm;  // JacobiSVD is a second causal oracle below
 
 void expect_matches_dense(const ErrorOperator& e, double rel_tol, std::uint64_t seed) {

@@ -12,11 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "core/lanczos_solver.h"  // a private header: the engine and its bound
 #include "dense_norm_oracle.h"
 
 namespace poslsh {
 namespace {
 
+using detail::kw_epsilon;
+using detail::lanczos_extreme_eigenvalue;
+using detail::LanesProduct;
 using testing::dense_norm;
 
 struct Problem {

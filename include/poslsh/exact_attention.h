@@ -56,10 +56,6 @@ HeadStack<Scalar> exact_alibi_attention(const HeadStack<Scalar>& q, const HeadSt
 // n >= 1 rows each, q and k with equal d >= 1, v with dv >= 1.
 void validate_attention_shapes(Eigen::Index q_rows, Eigen::Index q_cols, Eigen::Index k_rows,
                                Eigen::Index k_cols, Eigen::Index v_rows, Eigen::Index v_cols);
-// Throws unless the stacks have 1 or `heads` heads each, with equal n and d.
-template <typename Scalar>
-void validate_head_stacks(const HeadStack<Scalar>& q, const HeadStack<Scalar>& k,
-                          const HeadStack<Scalar>& v, std::int64_t heads);
 
 // Floating-point operations of dense attention (two n×n×d products): 4 n² d.
 double exact_attention_flops(std::int64_t n, std::int64_t d, Form form);

@@ -14,10 +14,6 @@
 
 namespace poslsh {
 
-// P[0] = 0, P[i+1] = P[i] + x[i] for i < n (P has n + 1 entries): the prefix
-// sums every O(n + #blocks) product starts from.
-void prefix_sums(const double* x, std::int64_t n, std::vector<double>& P);
-
 // What each block [lo, hi) adds on [lo, hi) through the difference array D:
 // the block sum P[hi] - P[lo] (symmetric product), P[lo] (causal product) or
 // P[hi] (transposed causal product), P the prefix sums of x.

@@ -25,10 +25,9 @@ struct PositionalHash {
 // smallest, 2^-53, at U1 = 1 - 2^-53, U2 = 1), so the sampled law moves by
 // 2^-106 in total variation and is otherwise unchanged (MATH §2).
 inline constexpr double kSmallestGamma2 = 0x1p-53;
-double gamma2_from_uniforms(double u1, double u2);
 
 // Hash k of (seed, trial) at scale sigma: pitch = sigma * G_k with
-// G_k = gamma2_from_uniforms(U1, U2) ~ Gamma(2, 1), shift = pitch * U3, all
+// G_k = max(-ln U1 - ln U2, kSmallestGamma2) ~ Gamma(2, 1), shift = pitch * U3, all
 // from stream (seed, trial, k). Pitches therefore scale with sigma: different
 // sigma share their random numbers, and hash k never depends on how many
 // hashes are drawn.

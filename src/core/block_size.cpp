@@ -103,6 +103,30 @@ i128 ceil_div(i128 a, i128 b) {  // b > 0
 // Group a of an edge k >= 1: k in (2^a, 2^(a+1)], where fl(y) >= k <=> y >= k - 2^(a-53).
 int group_of(std::int64_t k) { return std::bit_width(static_cast<std::uint64_t>(k - 1)) - 1; }
 
+// Some interior block [ka, kb] has m + 1 positions (`best`, m = floor(pitch)).
+// Only the blocks around a binade change B_E = ceil(u + 2^E) with
+// f > 1 - 2^(E-52) can have m + 2: the largest of `best` and those.
+std::int64_t largest_at_binade_changes(const PositionalHash& h, std::int64_t n, BinMeter& meter,
+                                       std::int64_t ka, std::int64_t kb, std::int64_t m,
+                                       std::int64_t best) {
+  const double f = h.pitch - std::floor(h.pitch);  // exact
+  if (f == 0) return best;
+  std::int64_t last_k = ka - 1;
+  const int e_hi = std::ilogb(static_cast<double>(n));  // i - u < n <= 2^(e_hi+1)
+  for (int e = e_hi; e >= -1 && f > 1 - std::ldexp(1.0, e - 52) && best < m + 2; --e) {
+    // ceil(u + 2^E) within one position; the block holding B_E - 1 is among these.
+    const double b = std::ceil(h.shift + std::ldexp(1.0, e));
+    for (double p = b - 2; p <= b + 1; ++p) {
+      if (p < 0 || p >= static_cast<double>(n)) continue;
+      const std::int64_t k = h.bin(static_cast<std::int64_t>(p));
+      if (k < ka || k > kb || k == last_k) continue;
+      last_k = k;
+      best = std::max(best, meter.size(k));
+    }
+  }
+  return best;
+}
+
 // Largest block among the interior bins [ka, kb] (both ends inside [0, n)),
 // given that some block already has `known` positions. See block_size.h.
 std::int64_t largest_interior(const PositionalHash& h, std::int64_t n, BinMeter& meter,
@@ -179,23 +203,7 @@ std::int64_t largest_interior(const PositionalHash& h, std::int64_t n, BinMeter&
     measure_to(kb);
     return best;
   }
-  // Some block has m + 1 positions. Only the blocks around a binade change
-  // B_E = ceil(u + 2^E) with f > 1 - 2^(E-52) can have m + 2.
-  if (f == 0) return best;
-  std::int64_t last_k = ka - 1;
-  const int e_hi = std::ilogb(static_cast<double>(n));  // i - u < n <= 2^(e_hi+1)
-  for (int e = e_hi; e >= -1 && f > 1 - std::ldexp(1.0, e - 52) && best < m + 2; --e) {
-    // ceil(u + 2^E) within one position; the block holding B_E - 1 is among these.
-    const double b = std::ceil(h.shift + std::ldexp(1.0, e));
-    for (double p = b - 2; p <= b + 1; ++p) {
-      if (p < 0 || p >= static_cast<double>(n)) continue;
-      const std::int64_t k = h.bin(static_cast<std::int64_t>(p));
-      if (k < ka || k > kb || k == last_k) continue;
-      last_k = k;
-      best = std::max(best, meter.size(k));
-    }
-  }
-  return best;
+  return largest_at_binade_changes(h, n, meter, ka, kb, m, best);
 }
 
 }  // namespace

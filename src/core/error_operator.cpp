@@ -8,11 +8,17 @@
 #include "lanczos_op.h"
 #include "lanczos_pass.h"
 #include "lanes.h"
+#include "prefix_sums.h"
 #include "tiled_product.h"
+#include "transpose_ops.h"
 
 namespace poslsh {
 
-void mask_mean_transpose_op(const MaskMean& mask, const double* x, double* y) {
+using detail::alibi_kernel_transpose_op;
+using detail::mask_mean_transpose_op;
+using detail::prefix_sums;
+
+void detail::mask_mean_transpose_op(const MaskMean& mask, const double* x, double* y) {
   if (mask.form() == Form::kSymmetric) {
     mask.perform_op(x, y);
     return;
@@ -41,7 +47,7 @@ void mask_mean_transpose_op(const MaskMean& mask, const double* x, double* y) {
   }
 }
 
-void alibi_kernel_transpose_op(const AlibiKernel& kernel, const double* x, double* y) {
+void detail::alibi_kernel_transpose_op(const AlibiKernel& kernel, const double* x, double* y) {
   if (kernel.form() == Form::kSymmetric) {
     kernel.perform_op(x, y);
     return;

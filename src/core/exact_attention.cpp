@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "head_stacks.h"
+
 namespace poslsh {
 
 void validate_attention_shapes(Eigen::Index q_rows, Eigen::Index q_cols, Eigen::Index k_rows,
@@ -21,8 +23,8 @@ void validate_attention_shapes(Eigen::Index q_rows, Eigen::Index q_cols, Eigen::
 }
 
 template <typename Scalar>
-void validate_head_stacks(const HeadStack<Scalar>& q, const HeadStack<Scalar>& k,
-                          const HeadStack<Scalar>& v, std::int64_t heads) {
+void detail::validate_head_stacks(const HeadStack<Scalar>& q, const HeadStack<Scalar>& k,
+                                  const HeadStack<Scalar>& v, std::int64_t heads) {
   for (const auto* s : {&q, &k, &v}) {
     if (s->heads != 1 && s->heads != heads)
       throw std::invalid_argument("each of q, k, v must have 1 head (shared) or " +
@@ -82,7 +84,7 @@ HeadStack<Scalar> exact_alibi_attention(const HeadStack<Scalar>& q, const HeadSt
                                         Form form, const AttentionOptions& options) {
   const auto heads = static_cast<std::int64_t>(sigmas.size());
   if (heads < 1) throw std::invalid_argument("multi-head attention needs at least one sigma");
-  validate_head_stacks(q, k, v, heads);
+  detail::validate_head_stacks(q, k, v, heads);
   HeadStack<Scalar> out{heads, RowMatrix<Scalar>(heads * q.n(), v.d())};
   for (std::int64_t h = 0; h < heads; ++h)
     out.head(h) = exact_alibi_attention<Scalar>(q.head(h), k.head(h), v.head(h),
@@ -97,8 +99,8 @@ double exact_attention_flops(std::int64_t n, std::int64_t d, Form form) {
 }
 
 #define POSLSH_INSTANTIATE(S)                                                                  \
-  template void validate_head_stacks<S>(const HeadStack<S>&, const HeadStack<S>&,              \
-                                        const HeadStack<S>&, std::int64_t);                    \
+  template void detail::validate_head_stacks<S>(const HeadStack<S>&, const HeadStack<S>&,      \
+                                                const HeadStack<S>&, std::int64_t);            \
   template RowMatrix<S> exact_alibi_attention<S>(                                              \
       const ConstRowMatrixRef<S>&, const ConstRowMatrixRef<S>&, const ConstRowMatrixRef<S>&,   \
       double, Form, const AttentionOptions&, SoftmaxRowStats*);                                \

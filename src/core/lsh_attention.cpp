@@ -4,6 +4,9 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "head_stacks.h"
 
 namespace poslsh {
 
@@ -29,6 +32,72 @@ struct LshScratch {
   Eigen::Index row_lo[kQueryTile], row_hi[kQueryTile];        // per row: union of its blocks
   Eigen::Index rel_lo[kQueryTile], rel_hi[kQueryTile];        // the same, in one key tile
 };
+
+// The blocks of query rows [qa, qa + rq) in every hash (sc.blocks, from the
+// hashes' current blocks sc.cur, advanced), and each row's union of them
+// (sc.row_lo, sc.row_hi): one interval, as every block holds the row. Returns
+// the keys [k0, k1) any row of the tile sees.
+template <typename Scalar>
+std::pair<Eigen::Index, Eigen::Index> tile_blocks(const MaskMean& mask, bool causal,
+                                                  Eigen::Index qa, Eigen::Index rq,
+                                                  LshScratch<Scalar>& sc) {
+  const std::int64_t hashes = mask.num_hashes();
+  Eigen::Index k0 = mask.rows(), k1 = 0;
+  for (Eigen::Index r = 0; r < rq; ++r) {
+    const Eigen::Index i = qa + r;
+    Eigen::Index lo = i, hi = i + 1;
+    for (std::int64_t h = 0; h < hashes; ++h) {
+      const auto starts = mask.blocks(h);
+      auto& b = sc.cur[static_cast<std::size_t>(h)];
+      while (starts[b + 1] <= i) ++b;
+      const Eigen::Index a = starts[b], e = causal ? i + 1 : starts[b + 1];
+      sc.blocks[static_cast<std::size_t>(r * hashes + h)] = {a, e};
+      lo = std::min(lo, a);
+      hi = std::max(hi, e);
+    }
+    sc.row_lo[r] = lo;
+    sc.row_hi[r] = hi;
+    k0 = std::min(k0, lo);
+    k1 = std::max(k1, hi);
+  }
+  return {k0, k1};
+}
+
+// For the key tile [ka, kb): each row's keys in it (sc.rel_lo, sc.rel_hi,
+// relative to ka) and, for the rows [ra, rb) whose interval meets it (row
+// intervals move right with the row), the multiplicity of each key: the
+// number of hashes whose block holds both (sc.mult). Returns [ra, rb), empty
+// when no row meets the tile.
+template <typename Scalar>
+std::pair<Eigen::Index, Eigen::Index> key_tile_multiplicities(std::int64_t hashes, Eigen::Index rq,
+                                                              Eigen::Index ka, Eigen::Index kb,
+                                                              LshScratch<Scalar>& sc) {
+  const Eigen::Index ck = kb - ka;
+  Eigen::Index ra = rq, rb = 0;
+  for (Eigen::Index r = 0; r < rq; ++r) {
+    const Eigen::Index lo = std::max(sc.row_lo[r], ka), hi = std::min(sc.row_hi[r], kb);
+    sc.rel_lo[r] = lo - ka;
+    sc.rel_hi[r] = std::max(lo, hi) - ka;
+    if (lo < hi) {
+      ra = std::min(ra, r);
+      rb = r + 1;
+    }
+  }
+  for (Eigen::Index r = ra; r < rb; ++r) {
+    Scalar* m = sc.mult.row(r).data();
+    std::fill(m, m + ck + 1, Scalar(0));
+    for (std::int64_t h = 0; h < hashes; ++h) {
+      const auto [a, e] = sc.blocks[static_cast<std::size_t>(r * hashes + h)];
+      const Eigen::Index x = std::max(a, ka), y = std::min(e, kb);
+      if (x >= y) continue;
+      m[x - ka] += Scalar(1);
+      m[y - ka] -= Scalar(1);
+    }
+    Scalar acc = 0;  // small integers: exact
+    for (Eigen::Index c = 0; c < ck; ++c) m[c] = acc += m[c];
+  }
+  return {ra, rb};
+}
 
 }  // namespace lsh_detail
 
@@ -71,51 +140,11 @@ RowMatrix<Scalar> lsh_attention(const ConstRowMatrixRef<Scalar>& q,
             std::upper_bound(starts.begin(), starts.end(), static_cast<std::int64_t>(qa));
         sc.cur[static_cast<std::size_t>(h)] = static_cast<std::size_t>(it - starts.begin()) - 1;
       }
-      Eigen::Index k0 = n, k1 = 0;
-      for (Eigen::Index r = 0; r < rq; ++r) {
-        const Eigen::Index i = qa + r;
-        Eigen::Index lo = i, hi = i + 1;
-        for (std::int64_t h = 0; h < hashes; ++h) {
-          const auto starts = mask.blocks(h);
-          auto& b = sc.cur[static_cast<std::size_t>(h)];
-          while (starts[b + 1] <= i) ++b;
-          const Eigen::Index a = starts[b], e = causal ? i + 1 : starts[b + 1];
-          sc.blocks[static_cast<std::size_t>(r * hashes + h)] = {a, e};
-          lo = std::min(lo, a);
-          hi = std::max(hi, e);
-        }
-        sc.row_lo[r] = lo;
-        sc.row_hi[r] = hi;
-        k0 = std::min(k0, lo);
-        k1 = std::max(k1, hi);
-      }
+      const auto [k0, k1] = lsh_detail::tile_blocks(mask, causal, qa, rq, sc);
       for (Eigen::Index ka = k0; ka < k1; ka += kKeyTile) {
-        const Eigen::Index kb = std::min(k1, ka + kKeyTile), ck = kb - ka;
-        // Rows whose interval meets [ka, kb) (row intervals move right with the row).
-        Eigen::Index ra = rq, rb = 0;
-        for (Eigen::Index r = 0; r < rq; ++r) {
-          const Eigen::Index lo = std::max(sc.row_lo[r], ka), hi = std::min(sc.row_hi[r], kb);
-          sc.rel_lo[r] = lo - ka;
-          sc.rel_hi[r] = std::max(lo, hi) - ka;
-          if (lo < hi) {
-            ra = std::min(ra, r);
-            rb = r + 1;
-          }
-        }
+        const Eigen::Index kb = std::min(k1, ka + kKeyTile);
+        const auto [ra, rb] = lsh_detail::key_tile_multiplicities(hashes, rq, ka, kb, sc);
         if (ra >= rb) continue;
-        for (Eigen::Index r = ra; r < rb; ++r) {
-          Scalar* m = sc.mult.row(r).data();
-          std::fill(m, m + ck + 1, Scalar(0));
-          for (std::int64_t h = 0; h < hashes; ++h) {
-            const auto [a, e] = sc.blocks[static_cast<std::size_t>(r * hashes + h)];
-            const Eigen::Index x = std::max(a, ka), y = std::min(e, kb);
-            if (x >= y) continue;
-            m[x - ka] += Scalar(1);
-            m[y - ka] -= Scalar(1);
-          }
-          Scalar acc = 0;  // small integers: exact
-          for (Eigen::Index c = 0; c < ck; ++c) m[c] = acc += m[c];
-        }
         sc.st.accumulate_weighted(q, k, v, qa + ra, qa + rb, ka, kb, sc.mult.row(ra).data(),
                                   sc.mult.cols(), sc.rel_lo + ra, sc.rel_hi + ra);
       }
@@ -131,7 +160,7 @@ HeadStack<Scalar> lsh_attention(const HeadStack<Scalar>& q, const HeadStack<Scal
                                 const AttentionOptions& options) {
   const auto heads = static_cast<std::int64_t>(masks.size());
   if (heads < 1) throw std::invalid_argument("multi-head LSH attention needs at least one mask");
-  validate_head_stacks(q, k, v, heads);
+  detail::validate_head_stacks(q, k, v, heads);
   HeadStack<Scalar> out{heads, RowMatrix<Scalar>(heads * q.n(), v.d())};
   for (std::int64_t h = 0; h < heads; ++h)
     out.head(h) = lsh_attention<Scalar>(q.head(h), k.head(h), v.head(h),

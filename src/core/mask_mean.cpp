@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "prefix_sums.h"
 #include "tiled_blocks.h"
 #include "tiled_product.h"
 
@@ -97,7 +98,7 @@ MaskMean::MaskMean(std::int64_t n, std::span<const std::vector<std::int64_t>> pa
   tiled_ = tile_major_blocks(*this);
 }
 
-void prefix_sums(const double* x, std::int64_t n, std::vector<double>& P) {
+void detail::prefix_sums(const double* x, std::int64_t n, std::vector<double>& P) {
   P.resize(n + 1);
   P[0] = 0.0;
   for (std::int64_t i = 0; i < n; ++i) P[i + 1] = P[i] + x[i];

@@ -8,6 +8,9 @@
 #include <limits>
 #include <stdexcept>
 #include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 namespace poslsh {
 namespace {
@@ -176,12 +179,16 @@ NpyArray read_npy(const std::string& path) {
   return parse_npy(bytes, path);
 }
 
-NpyArray parse_npy(std::string_view bytes, const std::string& name) {
+namespace {
+
+// The header text after the magic, version and length fields; `pos` is left
+// at the first data byte.
+std::string npy_header_text(std::string_view bytes, const std::string& name, std::size_t& pos) {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   const std::size_t size = bytes.size();
   if (size < 8 || std::memcmp(p, kMagic, 6) != 0) fail(name, "not a .npy file (bad magic)");
   const int major = p[6];
-  std::size_t pos = 8;
+  pos = 8;
   std::size_t header_len = 0;
   if (major == 1) {
     if (size < pos + 2) fail(name, "truncated header");
@@ -199,37 +206,30 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
   if (size - pos < header_len) fail(name, "truncated header");
   const std::string header(bytes.substr(pos, header_len));
   pos += header_len;
-  NpyHeader h;
-  try {
-    h = parse_npy_header(header);
-  } catch (const std::invalid_argument& e) {
-    fail(name, std::string("malformed header: ") + e.what());
-  }
-  NpyArray arr;
-  std::size_t word = 0;
-  if (h.descr == "<f4") {
-    arr.dtype = NpyDtype::kFloat32;
-    word = 4;
-  } else if (h.descr == "<f8") {
-    arr.dtype = NpyDtype::kFloat64;
-    word = 8;
-  } else if (h.descr == "<f2") {
-    arr.dtype = NpyDtype::kFloat16;
-    word = 2;
-  } else if (h.descr == "<V2" || h.descr == "bfloat16") {
-    // NumPy has no bfloat16. ml_dtypes registers it with kind 'V', byte order
-    // '=' and 2 bytes, so np.save writes dtype.str: '<V2' on every
-    // little-endian machine (np.load then returns raw 2-byte voids; a plain
-    // NumPy void is '|V2', refused). Files written with str(dtype) as descr,
-    // the usual workaround that np.load with ml_dtypes imported reads back,
-    // say 'bfloat16'. A torch bfloat16 tensor saved via .view(torch.int16) is
-    // '<i2', indistinguishable from integers, and stays refused.
-    arr.dtype = NpyDtype::kBFloat16;
-    word = 2;
-  } else {
-    fail(name, "unsupported dtype '" + printable(h.descr) +
-                   "' (accepted: " + std::string(kAcceptedDtypes) + ")");
-  }
+  return header;
+}
+
+// The element type a header's descr names, and its size in bytes.
+std::pair<NpyDtype, std::size_t> npy_element_type(const std::string& descr,
+                                                  const std::string& name) {
+  if (descr == "<f4") return {NpyDtype::kFloat32, 4};
+  if (descr == "<f8") return {NpyDtype::kFloat64, 8};
+  if (descr == "<f2") return {NpyDtype::kFloat16, 2};
+  // NumPy has no bfloat16. ml_dtypes registers it with kind 'V', byte order
+  // '=' and 2 bytes, so np.save writes dtype.str: '<V2' on every
+  // little-endian machine (np.load then returns raw 2-byte voids; a plain
+  // NumPy void is '|V2', refused). Files written with str(dtype) as descr,
+  // the usual workaround that np.load with ml_dtypes imported reads back,
+  // say 'bfloat16'. A torch bfloat16 tensor saved via .view(torch.int16) is
+  // '<i2', indistinguishable from integers, and stays refused.
+  if (descr == "<V2" || descr == "bfloat16") return {NpyDtype::kBFloat16, 2};
+  fail(name, "unsupported dtype '" + printable(descr) +
+                 "' (accepted: " + std::string(kAcceptedDtypes) + ")");
+}
+
+// The number of elements of a C-order array of `shape`, refused when it is
+// not an array poslsh reads (Fortran order, 0-d, a dimension < 1, too large).
+std::uint64_t npy_element_count(const NpyHeader& h, const std::string& name) {
   if (h.fortran_order) fail(name, "Fortran-order arrays are not supported (save in C order)");
   if (h.shape.empty()) fail(name, "0-dimensional arrays are not supported");
   std::uint64_t count = 1;
@@ -239,35 +239,58 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
       fail(name, "array too large");
     count *= static_cast<std::uint64_t>(dim);
   }
+  return count;
+}
+
+// The little-endian elements at `d` as doubles.
+void decode_npy_elements(const unsigned char* d, NpyDtype dtype, std::vector<double>& out) {
+  const std::size_t count = out.size();
+  switch (dtype) {
+    case NpyDtype::kFloat64:
+      for (std::uint64_t i = 0; i < count; ++i) out[i] = std::bit_cast<double>(le64(d + i * 8));
+      break;
+    case NpyDtype::kFloat32:
+      for (std::uint64_t i = 0; i < count; ++i)
+        out[i] = static_cast<double>(std::bit_cast<float>(le32(d + i * 4)));
+      break;
+    case NpyDtype::kFloat16:
+      for (std::uint64_t i = 0; i < count; ++i)
+        out[i] = static_cast<double>(half_to_float(le16(d + i * 2)));
+      break;
+    case NpyDtype::kBFloat16:
+      for (std::uint64_t i = 0; i < count; ++i)
+        out[i] = static_cast<double>(bfloat16_to_float(le16(d + i * 2)));
+      break;
+  }
+}
+
+}  // namespace
+
+NpyArray parse_npy(std::string_view bytes, const std::string& name) {
+  std::size_t pos = 0;
+  const std::string header = npy_header_text(bytes, name, pos);
+  NpyHeader h;
+  try {
+    h = parse_npy_header(header);
+  } catch (const std::invalid_argument& e) {
+    fail(name, std::string("malformed header: ") + e.what());
+  }
+  NpyArray arr;
+  std::size_t word = 0;
+  std::tie(arr.dtype, word) = npy_element_type(h.descr, name);
+  const std::uint64_t count = npy_element_count(h, name);
   arr.shape = h.shape;
   // Sizes are compared before anything is allocated: a header that claims
   // more data than the file holds costs nothing.
   const std::uint64_t expected = count * word;
-  const std::size_t found = size - pos;
+  const std::size_t found = bytes.size() - pos;
   if (found < expected)
     fail(name, "truncated data: expected " + std::to_string(expected) + " bytes, found " +
                    std::to_string(found));
   if (found > expected) fail(name, "trailing bytes after the data");
   arr.data.resize(count);
-  const unsigned char* d = p + pos;
-  switch (arr.dtype) {
-    case NpyDtype::kFloat64:
-      for (std::uint64_t i = 0; i < count; ++i)
-        arr.data[i] = std::bit_cast<double>(le64(d + i * 8));
-      break;
-    case NpyDtype::kFloat32:
-      for (std::uint64_t i = 0; i < count; ++i)
-        arr.data[i] = static_cast<double>(std::bit_cast<float>(le32(d + i * 4)));
-      break;
-    case NpyDtype::kFloat16:
-      for (std::uint64_t i = 0; i < count; ++i)
-        arr.data[i] = static_cast<double>(half_to_float(le16(d + i * 2)));
-      break;
-    case NpyDtype::kBFloat16:
-      for (std::uint64_t i = 0; i < count; ++i)
-        arr.data[i] = static_cast<double>(bfloat16_to_float(le16(d + i * 2)));
-      break;
-  }
+  decode_npy_elements(reinterpret_cast<const unsigned char*>(bytes.data()) + pos, arr.dtype,
+                      arr.data);
   return arr;
 }
 

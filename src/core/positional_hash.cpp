@@ -7,13 +7,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "gamma2.h"
+
 namespace poslsh {
 
 std::int64_t PositionalHash::bin(std::int64_t i) const {
   return static_cast<std::int64_t>(std::floor((static_cast<double>(i) - shift) / pitch));
 }
 
-double gamma2_from_uniforms(double u1, double u2) {
+double detail::gamma2_from_uniforms(double u1, double u2) {
   // -ln(U1) - ln(U2) rather than -ln(U1 U2): the product can underflow. Only
   // U1 = U2 = 1 gives 0 (as -0.0); the clamp maps it to the smallest value the
   // other pairs give, so no redraw is needed and the stream stays in step.
@@ -25,7 +27,7 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
   const double u1 = rng.uniform_pos();
   const double u2 = rng.uniform_pos();
   const double u3 = rng.uniform();
-  const double pitch = sigma * gamma2_from_uniforms(u1, u2);
+  const double pitch = sigma * detail::gamma2_from_uniforms(u1, u2);
   return PositionalHash{pitch, pitch * u3};
 }
 

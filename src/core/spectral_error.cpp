@@ -12,9 +12,14 @@
 
 #include "lanczos_op.h"
 #include "lanczos_pass.h"
+#include "lanczos_solver.h"
 #include "lanes.h"
 
 namespace poslsh {
+
+using detail::kw_epsilon;
+using detail::lanczos_extreme_eigenvalue;
+using detail::LanesProduct;
 
 std::string_view to_string(SolveStatus status) {
   return status == SolveStatus::kOk ? "ok" : "not_converged";
@@ -111,7 +116,7 @@ struct RitzTrace {
 
 }  // namespace
 
-double kw_epsilon(std::int64_t n, std::int64_t k, double p_fail) {
+double detail::kw_epsilon(std::int64_t n, std::int64_t k, double p_fail) {
   check::at_least("n", n, 1);
   check::at_least("k", k, 1);
   check::open_unit("p", p_fail);
@@ -468,17 +473,17 @@ SpectralErrorResult run_lanczos(std::int64_t n, std::span<const StepProduct> pro
 
 }  // namespace
 
-SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduct& apply,
-                                               bool both_ends,
-                                               const SpectralErrorOptions& options) {
+SpectralErrorResult detail::lanczos_extreme_eigenvalue(std::int64_t n, const LanesProduct& apply,
+                                                       bool both_ends,
+                                                       const SpectralErrorOptions& options) {
   return lanczos_extreme_eigenvalue(n, std::span<const LanesProduct>(&apply, 1), both_ends,
                                     options);
 }
 
-SpectralErrorResult lanczos_extreme_eigenvalue(std::int64_t n,
-                                               std::span<const LanesProduct> products,
-                                               bool both_ends,
-                                               const SpectralErrorOptions& options) {
+SpectralErrorResult detail::lanczos_extreme_eigenvalue(std::int64_t n,
+                                                       std::span<const LanesProduct> products,
+                                                       bool both_ends,
+                                                       const SpectralErrorOptions& options) {
   std::vector<StepProduct> steps;
   for (const LanesProduct& p : products) steps.push_back(with_first_pass(p, n));
   return run_lanczos(n, steps, both_ends, options);

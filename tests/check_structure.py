@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""The layering and function-length guards of poslsh's test command.
+
+Fails (exit 1, one line per finding) when
+  - a file includes from a layer above its own: the layers point down,
+    core <- runner <- experiments <- apps, with fuzz and tests on top
+    (docs/ARCHITECTURE.md), and the core's private headers ("core/...") are
+    included by the core and the tests only;
+  - a function body runs over MAX_LINES lines, outside the short list of
+    ALLOWED_LONG_FUNCTIONS (each with its reason).
+
+Usage: check_structure.py [SOURCE_DIR]   (default: the tree this script is in)
+       check_structure.py --self-test      (plants violations in a scratch tree:
+                                            each must be found, nothing else)
+"""
+import pathlib
+import re
+import sys
+import tempfile
+
+MAX_LINES = 80
+
+# The quoted include prefixes ("runner/...") each directory may use. A
+# directory not listed here is not checked.
+LAYER_OF = {
+    "include/poslsh": "public",
+    "src/core": "core",
+    "src/runner": "runner",
+    "experiments": "experiments",
+    "apps": "apps",
+    "python": "python",
+    "fuzz": "fuzz",
+    "examples": "examples",
+}
+MAY_INCLUDE = {
+    "public": set(),
+    "core": {"core"},
+    "runner": {"runner"},
+    "experiments": {"runner", "experiments"},
+    "apps": {"runner", "experiments", "apps"},
+    "python": set(),
+    "fuzz": {"runner", "experiments", "apps"},
+    "examples": set(),
+}
+LAYER_PREFIXES = ("core", "runner", "experiments", "apps")
+
+# Functions allowed over MAX_LINES lines: (file, function name) -> reason.
+ALLOWED_LONG_FUNCTIONS = {
+    # Every binding in one module body; to be split into bindings by concept
+    # with the argument conversion in one place (issue 34, not done yet).
+    ("python/poslsh_module.cpp", "PYBIND11_MODULE"): "the Python bindings, to be split",
+}
+
+SOURCE_SUFFIXES = {".h", ".hpp", ".cpp", ".cc"}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def layer_of(rel):
+    for prefix, layer in LAYER_OF.items():
+        if rel == prefix or rel.startswith(prefix + "/"):
+            return layer
+    return None
+
+
+def include_findings(root, files):
+    findings = []
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        layer = layer_of(rel)
+        if layer is None:
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            target = m.group(1)
+            top = target.split("/", 1)[0] if "/" in target else None
+            beside = (path.parent / target).resolve()
+            if top not in LAYER_PREFIXES and beside.is_file():
+                # A path relative to the file ("../apps/x.h"): the layer it lands in.
+                try:
+                    landed = layer_of(beside.relative_to(root.resolve()).as_posix())
+                except ValueError:
+                    landed = None
+                top = landed if landed in LAYER_PREFIXES and landed != layer else None
+            if top in LAYER_PREFIXES and top not in MAY_INCLUDE[layer]:
+                why = ("the core's private headers are the core's and the tests' only"
+                       if top == "core" else f"{layer} may include only from "
+                       f"{', '.join(sorted(MAY_INCLUDE[layer])) or 'public headers'}")
+                findings.append(f"{rel}:{number}: includes \"{target}\" from a higher layer ({why})")
+    return findings
+
+
+def strip_code(text):
+    """Comments, string and character literals blanked (newlines kept)."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+        elif c == 'R' and text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            m = re.match(r'R"([^(]*)\(', text[i:])
+            if not m:
+                out.append(c)
+                i += 1
+                continue
+            end = ")" + m.group(1) + '"'
+            j = text.find(end, i + m.end())
+            j = n if j < 0 else j + len(end)
+            out.append('""' + "\n" * text.count("\n", i, j))
+            i = j
+        elif c in "\"'":
+            if c == "'" and i > 0 and text[i - 1].isalnum():  # digit separator 1'000
+                out.append(" ")
+                i += 1
+                continue
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + c)
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+NOT_A_FUNCTION = re.compile(r"^\s*(namespace|class|struct|union|enum|extern\s+\"|template\s*<[^>]*>\s*(class|struct))")
+CONTROL = re.compile(r"\b(if|for|while|switch|catch|do|else|try)\s*$")
+
+
+def functions(text):
+    """(name, first line, last line) of every function body at namespace or class scope."""
+    code = strip_code(text)
+    # Preprocessor lines do not open scopes.
+    code = re.sub(r"(?m)^\s*#.*(\\\n.*)*$", lambda m: "\n" * m.group(0).count("\n"), code)
+    found = []
+    stack = []  # kinds of the open braces: "scope" (namespace/class) or "body"/"other"
+    start = 0  # where the current declaration's text starts
+    i = 0
+    while i < len(code):
+        c = code[i]
+        if c in ";":
+            if stack_top_is_scope(stack):
+                start = i + 1
+        elif c == "{":
+            if stack_top_is_scope(stack):
+                head = code[start:i]
+                stripped = " ".join(head.split())
+                if NOT_A_FUNCTION.match(stripped) or "(" not in stripped or stripped.endswith("=") \
+                        or re.search(r"=\s*$", stripped) or CONTROL.search(stripped):
+                    kind = "scope" if NOT_A_FUNCTION.match(stripped) else "other"
+                    stack.append((kind, None, None))
+                    if kind == "scope":
+                        start = i + 1
+                else:
+                    name_m = re.search(r"([~\w:]+|operator\s*\S+)\s*\([^()]*(\([^()]*\)[^()]*)*\)[^()]*$", stripped)
+                    name = name_m.group(1) if name_m else stripped[:40]
+                    first = code.count("\n", 0, start + len(head) - len(head.lstrip())) + 1
+                    stack.append(("body", name, first))
+            else:
+                stack.append(("other", None, None))
+        elif c == "}":
+            if stack:
+                kind, name, first = stack.pop()
+                if kind == "body":
+                    last = code.count("\n", 0, i) + 1
+                    found.append((name, first, last))
+            if not stack or stack[-1][0] == "scope":
+                start = i + 1
+        i += 1
+    return found
+
+
+def stack_top_is_scope(stack):
+    return not stack or stack[-1][0] == "scope"
+
+
+def length_findings(root, files, allowed):
+    findings = []
+    long_ones = set()
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("tests/"):
+            continue
+        for name, first, last in functions(path.read_text(errors="replace")):
+            lines = last - first + 1
+            if lines <= MAX_LINES:
+                continue
+            long_ones.add((rel, name))
+            if (rel, name) not in allowed:
+                findings.append(f"{rel}:{first}: {name} is {lines} lines (at most {MAX_LINES}, "
+                                "or name it with its reason in ALLOWED_LONG_FUNCTIONS)")
+    # The list stays short: an entry whose function was split goes.
+    for rel, name in sorted(set(allowed) - long_ones):
+        findings.append(f"{rel}: {name} is no longer over {MAX_LINES} lines: remove it from "
+                        "ALLOWED_LONG_FUNCTIONS")
+    return findings
+
+
+def findings_in(root, allowed=ALLOWED_LONG_FUNCTIONS):
+    files = sorted(p for d in ("include", "src", "experiments", "apps", "python", "fuzz", "examples", "tests")
+                   for p in (root / d).rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file())
+    return files, include_findings(root, files) + length_findings(root, files, allowed)
+
+
+def function_of(lines):
+    body = "".join(f"  total += {i};\n" for i in range(lines - 3))
+    return f"int f{lines}(int total) {{\n{body}  return total;\n}}\n"
+
+
+# The planted violations of --self-test: file -> (text, what the guard must report).
+PLANTED = {
+    "src/runner/climbs.cpp": ('#include "experiments/experiment.h"\n', 'includes "experiments/experiment.h"'),
+    "src/core/climbs.cpp": ('#include "runner/sweep.h"\n#include "lanes.h"\n', 'includes "runner/sweep.h"'),
+    "experiments/climbs.cpp": ('#include "apps/cli_app.h"\n#include "runner/sweep.h"\n', 'includes "apps/cli_app.h"'),
+    "apps/private.cpp": ('#include "core/lanes.h"\n#include "experiments/experiment.h"\n', 'includes "core/lanes.h"'),
+    "experiments/relative.cpp": ('#include "../apps/long.h"\n#include "climbs.cpp"\n', 'includes "../apps/long.h"'),
+    "apps/long.h": ('#pragma once\n', None),
+    "experiments/long.cpp": ("namespace poslsh {\nnamespace {\n" + function_of(80) + function_of(81) +
+                             "}\n}\n", "f81 is 81 lines"),
+    "src/core/long_class.h": ("struct S {\n  int method() const {\n" + "    int x = 0;\n" * 90 +
+                              "    return x;\n  }\n};\n", "method is 93 lines"),
+    # Allowed: the tests reach every layer and may be long.
+    "tests/test_anything.cpp": ('#include "core/lanes.h"\n#include "apps/cli_app.h"\n' + function_of(120), None),
+}
+
+
+def self_test():
+    with tempfile.TemporaryDirectory() as scratch:
+        root = pathlib.Path(scratch)
+        for rel, (text, _) in PLANTED.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
+        # One stale entry: a function the list allows that is no longer long.
+        _, findings = findings_in(root, allowed={("apps/split_already.cpp", "run"): "planted"})
+    expected = {rel: want for rel, (_, want) in PLANTED.items() if want}
+    expected["apps/split_already.cpp"] = "run is no longer over"
+    missed = [f"{rel}: {want}" for rel, want in expected.items()
+              if not any(f.startswith(rel + ":") and want in f for f in findings)]
+    extra = [f for f in findings if not any(f.startswith(rel + ":") and want in f
+                                            for rel, want in expected.items())]
+    for m in missed:
+        print(f"self-test: not caught: {m}")
+    for e in extra:
+        print(f"self-test: reported but not planted: {e}")
+    print(f"check_structure --self-test: {len(expected) - len(missed)} of {len(expected)} planted "
+          f"violations caught, {len(extra)} false report(s)")
+    return 1 if missed or extra else 0
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
+    files, findings = findings_in(root)
+    for f in findings:
+        print(f)
+    print(f"check_structure: {len(files)} files, {len(findings)} finding(s)")
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
