@@ -542,7 +542,7 @@ CheckOutcome rate_line(const std::string& name, const Group& g, double level) {
                         "(s n / (2 sigma)); a trial's error is flat until one appears, so "
                         "the slope needs >= {} (a larger n or s, or a smaller sigma); "
                         "s:mean_error {}",
-                        format_double(g.lsh.begin()->first), boundaries, kRateMinBoundaries, pts)};
+                        format_value(g.lsh.begin()->first), boundaries, kRateMinBoundaries, pts)};
   if (sl.lo.size() < kMinRateTrials)
     return {check, Verdict::kNotApplicable,
             fmt::format("{} trials with lsh rows at two or more values of s and no zero "
@@ -679,7 +679,7 @@ std::string rank_text(const char* what, const RankTest& r, const std::vector<dou
 
 CheckOutcome error_law_line(const std::string& group, double s, const ErrorSamples& e,
                             double level) {
-  const std::string check = fmt::format("error-law[{},s={}]", group, format_double(s));
+  const std::string check = fmt::format("error-law[{},s={}]", group, format_value(s));
   const bool projected = !e.projection.empty();
   const double each = level / (projected ? 3 : 2);
   const std::size_t needed = rank_test_trials_needed(each);

@@ -135,7 +135,7 @@ void validate(const LmOptions& o) {
   require_positive_finite("--lr", o.lr);
   if (!(o.weight_decay >= 0 && std::isfinite(o.weight_decay)))
     throw UsageError(fmt::format("--weight-decay must be a finite number >= 0 (got {})",
-                                 format_double(o.weight_decay)));
+                                 format_value(o.weight_decay)));
   require_nonempty("--eval-lengths", o.eval_lengths.size());
   require_at_least("--eval-lengths", o.eval_lengths, 1);
   require_at_least("--swap-s", o.swap_s, 1);
@@ -249,9 +249,9 @@ std::vector<std::string> split_tabs(const std::string& line) {
   return out;
 }
 
-// A number as every table writes it (format_double); "" stays "".
+// A number as every table writes it (format_value); "" stays "".
 std::string as_number(const std::string& text) {
-  return text.empty() ? text : format_double(std::stod(text));
+  return text.empty() ? text : format_value(std::stod(text));
 }
 
 // The cell's rows: the child's fields (python/poslsh/lm/cell.py's Row: eval,
