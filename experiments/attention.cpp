@@ -638,6 +638,10 @@ const bool registered_attention_length = register_experiment({
     .add_command = add_attention_length_command,
     .add_bench = {},
     .checker = {},  // its table is an attention table: attention's checker runs on it
+    // attention's error-vs-n script, into a file of its own
+    .figures = {{.script = "attention_error_vs_n",
+                 .title = "Length extrapolation: attention output error against n at fixed s",
+                 .file = "attention_length_vs_n"}},
 });
 
 const bool registered_attention = register_experiment({
@@ -649,6 +653,9 @@ const bool registered_attention = register_experiment({
                                      "certificate", "uniform_bound", "rounding_allowance"},
                 .run = [](const CsvTable& t,
                           double alpha) { return check_attention_table(t, alpha); }},
+    .figures = {{.script = "attention_error_vs_s", .title = "Attention output error against s"},
+                {.script = "attention_error_vs_n", .title = "Attention output error against n"}},
+    .bench_figures = {{.script = "attention_time_vs_n", .title = "Attention time against n"}},
 });
 
 }  // namespace attention_experiment

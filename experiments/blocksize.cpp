@@ -192,6 +192,7 @@ const bool registered_blocksize = register_experiment({
                 .run = [](const CsvTable& t,
                           double alpha) { return check_blocksize_table(t, alpha); }},
     .summarize = blocksize_summary,
+    .figures = {{.script = "blocksize_law", .title = "Largest block size: law and growth"}},
 });
 
 }  // namespace blocksize_experiment

@@ -318,6 +318,10 @@ const bool registered_convergence = register_experiment({
                                      "status"},
                 .run = [](const CsvTable& t,
                           double alpha) { return check_convergence_table(t, alpha); }},
+    .figures = {{.script = "convergence_error_vs_s",
+                 .title = "Errors of the mean of s masks against s"},
+                {.script = "convergence_constant_vs_n",
+                 .title = "The constant of the O(1/sqrt(s)) rate against n"}},
 });
 
 }  // namespace convergence_experiment

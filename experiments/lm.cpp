@@ -457,6 +457,16 @@ const bool registered_lm = register_experiment({
     .checker = {.required_columns = lm_columns(),
                 .run = [](const CsvTable& t, double alpha) { return check_lm_table(t, alpha); }},
     .summarize = lm_summary_csv,
+    .figures = {{.script = "lm_loss_vs_s", .title = "Language models: validation loss against s"},
+                {.script = "lm_frontier",
+                 .title = "Language models: loss against keys per query (equal cost)"},
+                {.script = "lm_learning_curves", .title = "Language models: learning curves"},
+                {.script = "lm_finetune",
+                 .title = "Language models: fine-tuning exact-ALiBi models"},
+                {.script = "lm_loss_vs_length", .title = "Language models: length extrapolation"},
+                {.script = "lm_swapin_error_vs_s",
+                 .title = "Language models: swap-in output error against s on trained Q, K, V"}},
+    .report_section = add_lm_report_section,
 });
 
 }  // namespace
