@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "experiments/experiment.h"
 #include "runner/atomic_file.h"
 #include "runner/child_process.h"
 #include "runner/cli_common.h"

@@ -223,7 +223,7 @@ void validate_attention_options(const AttentionOptionsCli& o) {
         fmt::format("--reference accepts dense, band (got '{}')", printable(o.reference)));
   if (!(o.reference_tol > 0 && o.reference_tol < 1))
     throw UsageError(fmt::format("--reference-tol must be a number in (0, 1), got {}",
-                                 format_double(o.reference_tol)));
+                                 format_value(o.reference_tol)));
   require_at_least("--width", o.width, 0);
   require_positive_finite("--qk-scale", o.qk_scale);
   if (!o.save_outputs.empty()) {
@@ -316,7 +316,7 @@ std::string cell_text(std::int64_t v) {
 struct ControlErrors {
   double max_error = NAN, rel_frobenius_error = NAN, scale_projection = NAN;
 };
-std::string cell_text(double v) { return std::isnan(v) ? std::string() : format_double(v); }
+std::string cell_text(double v) { return std::isnan(v) ? std::string() : format_value(v); }
 
 // The rows of one (problem, head) cell, estimator by estimator.
 class CellRows {
@@ -402,15 +402,15 @@ class CellRows {
             const AttentionBounds& b, double secs, const ControlErrors& control = {}) {
     save(s == kNotApplicable ? est : fmt::format("{}_s{}_trial{}", est, s, trial), approx);
     const RowMatrix<double>& exact = ref_.exact;
-    rows_.push_back({std::to_string(p_.n), std::to_string(p_.d), format_double(sigma_),
+    rows_.push_back({std::to_string(p_.n), std::to_string(p_.d), format_value(sigma_),
                      std::to_string(head_), form_ == Form::kCausal ? "causal" : "symmetric",
-                     cell_text(s), cell_text(trial), est, cell_text(width), format_double(kpq),
-                     cell_text(largest), format_double((approx - exact).cwiseAbs().maxCoeff()),
-                     format_double((approx - exact).norm() / exact_norm_),
-                     format_double(b.certificate), format_double(b.uniform_bound),
-                     format_double(b.rounding_allowance), format_double(b.max_abs_logit),
-                     format_double(secs), format_double(ref_.bound),
-                     est == "lsh" ? format_double(projection(approx)) : std::string(),
+                     cell_text(s), cell_text(trial), est, cell_text(width), format_value(kpq),
+                     cell_text(largest), format_value((approx - exact).cwiseAbs().maxCoeff()),
+                     format_value((approx - exact).norm() / exact_norm_),
+                     format_value(b.certificate), format_value(b.uniform_bound),
+                     format_value(b.rounding_allowance), format_value(b.max_abs_logit),
+                     format_value(secs), format_value(ref_.bound),
+                     est == "lsh" ? format_value(projection(approx)) : std::string(),
                      cell_text(control.max_error), cell_text(control.rel_frobenius_error),
                      cell_text(control.scale_projection)});
   }
@@ -555,7 +555,7 @@ class Attention : public SweptExperiment<AttentionCell> {
   std::string label(const AttentionCell& cell) const override {
     const auto& p = problems_[cell.problem];
     return fmt::format("n={} d={} sigma={}", p.n, p.d,
-                       format_double(scales_.sigmas[static_cast<std::size_t>(cell.head)]));
+                       format_value(scales_.sigmas[static_cast<std::size_t>(cell.head)]));
   }
 
   // Longer contexts cost more (quadratically with the dense reference):
@@ -638,6 +638,10 @@ const bool registered_attention_length = register_experiment({
     .add_command = add_attention_length_command,
     .add_bench = {},
     .checker = {},  // its table is an attention table: attention's checker runs on it
+    // attention's error-vs-n script, into a file of its own
+    .figures = {{.script = "attention_error_vs_n",
+                 .title = "Length extrapolation: attention output error against n at fixed s",
+                 .file = "attention_length_vs_n"}},
 });
 
 const bool registered_attention = register_experiment({
@@ -649,6 +653,9 @@ const bool registered_attention = register_experiment({
                                      "certificate", "uniform_bound", "rounding_allowance"},
                 .run = [](const CsvTable& t,
                           double alpha) { return check_attention_table(t, alpha); }},
+    .figures = {{.script = "attention_error_vs_s", .title = "Attention output error against s"},
+                {.script = "attention_error_vs_n", .title = "Attention output error against n"}},
+    .bench_figures = {{.script = "attention_time_vs_n", .title = "Attention time against n"}},
 });
 
 }  // namespace attention_experiment

@@ -191,7 +191,7 @@ void print_summary(const AttentionBenchOptions& o, const std::vector<Row>& rows,
   fmt::print(
       "bench attention: float32, d={}, sigma={}, s={}, threads={}, symmetric; errors vs "
       "float64 exact on {} sampled rows\n",
-      o.d, format_double(o.sigma), o.s, threads,
+      o.d, format_value(o.sigma), o.s, threads,
       std::min<std::int64_t>(o.reference_rows, o.n.back()));
   fmt::print(
       "{:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>7} {:>10} {:>10} {:>10} {:>11} {:>10} "

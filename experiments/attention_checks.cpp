@@ -23,9 +23,10 @@
 //     and, for information, where the sliding window of equal cost sits.
 //  6. cost: WARNING when an approximation visits more keys per query than
 //     exact attention would.
-//  7. length (lsh rows at two or more n, fixed s): per trial the exponent c in
-//     rel_frobenius_error ~ n^c and max_error's growth, descriptive (info):
-//     the tolerance for the end rows is a heuristic.
+//  7. length (lsh rows at two or more n, fixed s; attention_length_fit.h):
+//     per trial the exponent c in rel_frobenius_error ~ n^c and max_error's
+//     growth, descriptive (info): the tolerance for the end rows is a
+//     heuristic.
 // With a band-exact reference (--reference band) each row's reference_bound
 // bounds |measured - true error|: checks 1-2 add it to the margin; the
 // error-law lines need nothing (tested and control errors are measured
@@ -47,6 +48,8 @@
 #include <tuple>
 
 #include "experiments/attention.h"
+#include "experiments/attention_length_fit.h"
+#include "experiments/attention_table.h"
 #include "runner/cli_common.h"
 #include "runner/least_squares.h"
 #include "runner/rate_interval.h"
@@ -56,34 +59,6 @@ namespace poslsh {
 
 namespace attention_checks {
 
-double nonnegative(const CsvTable& t, std::size_t r, const std::string& c, bool allow_inf) {
-  const double v = t.number(r, c);
-  if (std::isnan(v) || v < 0 || (!allow_inf && std::isinf(v)))
-    unusable(fmt::format("row {}: {} is '{}'; expected a {}number >= 0", CsvTable::line_of(r), c,
-                         printable(t.text(r, c)), allow_inf ? "" : "finite "));
-  return v;
-}
-
-// A trial's least-squares slope of ln e vs x when each e is known only to
-// within +-rb (the reference's certificate): the smallest and the largest
-// slope over that box (each ln e taken at the end its x's side of the mean
-// asks for). With rb = 0 both are the plain slope. NaN when some e - rb <= 0
-// (the reference cannot resolve that error).
-std::pair<double, double> slope_envelope(const std::vector<double>& x, const std::vector<double>& e,
-                                         const std::vector<double>& rb) {
-  double mean = 0;
-  for (double v : x) mean += v;
-  mean /= static_cast<double>(x.size());
-  std::vector<double> lo(x.size()), hi(x.size());
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    if (!(e[k] - rb[k] > 0)) return {NAN, NAN};
-    const double down = std::log(e[k] - rb[k]), up = std::log(e[k] + rb[k]);
-    lo[k] = rb[k] == 0 ? std::log(e[k]) : x[k] > mean ? down : up;
-    hi[k] = rb[k] == 0 ? std::log(e[k]) : x[k] > mean ? up : down;
-  }
-  return {least_squares_slope(x, lo), least_squares_slope(x, hi)};
-}
-
 double finite(const CsvTable& t, std::size_t r, const std::string& c) {
   const double v = t.number(r, c);
   if (!std::isfinite(v))
@@ -91,40 +66,6 @@ double finite(const CsvTable& t, std::size_t r, const std::string& c) {
                          printable(t.text(r, c))));
   return v;
 }
-
-// The table with the columns it has, and the names its lines give rows.
-struct Table {
-  const CsvTable& t;
-  bool has_head, has_form, has_width;
-  // The reference's own error bound (a band-exact reference; 0 for dense
-  // exact, and in tables from before the column): |measured - true error|
-  // <= reference_bound, so every margin below includes it.
-  bool has_ref;
-
-  explicit Table(const CsvTable& table)
-      : t(table),
-        has_head(table.has_column("head")),
-        has_form(table.has_column("form")),
-        has_width(table.has_column("width")),
-        has_ref(table.has_column("reference_bound")) {}
-  double ref_bound(std::size_t r) const {
-    return has_ref ? nonnegative(t, r, "reference_bound", false) : 0.0;
-  }
-  std::string group_of(std::size_t r) const {
-    return fmt::format("n={},d={},sigma={}{}{}", t.text(r, "n"), t.text(r, "d"), t.text(r, "sigma"),
-                       has_head ? ",head=" + t.text(r, "head") : "",
-                       has_form ? "," + t.text(r, "form") : "");
-  }
-  // s and trial are empty on rows they do not apply to (fixed blocks, a
-  // window of explicit width); older tables hold 0 there.
-  std::string row_name(std::size_t r) const {
-    const std::string& s = t.text(r, "s");
-    return fmt::format(
-        "row {} ({} {}{})", CsvTable::line_of(r), group_of(r), t.text(r, "estimator"),
-        s.empty() ? std::string()
-                  : fmt::format(" s={} trial={}", printable(s), printable(t.text(r, "trial"))));
-  }
-};
 
 // What checks 1-2 need from every row: the violations and the extremes.
 struct BoundScan {
@@ -316,174 +257,6 @@ void cost_lines(const Table& tb, std::vector<CheckOutcome>& out) {
                                exact_keys.at(g), fmt::join(list, ", "))});
 }
 
-// Length groups: lsh errors per trial and n at fixed (d, sigma, head, form,
-// s), for the length-extrapolation test (6).
-struct LengthPoint {
-  double rel = 0, rel_bound = 0, max_error = 0;
-};
-struct LengthGroup {
-  double sigma = 0;
-  std::map<double, std::map<double, LengthPoint>> by_trial;  // trial -> n -> point
-};
-
-LengthPoint length_point(const Table& tb, std::size_t r) {
-  const CsvTable& t = tb.t;
-  LengthPoint p;
-  p.rel = nonnegative(t, r, "rel_frobenius_error", false);
-  p.max_error = t.number(r, "max_error");
-  // The reference is known to |T_ref - T*| <= rho entrywise, so the
-  // numerator ||T~ - T_ref||_F moves by at most rho sqrt(n d) and so does
-  // the denominator ||T_ref||_F; with ||T~ - T_ref||_F >= max_error and
-  // ||T_ref||_F = ||T~ - T_ref||_F / rel, the relative error is known to
-  // within rel (a + b) / (1 - b), a = rho sqrt(n d) / max_error, b = a rel.
-  const double rho = tb.ref_bound(r);
-  if (rho > 0) {
-    const double a = rho * std::sqrt(t.number(r, "n") * t.number(r, "d")) / p.max_error,
-                 b = a * p.rel;
-    p.rel_bound = p.max_error > 0 && b < 1 ? p.rel * (a + b) / (1 - b)
-                                           : std::numeric_limits<double>::infinity();
-  }
-  return p;
-}
-
-std::map<std::string, LengthGroup> length_groups(const Table& tb) {
-  const CsvTable& t = tb.t;
-  std::map<std::string, LengthGroup> lengths;
-  for (std::size_t r = 0; r < t.size(); ++r) {
-    if (t.text(r, "estimator") != "lsh") continue;
-    const std::string key =
-        fmt::format("d={},sigma={}{}{},s={}", t.text(r, "d"), t.text(r, "sigma"),
-                    tb.has_head ? ",head=" + t.text(r, "head") : "",
-                    tb.has_form ? "," + t.text(r, "form") : "", t.text(r, "s"));
-    const LengthPoint p = length_point(tb, r);
-    LengthGroup& g = lengths[key];
-    g.sigma = t.number(r, "sigma");
-    g.by_trial[t.number(r, "trial")][t.number(r, "n")] = p;
-  }
-  return lengths;
-}
-
-// One length group's per-trial exponents (both ends of the reference's box)
-// and its per-n means.
-struct LengthFit {
-  std::vector<double> slopes, slopes_hi, max_growth;
-  std::size_t unresolved = 0;
-  std::map<double, std::tuple<double, double, int>> mean;  // n -> (sum rel, sum max, count)
-};
-
-LengthFit fit_length(const LengthGroup& g) {
-  LengthFit f;
-  for (const auto& [trial, by_n] : g.by_trial) {
-    std::vector<double> x, y, rb, ln_n, max_error;
-    for (const auto& [n, p] : by_n) {
-      auto& [rel_sum, max_sum, count] = f.mean[n];
-      rel_sum += p.rel;
-      max_sum += p.max_error;
-      count += 1;
-      ln_n.push_back(std::log(n));
-      max_error.push_back(p.max_error);
-      if (p.rel > 0) {
-        x.push_back(std::log(n));
-        y.push_back(p.rel);
-        rb.push_back(p.rel_bound);
-      }
-    }
-    if (ln_n.size() >= 2) f.max_growth.push_back(least_squares_slope(ln_n, max_error));
-    if (x.size() < 2) continue;
-    const auto [lo, hi] = slope_envelope(x, y, rb);
-    if (std::isnan(lo)) {
-      ++f.unresolved;
-      continue;
-    }
-    f.slopes.push_back(lo);
-    f.slopes_hi.push_back(hi);
-  }
-  return f;
-}
-
-std::string max_error_note(const LengthFit& f) {
-  std::string max_pts;
-  for (const auto& [n, acc] : f.mean)
-    max_pts += fmt::format("{}{}:{:.3g}", max_pts.empty() ? "" : " ", n,
-                           std::get<1>(acc) / std::get<2>(acc));
-  double growth = 0;
-  for (double v : f.max_growth) growth += v / static_cast<double>(f.max_growth.size());
-  return fmt::format(
-      "; max_error, reported, not tested (the largest of n row errors grows like the row "
-      "law's 1 - 1/n quantile): n:mean_max_error {}, mean growth {:.3g} per unit of ln n",
-      max_pts, growth);
-}
-
-std::string rel_points(const LengthFit& f) {
-  std::string rel_pts;
-  for (const auto& [n, acc] : f.mean)
-    rel_pts += fmt::format("{}{}:{:.4g}", rel_pts.empty() ? "" : " ", n,
-                           std::get<0>(acc) / std::get<2>(acc));
-  return rel_pts;
-}
-
-// 6. Length extrapolation (docs/MATH.md §7). The hash law and the
-// per-position Q/K/V law are shift-invariant, so away from the two ends
-// every row's error has one law, whatever n: the mean squared row error,
-// hence rel_frobenius_error, does not depend on n except through the rows
-// near the ends. Per trial, c is the least-squares slope of
-// ln rel_frobenius_error vs ln n (error ~ n^c); trials are independent, so
-// the number of trials with c above the tolerance
-// c_tol = 0.02 + 20 sigma / (n_min ln(n_max / n_min)), which covers the end
-// rows (those within ~10 sigma of an end, 20 sigma / n of all rows, may have
-// another error law), is at most Binomial(m, 1/2) when the median c is
-// <= c_tol: FAIL when its exact tail is <= level (one-sided sign test, no
-// assumption on the law of c). Fewer trials than that tail needs: info.
-// max_error is reported, not tested: the largest of n identically
-// distributed row errors grows like the row law's 1 - 1/n quantile, and for
-// Gaussian V times the hash noise that tail is exponential (about a + b ln n),
-// not the sub-Gaussian sqrt(ln n) of the mask's max-norm error.
-// With a band-exact reference, each rel_frobenius_error is known to within
-// the bound computed above: the test runs at both ends of that box and gives
-// its verdict only where they agree (info otherwise).
-CheckOutcome length_line(const std::string& key, const LengthFit& f, double c_tol, double level) {
-  const std::string name = fmt::format("length[{}]", key);
-  const std::string max_note = max_error_note(f);
-  if (f.slopes.size() < kMinRateTrials)
-    return {name, Verdict::kNotApplicable,
-            fmt::format("{} trials with lsh rows at two or more n (and no zero error){}; "
-                        "needs {}; n:mean_rel_frobenius_error {}",
-                        f.slopes.size(),
-                        f.unresolved ? fmt::format(" and {} whose error the reference's bound "
-                                                   "does not resolve",
-                                                   f.unresolved)
-                                     : std::string(),
-                        kMinRateTrials, rel_points(f)) +
-                max_note};
-  const std::size_t m = f.slopes.size();
-  const std::size_t k = static_cast<std::size_t>(std::count_if(
-      f.slopes.begin(), f.slopes.end(), [&](double v) { return v > c_tol; }));
-  const MedianInterval mi = median_interval(f.slopes, 2 * level);
-  return {name, Verdict::kInfo,
-          fmt::format(
-              "descriptive, not a test: row errors away from the ends have one law whatever n, "
-              "but how much the end rows and the reference's bound move the exponent is not "
-              "proven, so the tolerance {:.3g} is a heuristic and no verdict is drawn (the "
-              "error-law lines test each n); rel_frobenius_error vs n at fixed s: median "
-              "per-trial exponent c in error ~ n^c = {:.4f}; {} of {} independent trials above "
-              "{:.3g} (P(Binomial({}, 1/2) >= {}) = {:.3g}); order-statistic interval "
-              "[{:.4f}, {:.4f}] for the median; n:mean_rel_frobenius_error {}",
-              c_tol, mi.median, k, m, c_tol, m, k, half_binomial_tail(m, k), mi.low, mi.high,
-              rel_points(f)) +
-              max_note};
-}
-
-void length_lines(const std::map<std::string, LengthGroup>& lengths, double level,
-                  std::vector<CheckOutcome>& out) {
-  for (const auto& [key, g] : lengths) {
-    const LengthFit f = fit_length(g);
-    if (f.mean.size() < 2) continue;  // one length: nothing to extrapolate
-    const double n_min = f.mean.begin()->first, n_max = f.mean.rbegin()->first;
-    const double c_tol = 0.02 + 20 * g.sigma / (n_min * std::log(n_max / n_min));
-    out.push_back(length_line(key, f, c_tol, level));
-  }
-}
-
 // A group's per-trial rate slopes (both ends of the reference's error box, as
 // for the length test) and the trials left out for a zero or unresolved error.
 struct RateSlopes {
@@ -542,7 +315,7 @@ CheckOutcome rate_line(const std::string& name, const Group& g, double level) {
                         "(s n / (2 sigma)); a trial's error is flat until one appears, so "
                         "the slope needs >= {} (a larger n or s, or a smaller sigma); "
                         "s:mean_error {}",
-                        format_double(g.lsh.begin()->first), boundaries, kRateMinBoundaries, pts)};
+                        format_value(g.lsh.begin()->first), boundaries, kRateMinBoundaries, pts)};
   if (sl.lo.size() < kMinRateTrials)
     return {check, Verdict::kNotApplicable,
             fmt::format("{} trials with lsh rows at two or more values of s and no zero "
@@ -679,7 +452,7 @@ std::string rank_text(const char* what, const RankTest& r, const std::vector<dou
 
 CheckOutcome error_law_line(const std::string& group, double s, const ErrorSamples& e,
                             double level) {
-  const std::string check = fmt::format("error-law[{},s={}]", group, format_double(s));
+  const std::string check = fmt::format("error-law[{},s={}]", group, format_value(s));
   const bool projected = !e.projection.empty();
   const double each = level / (projected ? 3 : 2);
   const std::size_t needed = rank_test_trials_needed(each);
@@ -725,7 +498,6 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
   bound_lines(tb, out);
   const std::map<std::string, Group> groups = group_rows(tb);
   cost_lines(tb, out);
-  const std::map<std::string, LengthGroup> lengths = length_groups(tb);
   // Bonferroni: the whole alpha goes to the tests (checks 1-2 are
   // deterministic; the rate and length lines are descriptive): three
   // quarters to the error-law lines, one share per (group, s) with control
@@ -739,7 +511,7 @@ std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha)
   const double distinct_level =
       alpha / 4 / static_cast<double>(std::max<std::size_t>(1, lsh_groups));
   const double descriptive_level = alpha / 2 / static_cast<double>(std::max<std::size_t>(1, lsh_groups));
-  length_lines(lengths, descriptive_level, out);
+  length_lines(tb, descriptive_level, out);
   for (const auto& [name, g] : groups) {
     if (g.lsh.empty()) continue;
     for (const auto& [s, e] : g.error_law) out.push_back(error_law_line(name, s, e, law_level));

@@ -50,8 +50,8 @@ std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double
                                                           const HashDrawer& draw, double p) {
   std::int64_t s_max = 1;
   for (const auto& c : counts) s_max = std::max(s_max, c.s_at(n));
-  const std::string n_text = std::to_string(n), sigma_text = format_double(sigma),
-                    p_text = format_double(p);
+  const std::string n_text = std::to_string(n), sigma_text = format_value(sigma),
+                    p_text = format_value(p);
   // Prefix maxima of block size and pitch per trial, over hashes k < s_max.
   std::vector<std::int64_t> prefix_block(static_cast<std::size_t>(trials * s_max));
   std::vector<double> prefix_pitch(prefix_block.size());
@@ -72,12 +72,12 @@ std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double
   for (const auto& c : counts) {
     const std::int64_t s = c.s_at(n);
     const std::string s_text = std::to_string(s);
-    const std::string c_text = c.fixed > 0 ? "" : format_double(c.log_c);
+    const std::string c_text = c.fixed > 0 ? "" : format_value(c.log_c);
     const std::string bound_text = std::to_string(b_max_bound(n, sigma, s, p));
     for (std::int64_t t = 0; t < trials; ++t) {
       const auto at = static_cast<std::size_t>(t * s_max + s - 1);
       rows.push_back({n_text, sigma_text, s_text, c_text, std::to_string(t),
-                      format_double(prefix_pitch[at]), std::to_string(prefix_block[at]), bound_text,
+                      format_value(prefix_pitch[at]), std::to_string(prefix_block[at]), bound_text,
                       p_text});
     }
   }
@@ -146,7 +146,7 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
   }
 
   std::string label(const BlocksizeCell& cell) const override {
-    return fmt::format("n={} sigma={}", cell.n, format_double(cell.sigma));
+    return fmt::format("n={} sigma={}", cell.n, format_value(cell.sigma));
   }
 
   std::string config_note() const override { return scales_.config_note(); }
@@ -192,6 +192,7 @@ const bool registered_blocksize = register_experiment({
                 .run = [](const CsvTable& t,
                           double alpha) { return check_blocksize_table(t, alpha); }},
     .summarize = blocksize_summary,
+    .figures = {{.script = "blocksize_law", .title = "Largest block size: law and growth"}},
 });
 
 }  // namespace blocksize_experiment

@@ -117,7 +117,7 @@ int run_blocksize_bench(const BlocksizeBenchOptions& o) {
     hashes.push_back(draw_hash(o.seed, static_cast<std::uint64_t>(t), 0, o.sigma));
 
   fmt::print("bench blocksize: sigma={}, {} drawn hashes per n (seed {}), one thread, best of {}\n",
-             format_double(o.sigma), o.hashes, o.seed, o.repeats);
+             format_value(o.sigma), o.hashes, o.seed, o.repeats);
   fmt::print("{:>6} {:>18} {:>10} {:>10} {:>10} {:>11} {:>14}\n", "n", "", "ns/hash", "bins/hash",
              "runs/hash", "worst work", "b>ceil(pitch)");
   std::int64_t sink = 0;

@@ -192,7 +192,7 @@ void add_row(const CsvTable& table, std::size_t r, CellBuilder& b) {
   if (table.number(r, "p") != c.p)
     throw InputError(
         fmt::format("row {}, column p: {} differs from p = {} of the earlier rows of cell {}",
-                    CsvTable::line_of(r), table.text(r, "p"), format_double(c.p), cell_name(c)));
+                    CsvTable::line_of(r), table.text(r, "p"), format_value(c.p), cell_name(c)));
   const std::int64_t trial = table.integer(r, "trial", 0, std::int64_t{1} << 62);
   if (!b.trials_seen[i].insert(trial).second)
     throw InputError(fmt::format(
@@ -274,22 +274,22 @@ std::string blocksize_summary_csv(const std::vector<BlocksizeCellStats>& cells) 
                       c.s_text,
                       c.s_log_c_text,
                       std::to_string(c.trials),
-                      format_double(c.mean_b_max),
-                      format_double(c.law_mean_b_max),
+                      format_value(c.mean_b_max),
+                      format_value(c.law_mean_b_max),
                       std::to_string(c.median_b_max),
                       std::to_string(c.law_median_b_max),
                       std::to_string(c.q10_b_max),
                       std::to_string(c.q90_b_max),
                       std::to_string(c.max_b_max),
-                      format_double(c.mean_max_pitch),
-                      format_double(c.law_mean_max_pitch),
+                      format_value(c.mean_max_pitch),
+                      format_value(c.law_mean_max_pitch),
                       std::to_string(c.b_max_bound),
                       std::to_string(c.exceed_bound),
                       c.law_applies ? "1" : "0",
-                      format_double(c.gof_statistic),
+                      format_value(c.gof_statistic),
                       std::to_string(c.gof_dof),
-                      format_double(c.gof_p_value),
-                      format_double(c.ratio_sigma_lnln_n)});
+                      format_value(c.gof_p_value),
+                      format_value(c.ratio_sigma_lnln_n)});
   }
   return text;
 }
@@ -388,7 +388,7 @@ void bound_lines(const std::vector<BlocksizeCellStats>& cells, const Families& f
                      fmt::format("b_max > b_max_bound = {} in {} of {} trials; Binomial({}, "
                                  "p={}) exceeds {} with probability <= {:.3g}",
                                  c.b_max_bound, c.exceed_bound, c.trials, c.trials,
-                                 format_double(c.p), limit, level)});
+                                 format_value(c.p), limit, level)});
     }
   }
   out.push_back(

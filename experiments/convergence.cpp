@@ -69,19 +69,19 @@ CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const bool ok = spectral.status == SolveStatus::kOk;
   return {std::to_string(n),
-          format_double(sigma),
+          format_value(sigma),
           std::to_string(s),
           std::to_string(trial),
           settings.form == Form::kSymmetric ? "symmetric" : "causal",
-          format_double(settings.p),
-          ok ? format_double(spectral.value) : "",
-          format_double(spectral.accuracy),
-          format_double(spectral.lower),
-          format_double(spectral.upper),
-          format_double(spectral_bound(n, sigma, s, settings.p, settings.form)),
-          format_double(entrywise.max_error),
-          format_double(max_bound(n, s, settings.p)),
-          format_double(entrywise.inf_error),
+          format_value(settings.p),
+          ok ? format_value(spectral.value) : "",
+          format_value(spectral.accuracy),
+          format_value(spectral.lower),
+          format_value(spectral.upper),
+          format_value(spectral_bound(n, sigma, s, settings.p, settings.form)),
+          format_value(entrywise.max_error),
+          format_value(max_bound(n, s, settings.p)),
+          format_value(entrywise.inf_error),
           std::to_string(entrywise.largest_block),
           std::to_string(b_max_bound(n, sigma, s, settings.p)),
           std::to_string(spectral.iterations),
@@ -192,7 +192,7 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
   }
 
   std::string label(const ConvergenceCell& x) const override {
-    return fmt::format("n={} sigma={} s={} trial={}", x.n, format_double(x.sigma), x.s, x.trial);
+    return fmt::format("n={} sigma={} s={} trial={}", x.n, format_value(x.sigma), x.s, x.trial);
   }
 
   // A product costs about n + s n / (2 sigma) (positions and blocks).
@@ -318,6 +318,10 @@ const bool registered_convergence = register_experiment({
                                      "status"},
                 .run = [](const CsvTable& t,
                           double alpha) { return check_convergence_table(t, alpha); }},
+    .figures = {{.script = "convergence_error_vs_s",
+                 .title = "Errors of the mean of s masks against s"},
+                {.script = "convergence_constant_vs_n",
+                 .title = "The constant of the O(1/sqrt(s)) rate against n"}},
 });
 
 }  // namespace convergence_experiment

@@ -88,7 +88,7 @@ void scipy_rows(const ConvergenceBenchOptions& o) {
         fs::temp_directory_path() / fmt::format("poslsh-bench-scipy-{}-{}.csv", ::getpid(), seed);
     const int code = run_child(
         {o.python, script.string(), "--n", std::to_string(o.n_scipy), "--sigma",
-         format_double(o.sigma), "--s", std::to_string(o.s), "--seed", std::to_string(seed),
+         format_value(o.sigma), "--s", std::to_string(o.s), "--seed", std::to_string(seed),
          "--trials", "1", "--poslsh", self_executable(), "--csv", csv.string()},
         true);
     if (code != 0 || !fs::exists(csv)) {

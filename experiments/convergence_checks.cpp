@@ -31,7 +31,7 @@ constexpr double kMinRateS = 4;
 // the probability that their b_max agree, about 0.1, not c.
 constexpr double kDistinctMinS = 2;
 constexpr std::size_t kMinRateSValues = 4;
-// A bound column is the recomputation printed by format_double (shortest
+// A bound column is the recomputation printed by format_value (shortest
 // round-trip form): it parses back to the identical double. 1e-9 leaves room
 // for other printers (e.g. 12 significant digits) and nothing else.
 constexpr double kBoundRelTolerance = 1e-9;

@@ -31,6 +31,11 @@
 // (runner/resolved_config.h); an option another one replaces is left out by
 // the experiment's SweptExperiment::recorded_options.
 //
+// `poslsh reproduce` shows what the registration declares: the figures drawn
+// from the experiment's table and from its benchmark's (FigureSpec), and the
+// experiment's own section of the report (ReportSection); it knows no
+// experiment by name.
+//
 // The check vocabulary (Verdict, CheckOutcome, Checker) is in
 // experiments/check_outcome.h, `poslsh check` on a file in check_file.h.
 //
@@ -53,6 +58,22 @@ class App;
 
 namespace poslsh {
 
+class ReportDocument;
+
+// A figure `poslsh reproduce` draws from a table: plots/<script>.py TABLE -o
+// <file>.png, where file is `file`, or the script's name when `file` is empty
+// (two tables drawn by one script need two files). The script also writes
+// <file>.pdf, .svg and a one-line <file>.caption.txt; `title` heads the
+// figure in the report.
+struct FigureSpec {
+  std::string script, title, file = {};
+  const std::string& file_name() const { return file.empty() ? script : file; }
+};
+
+// An experiment's own section of the reproduction report, added after the
+// table of experiments when its table `table_csv` was written (exit code 0).
+using ReportSection = std::function<void(ReportDocument& doc, const std::string& table_csv)>;
+
 struct ExperimentRegistration {
   std::string name;
   std::string summary;
@@ -64,6 +85,12 @@ struct ExperimentRegistration {
   // sharded run ends with the files a single run writes. CSV text, written
   // with runner/csv_writer.h as every table is.
   std::function<std::string(const CsvTable&)> summarize = {};
+  // What the reproduction report shows of this experiment, all optional: the
+  // figures of its table and of its benchmark's table, in report order, and
+  // its own section.
+  std::vector<FigureSpec> figures = {};
+  std::vector<FigureSpec> bench_figures = {};
+  ReportSection report_section = {};
 };
 
 bool register_experiment(ExperimentRegistration experiment);

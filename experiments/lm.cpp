@@ -135,7 +135,7 @@ void validate(const LmOptions& o) {
   require_positive_finite("--lr", o.lr);
   if (!(o.weight_decay >= 0 && std::isfinite(o.weight_decay)))
     throw UsageError(fmt::format("--weight-decay must be a finite number >= 0 (got {})",
-                                 format_double(o.weight_decay)));
+                                 format_value(o.weight_decay)));
   require_nonempty("--eval-lengths", o.eval_lengths.size());
   require_at_least("--eval-lengths", o.eval_lengths, 1);
   require_at_least("--swap-s", o.swap_s, 1);
@@ -249,9 +249,9 @@ std::vector<std::string> split_tabs(const std::string& line) {
   return out;
 }
 
-// A number as every table writes it (format_double); "" stays "".
+// A number as every table writes it (format_value); "" stays "".
 std::string as_number(const std::string& text) {
-  return text.empty() ? text : format_double(std::stod(text));
+  return text.empty() ? text : format_value(std::stod(text));
 }
 
 // The cell's rows: the child's fields (python/poslsh/lm/cell.py's Row: eval,
@@ -457,6 +457,16 @@ const bool registered_lm = register_experiment({
     .checker = {.required_columns = lm_columns(),
                 .run = [](const CsvTable& t, double alpha) { return check_lm_table(t, alpha); }},
     .summarize = lm_summary_csv,
+    .figures = {{.script = "lm_loss_vs_s", .title = "Language models: validation loss against s"},
+                {.script = "lm_frontier",
+                 .title = "Language models: loss against keys per query (equal cost)"},
+                {.script = "lm_learning_curves", .title = "Language models: learning curves"},
+                {.script = "lm_finetune",
+                 .title = "Language models: fine-tuning exact-ALiBi models"},
+                {.script = "lm_loss_vs_length", .title = "Language models: length extrapolation"},
+                {.script = "lm_swapin_error_vs_s",
+                 .title = "Language models: swap-in output error against s on trained Q, K, V"}},
+    .report_section = add_lm_report_section,
 });
 
 }  // namespace

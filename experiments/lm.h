@@ -66,4 +66,8 @@ LmLossTable lm_loss_table(const CsvTable& summary);
 // (the exact model trained as many more steps). Empty without fine-tunes.
 LmLossTable lm_finetune_table(const CsvTable& summary);
 
+// The report's "Language models" section from an lm table's path (its
+// summary beside it): the findings, the loss table, the fine-tune table.
+void add_lm_report_section(ReportDocument& doc, const std::string& table_csv);
+
 }  // namespace poslsh

@@ -143,7 +143,7 @@ std::optional<double> step_seconds(const Group& g) {
 }
 
 std::string optional_number(const std::optional<double>& v) {
-  return v ? format_double(*v) : std::string();
+  return v ? format_value(*v) : std::string();
 }
 
 void require_usable(const CsvTable& t) {
@@ -190,7 +190,7 @@ CheckOutcome rate_outcome(const RateGroup& g, double level) {
             fmt::format("sigma = {} at n = {}: the smallest s ({}) expects {:.2g} block boundaries "
                         "in the context (s n / (2 sigma)); a trial's error is flat until one "
                         "appears, so the slope needs >= {}",
-                        format_double(g.sigma), format_double(g.context), format_double(s_min),
+                        format_value(g.sigma), format_value(g.context), format_value(s_min),
                         boundaries, kRateMinBoundaries)};
   std::vector<double> slopes;
   for (const auto& [trial, xy] : g.trials)
@@ -359,10 +359,10 @@ std::string lm_summary_csv(const CsvTable& table) {
     const auto vs = s.vs_exact.value_or(lm_checks::Interval{});
     std::vector<std::string> row = g.key;
     row.insert(row.end(),
-               {std::to_string(s.seeds), format_double(s.value.mean),
+               {std::to_string(s.seeds), format_value(s.value.mean),
                 lm_checks::optional_number(s.value.low), lm_checks::optional_number(s.value.high),
                 lm_checks::optional_number(s.batch_stderr),
-                s.vs_exact ? format_double(vs.mean) : std::string(),
+                s.vs_exact ? format_value(vs.mean) : std::string(),
                 lm_checks::optional_number(vs.low), lm_checks::optional_number(vs.high),
                 lm_checks::optional_number(lm_checks::step_seconds(g))});
     out += csv_line(row);

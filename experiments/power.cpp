@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <boost/math/distributions/binomial.hpp>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -18,6 +19,7 @@
 #include "experiments/verify.h"
 #include "runner/cli_common.h"
 #include "runner/csv_writer.h"
+#include "runner/report_document.h"
 #include "runner/swept_experiment.h"
 
 namespace poslsh {
@@ -269,7 +271,11 @@ std::string power_summary_csv(const CsvTable& table) {
   return text;
 }
 
-std::string power_report_markdown(const CsvTable& summary) {
+namespace {
+
+// The power section's table: header and rows.
+std::pair<std::vector<std::string>, std::vector<std::vector<std::string>>> power_report_table(
+    const CsvTable& summary) {
   std::vector<std::string> defects, families;
   std::map<std::pair<std::string, std::string>, std::size_t> any;  // (defect, family) -> row
   for (std::size_t r = 0; r < summary.size(); ++r) {
@@ -280,22 +286,32 @@ std::string power_report_markdown(const CsvTable& summary) {
       families.push_back(f);
     any[{d, f}] = r;
   }
-  std::string md = "| sampler | seeds | some check failed | 95% interval |";
-  for (const auto& f : families) md += " " + f + " |";
-  md += "\n|---|---|---|---|";
-  for (std::size_t i = 0; i < families.size(); ++i) md += "---|";
-  md += "\n";
+  std::vector<std::string> header = {"sampler", "seeds", "some check failed", "95% interval"};
+  header.insert(header.end(), families.begin(), families.end());
+  std::vector<std::vector<std::string>> rows;
   for (const auto& d : defects) {
     if (!any.contains({d, "all"})) continue;
     const std::size_t r = any.at({d, "all"});
-    md += fmt::format("| {} | {} | {} | [{}, {}] |", d, summary.text(r, "seeds"),
-                      summary.text(r, "rate"), summary.text(r, "ci95_low"),
-                      summary.text(r, "ci95_high"));
+    rows.push_back({d, summary.text(r, "seeds"), summary.text(r, "rate"),
+                    fmt::format("[{}, {}]", summary.text(r, "ci95_low"),
+                                summary.text(r, "ci95_high"))});
     for (const auto& f : families)
-      md += any.contains({d, f}) ? " " + summary.text(any.at({d, f}), "rate") + " |" : " n/a |";
-    md += "\n";
+      rows.back().push_back(any.contains({d, f}) ? summary.text(any.at({d, f}), "rate") : "n/a");
   }
-  return md;
+  return {header, rows};
+}
+
+}  // namespace
+
+void add_power_report_section(ReportDocument& doc, const std::string& table_csv) {
+  const std::string summary = summary_path(table_csv);
+  doc.heading(2, "What the checks detect");
+  const auto [header, rows] = power_report_table(CsvTable::read(summary));
+  doc.table(header, rows);
+  doc.paragraph(fmt::format(
+      "A sampler is detected by a seed when some check of the family tables built from it "
+      "fails (per check: [{0}]({0})).",
+      std::filesystem::path(summary).filename().string()));
 }
 
 namespace {
@@ -597,6 +613,7 @@ const bool registered_power = register_experiment({
     .checker = {.required_columns = power_columns(),
                 .run = [](const CsvTable& t, double alpha) { return check_power_table(t, alpha); }},
     .summarize = power_summary_csv,
+    .report_section = add_power_report_section,
 });
 
 }  // namespace power_experiment

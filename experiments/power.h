@@ -55,10 +55,11 @@ std::vector<CsvRow> power_cell_rows(const PlantedDefect& defect, std::uint64_t s
 // Rates per (defect, family, check) from a power table, as CSV text.
 std::string power_summary_csv(const CsvTable& table);
 
-// The report's power table in Markdown: one row per defect, its overall
-// detection (false-alarm for "sound") rate with the 95% interval, and the
-// rate of each family.
-std::string power_report_markdown(const CsvTable& summary);
+// The report's "What the checks detect" section from a power table's path
+// (its summary beside it): one row per defect, its overall detection
+// (false-alarm for "sound") rate with the 95% interval, and the rate of each
+// family.
+void add_power_report_section(ReportDocument& doc, const std::string& table_csv);
 
 // Checks on a power table, one line per sampler, each at its share alpha / k
 // of the level (k samplers). A line claims a rate: a defect's detection rate

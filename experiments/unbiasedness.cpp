@@ -32,7 +32,7 @@ PositionalHash draw_interleaved(const HashDrawer& draw, std::int64_t k, double s
 std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, const CobinAnchor& anchor,
                                       const CobinCounts& counts) {
   std::vector<CsvRow> rows;
-  const std::string n_text = std::to_string(n), sigma_text = format_double(sigma),
+  const std::string n_text = std::to_string(n), sigma_text = format_value(sigma),
                     anchor_text = std::to_string(anchor.position),
                     hashes_text = std::to_string(counts.hashes()),
                     batch_text = std::to_string(counts.batch());
@@ -41,7 +41,7 @@ std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, const CobinA
     rows.push_back(
         {n_text, sigma_text, anchor.label, anchor_text, std::to_string(t), hashes_text, batch_text,
          std::to_string(counts.cobinned()[j]),
-         format_double(static_cast<double>(counts.hashes()) * cobin_probability(sigma, t)),
+         format_value(static_cast<double>(counts.hashes()) * cobin_probability(sigma, t)),
          std::to_string(counts.batch_sumsq()[j])});
   }
   return rows;
@@ -207,7 +207,7 @@ struct UnbiasednessGroup {
 };
 
 std::string unbiasedness_group_name(const UnbiasednessGroup& g) {
-  return fmt::format("n={},sigma={},{}", g.n, format_double(g.sigma), g.region);
+  return fmt::format("n={},sigma={},{}", g.n, format_value(g.sigma), g.region);
 }
 
 std::vector<UnbiasednessGroup> read_groups(const CsvTable& t) {
@@ -248,7 +248,7 @@ std::vector<UnbiasednessGroup> read_groups(const CsvTable& t) {
     if (!(std::abs(written - expected) <= 1e-9 * std::max(1.0, expected)))
       throw InputError(fmt::format(
           "row {}: expected {} disagrees with its recomputation hashes exp(-t/sigma) = {}",
-          CsvTable::line_of(r), t.text(r, "expected"), format_double(expected)));
+          CsvTable::line_of(r), t.text(r, "expected"), format_value(expected)));
     const auto key = std::tuple{n, sigma, region};
     auto [it, fresh] = index.try_emplace(key, groups.size());
     if (fresh) groups.push_back({n, hashes, batch, sigma, region, {}, {}, {}, {}});
@@ -437,7 +437,7 @@ class Unbiasedness : public SweptExperiment<UnbiasednessCell> {
   }
 
   std::string label(const UnbiasednessCell& x) const override {
-    return fmt::format("n={} sigma={}", x.n, format_double(x.sigma));
+    return fmt::format("n={} sigma={}", x.n, format_value(x.sigma));
   }
 
   std::uint64_t seed() const override { return seed_; }

@@ -206,7 +206,7 @@ CheckOutcome law_outcome(const std::vector<VerifySample>& samples, const VerifyO
                          double level) {
   const BlockSizeLaw law(o.n, o.sigma, 1);
   const std::int64_t count = static_cast<std::int64_t>(samples.size());
-  const std::string name = fmt::format("law[n={},sigma={},s=1]", o.n, format_double(o.sigma));
+  const std::string name = fmt::format("law[n={},sigma={},s=1]", o.n, format_value(o.sigma));
   if (count < kMinLawSamples)
     return {name, Verdict::kNotApplicable, fmt::format("{} samples < {}", count, kMinLawSamples)};
   if (!law_applies(o.n, o.sigma, 1, count))
@@ -269,7 +269,7 @@ std::string pitch_source(const std::vector<VerifySample>& samples) {
 
 CheckOutcome pitch_law_outcome(const std::vector<VerifySample>& samples, const VerifyOptions& o,
                                double level) {
-  const std::string name = fmt::format("pitch-law[sigma={}]", format_double(o.sigma));
+  const std::string name = fmt::format("pitch-law[sigma={}]", format_value(o.sigma));
   if (std::none_of(samples.begin(), samples.end(),
                    [](const VerifySample& s) { return std::isfinite(s.pitch_hi); }))
     return {name, Verdict::kNotApplicable,
@@ -293,8 +293,8 @@ CheckOutcome pitch_law_outcome(const std::vector<VerifySample>& samples, const V
                       "(worst at {} sigma: fraction above {:.4g} vs law {:.4g}); needs >= {:.2g}; "
                       "pitches capped at {} sigma fail from {} samples",
                       total, pitch_source(samples), kNumPitchCuts, p_value,
-                      format_double(worst_cut), worst_observed, tail(law, worst_cut * o.sigma),
-                      level, format_double(kPitchCap), samples_to_catch_capped_pitch(level))};
+                      format_value(worst_cut), worst_observed, tail(law, worst_cut * o.sigma),
+                      level, format_value(kPitchCap), samples_to_catch_capped_pitch(level))};
 }
 
 // The offset whose co-binning probability is nearest 1/2 (largest variance).
@@ -332,7 +332,7 @@ std::vector<CheckOutcome> lag_dispersion_outcomes(const std::vector<std::vector<
   std::vector<CheckOutcome> out;
   for (std::size_t a = 0; a < anchors.size(); ++a) {
     const std::string name =
-        fmt::format("dispersion-lags[n={},sigma={},{}]", n, format_double(sigma), anchors[a]);
+        fmt::format("dispersion-lags[n={},sigma={},{}]", n, format_value(sigma), anchors[a]);
     if (batches.empty()) {
       out.push_back({name, Verdict::kNotApplicable, "fewer than 8 samples"});
       continue;

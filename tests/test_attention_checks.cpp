@@ -39,7 +39,7 @@ std::string row(int s, int trial, double err, double cert, double unif = 1e6,
                 const std::string& est = "lsh", int width = -1) {
   auto cell = [](int v) { return v < 0 ? std::string() : std::to_string(v); };
   return "64,4,4,0,symmetric," + cell(s) + "," + cell(trial) + "," + est + "," + cell(width) +
-         ",8,9," + format_double(err) + ",0.1," + format_double(cert) + "," + format_double(unif) +
+         ",8,9," + format_value(err) + ",0.1," + format_value(cert) + "," + format_value(unif) +
          ",1e-12,1,0.01\n";
 }
 
@@ -255,8 +255,8 @@ std::string length_table(const std::function<double(double)>& growth, double fra
           0.1 * growth(n) * (1 + 0.01 * noise[(trial + n / 1024) % 7] + 1e-4 * trial);
       const double e = 0.1 * std::log(n);
       text += fmt::format("{},4,4,0,symmetric,16,{},lsh,,8,9,{},{},{},1e6,1e-12,1,0.01", n, trial,
-                          format_double(e), format_double(rel), format_double(4 * e));
-      text += fraction < 0 ? "\n" : "," + format_double(fraction * e / std::sqrt(4.0 * n)) + "\n";
+                          format_value(e), format_value(rel), format_value(4 * e));
+      text += fraction < 0 ? "\n" : "," + format_value(fraction * e / std::sqrt(4.0 * n)) + "\n";
     }
   return text;
 }
@@ -295,7 +295,7 @@ TEST(AttentionChecks, ReferenceBoundWidensTheMargin) {
   const std::string header = kHeader.substr(0, kHeader.size() - 1) + ",reference_bound\n";
   auto with_ref = [](std::string line, double rb) {
     line.pop_back();
-    return line + "," + format_double(rb) + "\n";
+    return line + "," + format_value(rb) + "\n";
   };
   // 0.4 + 1e-6 > certificate 0.4 (+ 1e-12): a violation with an exact
   // reference, not with a reference known to 2e-6.
@@ -340,13 +340,13 @@ std::string measured_lsh_row(const QkvData& data, const RowMatrix<double>& exact
   const auto b = lsh_attention_bounds(data.q.data, data.k.data, data.v.data, sigma, mask, stats);
   const auto twin = lsh_attention<double>(data.q.data, data.k.data, data.v.data, control);
   return fmt::format("{},{},{},0,symmetric,{},{},lsh,0,1,1,{},{},{},{},{},1,0.01,{},{}\n",
-                     mask.rows(), data.q.data.cols(), format_double(sigma), s, trial,
-                     format_double((approx - exact).cwiseAbs().maxCoeff()),
-                     format_double((approx - exact).norm() / exact.norm()),
-                     format_double(b.certificate), format_double(b.uniform_bound),
-                     format_double(b.rounding_allowance),
-                     format_double((twin - exact).cwiseAbs().maxCoeff()),
-                     format_double((twin - exact).norm() / exact.norm()));
+                     mask.rows(), data.q.data.cols(), format_value(sigma), s, trial,
+                     format_value((approx - exact).cwiseAbs().maxCoeff()),
+                     format_value((approx - exact).norm() / exact.norm()),
+                     format_value(b.certificate), format_value(b.uniform_bound),
+                     format_value(b.rounding_allowance),
+                     format_value((twin - exact).cwiseAbs().maxCoeff()),
+                     format_value((twin - exact).norm() / exact.norm()));
 }
 
 // End to end with the library: lsh rows of one (n, d, sigma) problem from a

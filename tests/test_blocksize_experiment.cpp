@@ -199,10 +199,10 @@ CsvTable make_table(const TableSpec& spec, const PitchSampler& pitch,
             hashes.push_back({d, d * u.uniform()});
             max_pitch = std::max(max_pitch, d);
           }
-          text += csv_line({std::to_string(n), format_double(sigma), std::to_string(s),
-                            spec.s_log_c > 0 ? format_double(spec.s_log_c) : "", std::to_string(t),
-                            format_double(max_pitch), std::to_string(b_max(hashes, n)),
-                            std::to_string(bound), format_double(spec.p)});
+          text += csv_line({std::to_string(n), format_value(sigma), std::to_string(s),
+                            spec.s_log_c > 0 ? format_value(spec.s_log_c) : "", std::to_string(t),
+                            format_value(max_pitch), std::to_string(b_max(hashes, n)),
+                            std::to_string(bound), format_value(spec.p)});
         }
       }
     }

@@ -56,7 +56,7 @@ CsvTable sampler_table(SamplerDefect defect, int trials, double scale_exponent =
           const double f = std::pow(static_cast<double>(s), scale_exponent);
           // A wrong implementation writes a consistent interval with its error.
           for (const char* c : {"spectral_error", "spectral_lower", "spectral_upper", "max_error"})
-            row[convergence_column(c)] = format_double(std::stod(row[convergence_column(c)]) * f);
+            row[convergence_column(c)] = format_value(std::stod(row[convergence_column(c)]) * f);
         }
         text += csv_line(row);
       }
@@ -292,7 +292,7 @@ TEST(ConvergenceChecks, TrialsAtSOneWithEqualLargestBlocksAreNoEvidence) {
   std::string text = csv_line(convergence_columns());
   for (const auto& [trial, e] : {std::pair{0, first}, std::pair{1, second}}) {
     CsvRow row = synthetic_convergence_row(n, sigma, 1, trial, 1.0, e.max_error, e.largest_block);
-    row[convergence_column("inf_error")] = format_double(e.inf_error);
+    row[convergence_column("inf_error")] = format_value(e.inf_error);
     text += csv_line(row);
   }
   const auto out = check_convergence_table(CsvTable::parse(text));
@@ -381,7 +381,7 @@ TEST(ConvergenceChecks, EditedBoundColumnsAreUnusable) {
   const CsvTable& t = sound_table();
   // Loosening a bound to hide a violation.
   expect_unusable(
-      with_cell(t, 3, "spectral_bound", format_double(t.number(3, "spectral_bound") * 2)),
+      with_cell(t, 3, "spectral_bound", format_value(t.number(3, "spectral_bound") * 2)),
       "row 5: spectral_bound");
   expect_unusable(with_cell(t, 3, "max_bound", "0.999"), "row 5: max_bound 0.999 disagrees");
   expect_unusable(with_cell(t, 0, "b_max_bound", "1000"), "row 2: b_max_bound 1000 disagrees");
@@ -415,7 +415,7 @@ TEST(ConvergenceChecks, SpectralBoundUsesTheCertifiedInterval) {
     std::string text = csv_line(convergence_columns());
     for (int t = 0; t < rows; ++t) {
       auto row = synthetic_convergence_row(512, 4, 4, t, lower, 0.1, 5);
-      row[convergence_column("spectral_upper")] = format_double(upper);
+      row[convergence_column("spectral_upper")] = format_value(upper);
       text += csv_line(row);
     }
     return CsvTable::parse(text);
@@ -437,9 +437,9 @@ TEST(ConvergenceChecks, SpectralBoundUsesTheCertifiedInterval) {
   // Inconsistent or missing intervals are unusable input.
   const CsvTable good = table(0.5 * bound, 0.6 * bound, 2);
   expect_unusable(with_cell(good, 0, "spectral_upper", "nan"), "row 2: spectral_upper");
-  expect_unusable(with_cell(good, 0, "spectral_upper", format_double(0.4 * bound)),
+  expect_unusable(with_cell(good, 0, "spectral_upper", format_value(0.4 * bound)),
                   "row 2: spectral_upper");
-  expect_unusable(with_cell(good, 1, "spectral_error", format_double(0.7 * bound)),
+  expect_unusable(with_cell(good, 1, "spectral_error", format_value(0.7 * bound)),
                   "row 3: spectral_error");
 }
 

@@ -105,8 +105,8 @@ const std::string kAttentionHeader =
 std::string attention_row(std::int64_t n, int s, int trial, double err, double rel, double cert,
                           double unif, double control_err, double control_rel) {
   return fmt::format("{},4,4,0,symmetric,{},{},lsh,,8,9,{},{},{},{},1e-12,1,0.01,{},{}\n", n, s,
-                     trial, format_double(err), format_double(rel), format_double(cert),
-                     format_double(unif), format_double(control_err), format_double(control_rel));
+                     trial, format_value(err), format_value(rel), format_value(cert),
+                     format_value(unif), format_value(control_err), format_value(control_rel));
 }
 
 // Trials j with max_error 0.8 s^slopes[j] at s = 1..64 (n = 512: large
@@ -145,7 +145,7 @@ Outcomes lm_outcomes(double floor) {
   for (int trial = 0; trial < 16; ++trial)
     for (const int s : {1, 2, 4, 8, 16, 32, 64})
       text += fmt::format("exact,,0,train,10,lsh,{},,,,{},0,0,4,128,output_error,{},,1,,\n", s, trial,
-                          format_double(0.4 / std::sqrt(s) * (1 + noise[(trial + s) % 8]) + floor));
+                          format_value(0.4 / std::sqrt(s) * (1 + noise[(trial + s) % 8]) + floor));
   return check_lm_table(CsvTable::parse(text), kCheckFamilyAlpha);
 }
 
@@ -165,7 +165,7 @@ Outcomes verify_outcomes(const std::function<PositionalHash(std::uint64_t k)>& d
   std::string text = "sample,pitch,shift\n";
   for (std::int64_t k = 0; k < samples; ++k) {
     const PositionalHash h = draw(static_cast<std::uint64_t>(k));
-    text += fmt::format("{},{},{}\n", k, format_double(h.pitch), format_double(h.shift));
+    text += fmt::format("{},{},{}\n", k, format_value(h.pitch), format_value(h.shift));
   }
   const std::int64_t n = std::int64_t{1} << 20;
   VerifyOptions o;
@@ -238,7 +238,7 @@ const std::vector<FailingCase>& failing_cases() {
       {"convergence", "bound max", "max_error above its bound in every trial",
        [] {
          return convergence_outcomes(kBandSlopes, [](CsvRow& r, std::int64_t s) {
-           r[convergence_column("max_error")] = format_double(1.01 * max_bound(512, s, 0.01));
+           r[convergence_column("max_error")] = format_value(1.01 * max_bound(512, s, 0.01));
          });
        }},
       {"convergence", "bound b_max", "b_max above its bound in every trial",
@@ -252,8 +252,8 @@ const std::vector<FailingCase>& failing_cases() {
          return convergence_outcomes(kBandSlopes, [](CsvRow& r, std::int64_t s) {
            const double e = 1.01 * spectral_bound(512, 4, s, 0.01);
            for (const char* c : {"spectral_error", "spectral_lower"})
-             r[convergence_column(c)] = format_double(e);
-           r[convergence_column("spectral_upper")] = format_double(e * 1.001);
+             r[convergence_column(c)] = format_value(e);
+           r[convergence_column("spectral_upper")] = format_value(e * 1.001);
          });
        }},
       {"convergence", "rows", "a table without rows",

@@ -39,7 +39,7 @@ Sweep toy_sweep(std::size_t cells, std::size_t fail_at = SIZE_MAX) {
     double acc = 0;
     for (int i = 0; i < static_cast<int>(1000 * (c % 5 + 1)); ++i) acc += rng.uniform();
     for (int r = 0; r < static_cast<int>(c % 3 + 1); ++r)
-      rows.push_back({std::to_string(c), std::to_string(r), format_double(acc), "0.5"});
+      rows.push_back({std::to_string(c), std::to_string(r), format_value(acc), "0.5"});
     return rows;
   };
   s.resolved_config = "cells = " + std::to_string(cells) + "\n";

@@ -50,10 +50,10 @@ class Pitch : public SweptExperiment<PitchCell> {
   }
   std::vector<CsvRow> rows(const PitchCell& c) const override {
     const auto h = draw_hash(seed_, static_cast<std::uint64_t>(c.trial), 0, c.sigma);
-    return {{format_double(c.sigma), std::to_string(c.trial), format_double(h.pitch)}};
+    return {{format_value(c.sigma), std::to_string(c.trial), format_value(h.pitch)}};
   }
   std::string label(const PitchCell& c) const override {
-    return "sigma=" + format_double(c.sigma) + " trial=" + std::to_string(c.trial);
+    return "sigma=" + format_value(c.sigma) + " trial=" + std::to_string(c.trial);
   }
   std::uint64_t seed() const override { return seed_; }
 
@@ -96,8 +96,8 @@ TEST_F(SweptExperimentTest, RowsAreTheExperimentsInCellOrderForAnyThreadCount) {
   std::string expected = "sigma,trial,pitch\n";
   for (double sigma : {2.0, 8.0})
     for (std::uint64_t t = 0; t < 5; ++t)
-      expected += format_double(sigma) + "," + std::to_string(t) + "," +
-                  format_double(draw_hash(3, t, 0, sigma).pitch) + "\n";
+      expected += format_value(sigma) + "," + std::to_string(t) + "," +
+                  format_value(draw_hash(3, t, 0, sigma).pitch) + "\n";
   EXPECT_EQ(slurp(path("one.csv")), expected);
 }
 

@@ -227,7 +227,7 @@ TEST(Unbiasedness, HandMadeTablesPassAndFail) {
     // Batch counts with the binomial variance: sum of squares = B (m p q + (m p)^2).
     const auto sumsq = std::llround(h / m * (m * p * (1 - p) + m * p * m * p));
     rows.push_back({"1000", "4", "middle", "500", std::to_string(t), std::to_string(h),
-                    std::to_string(m), std::to_string(k), format_double(h * p),
+                    std::to_string(m), std::to_string(k), format_value(h * p),
                     std::to_string(sumsq)});
   }
   for (const auto& o : check_unbiasedness_table(table_of(rows)))

@@ -24,7 +24,7 @@ void write_samples(const std::string& path, bool blocks, std::int64_t n, double 
   for (std::int64_t k = 0; k < count; ++k) {
     const PositionalHash h = draw_hash(seed, 0, static_cast<std::uint64_t>(k), sigma, defect);
     if (!blocks) {
-      out << k << ',' << format_double(h.pitch) << ',' << format_double(h.shift) << '\n';
+      out << k << ',' << format_value(h.pitch) << ',' << format_value(h.shift) << '\n';
       continue;
     }
     const auto st = block_starts(h, n);
@@ -144,7 +144,7 @@ void write_repeated_runs(const std::string& path, std::int64_t count, std::int64
   for (std::int64_t k = 0; k < count; ++k) {
     const std::int64_t src = k % (2 * lag) >= lag ? k - lag : k;
     const PositionalHash h = draw_hash(5, 0, static_cast<std::uint64_t>(src), sigma);
-    out << k << ',' << format_double(h.pitch) << ',' << format_double(h.shift) << '\n';
+    out << k << ',' << format_value(h.pitch) << ',' << format_value(h.shift) << '\n';
   }
 }
 
@@ -174,7 +174,7 @@ TEST_F(VerifyCli, PitchCappedAtTenSigmaFailsThePitchLawAtTheStatedCount) {
   for (std::uint64_t k = 0; k < (1u << 15); ++k) {
     PositionalHash h = draw_hash(5, 0, k, 16.0);
     for (std::uint64_t j = 1; h.pitch > 160; ++j) h = draw_hash(5, j, k, 16.0);
-    out << k << ',' << format_double(h.pitch) << ',' << format_double(h.shift) << '\n';
+    out << k << ',' << format_value(h.pitch) << ',' << format_value(h.shift) << '\n';
   }
   out.close();
   const auto r = cli("verify --hashes " + path("c.csv") + " --n 1048576 --sigma 16");
@@ -264,7 +264,7 @@ void write_trial_hashes(const std::string& path, double sigma, std::int64_t tria
     for (std::int64_t k = 0; k < per_trial; ++k) {
       const auto h =
           draw_hash(5, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(k), sigma, defect);
-      out << r << ',' << k << ',' << format_double(h.pitch) << ',' << format_double(h.shift)
+      out << r << ',' << k << ',' << format_value(h.pitch) << ',' << format_value(h.shift)
           << '\n';
     }
 }

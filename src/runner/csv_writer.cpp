@@ -25,7 +25,7 @@ std::string csv_line(const std::vector<std::string>& fields) {
   return line;
 }
 
-std::string csv_cell(double value) { return format_double(value); }
+std::string csv_cell(double value) { return format_value(value); }
 
 CsvWriter::CsvWriter(std::vector<std::string> columns)
     : columns_(std::move(columns)), text_(csv_line(columns_)) {}

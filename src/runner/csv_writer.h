@@ -24,7 +24,7 @@ std::string csv_field(std::string_view text);
 std::string csv_line(const std::vector<std::string>& fields);
 
 // A field's text for a value: strings as they are, integers in decimal,
-// doubles as format_double writes them (shortest round-trip text).
+// doubles as format_value writes them (shortest round-trip text).
 inline std::string csv_cell(std::string text) { return text; }
 inline std::string csv_cell(const char* text) { return text; }
 std::string csv_cell(double value);

@@ -221,7 +221,7 @@ class RangeParser {
       for (int i = 0;; ++i) {
         const double v = ad * std::pow(kd, i);
         if (v > bd + tol) break;
-        out.push_back(std::abs(v - bd) <= tol ? text(b.m, b.e) : format_double(v));
+        out.push_back(std::abs(v - bd) <= tol ? text(b.m, b.e) : format_value(v));
       }
       check_count(static_cast<long double>(out.size()));
       return out;
@@ -242,7 +242,7 @@ class RangeParser {
     for (std::size_t i = 0;; ++i) {
       const double v = ad + static_cast<double>(i) * kd;
       if (v > bd + tol) break;
-      out.push_back(std::abs(v - bd) <= tol ? text(b.m, b.e) : format_double(v));
+      out.push_back(std::abs(v - bd) <= tol ? text(b.m, b.e) : format_value(v));
     }
     check_count(static_cast<long double>(out.size()));
     return out;

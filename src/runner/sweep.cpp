@@ -171,7 +171,7 @@ void require_memory(const std::string& what, double bytes, const SweepOptions& o
     throw UsageError(
         fmt::format("--max-memory must be a number of GiB >= 0 (0: this machine's "
                     "memory), got {}",
-                    format_double(options.max_memory_gib)));
+                    format_value(options.max_memory_gib)));
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   const bool machine = options.max_memory_gib == 0;
   const double limit = machine ? physical_memory_bytes() : options.max_memory_gib * kGiB;

@@ -11,9 +11,9 @@ namespace poslsh {
 // messages (CLI11's hold newlines) are printed as one line.
 std::string single_line(std::string text);
 
-// Shortest decimal that reads back to the same double, "nan"/"inf"/"-inf" for
-// non-finite values: the core's format_value (poslsh/argument_error.h), the one
-// formatter of numbers in tables, sidecars, reports and error messages.
-inline std::string format_double(double value) { return format_value(value); }
+// Numbers: the core's format_value (poslsh/argument_error.h, included above),
+// the shortest decimal that reads back to the same double ("nan"/"inf"/"-inf"
+// for non-finite values), is the one formatter of numbers in tables,
+// sidecars, reports and error messages.
 
 }  // namespace poslsh
