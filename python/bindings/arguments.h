@@ -91,8 +91,7 @@ struct Problem {
 // head, (n, d) or (1, n, d), is shared by every head; 3-D inputs give a 3-D
 // output; one scale for every head, or H of them.
 template <typename T>
-Problem check_problem(const Operand<T>& q, const Operand<T>& k, const Operand<T>& v,
-                      Sigmas sigmas);
+Problem check_problem(const Operand<T>& q, const Operand<T>& k, const Operand<T>& v, Sigmas sigmas);
 
 // float32 when q, k and v are all float32 (as numpy.asarray reads them: numpy
 // arrays, CPU torch tensors), float64 otherwise.

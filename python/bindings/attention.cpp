@@ -53,8 +53,8 @@ RowMatrix<T> head_attention(const Eigen::Map<const RowMatrix<T>>& q,
 
 template <typename T>
 py::array attention_of(const py::object& q_obj, const py::object& k_obj, const py::object& v_obj,
-                       const py::object& sigma_obj, bool causal,
-                       const std::optional<double>& scale, int threads, const LshDraw& draw) {
+                       const py::object& sigma_obj, bool causal, const std::optional<double>& scale,
+                       int threads, const LshDraw& draw) {
   const auto q = operand<T>(q_obj, "q");
   const auto k = operand<T>(k_obj, "k");
   const auto v = operand<T>(v_obj, "v");
@@ -81,8 +81,8 @@ py::array attention_of(const py::object& q_obj, const py::object& k_obj, const p
 }
 
 py::array exact_attention_binding(const py::object& q, const py::object& k, const py::object& v,
-                                  const py::object& sigma, bool causal,
-                                  std::optional<double> scale, int threads) {
+                                  const py::object& sigma, bool causal, std::optional<double> scale,
+                                  int threads) {
   if (all_float32(q, k, v)) return attention_of<float>(q, k, v, sigma, causal, scale, threads, {});
   return attention_of<double>(q, k, v, sigma, causal, scale, threads, {});
 }

@@ -10,8 +10,7 @@ namespace poslsh::python {
 namespace {
 
 py::array_t<double> mask_mean_matvec_binding(const py::object& pitch, const py::object& shift,
-                                             std::int64_t n, const py::object& x_obj,
-                                             bool causal) {
+                                             std::int64_t n, const py::object& x_obj, bool causal) {
   const auto hashes = hashes_arg(pitch, shift);
   const auto x = vector_arg(x_obj, "x");
   if (x.size() != n) value_error(fmt::format("x must have n = {} entries, got {}", n, x.size()));
