@@ -43,28 +43,12 @@ const std::vector<std::string>& convergence_columns() {
   return columns;
 }
 
-SpectralErrorOptions solver_options(const ConvergenceSettings& settings, std::uint64_t trial) {
-  SpectralErrorOptions options;
-  options.rel_tol = settings.spectral_tol;
-  options.max_iterations = settings.max_lanczos;
-  options.seed = settings.seed;
-  options.trial = trial;
-  options.starts = settings.lanczos_starts;
-  options.upper_q = settings.upper_q;
-  options.upper_width = settings.upper_width;
-  options.threads = settings.threads;
-  return options;
-}
-
 CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
                        std::span<const PositionalHash> hashes,
                        const ConvergenceSettings& settings) {
   const auto start = std::chrono::steady_clock::now();
   const auto s = static_cast<std::int64_t>(hashes.size());
-  const ErrorOperator error(n, hashes, sigma, settings.form);
-  const SpectralErrorOptions options = solver_options(settings, trial);
-  const SpectralErrorResult spectral = spectral_error(error, options);
-  const EntrywiseError entrywise = entrywise_error(error, settings.threads);
+  const auto [spectral, entrywise] = convergence_errors(n, sigma, trial, hashes, settings);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const bool ok = spectral.status == SolveStatus::kOk;

@@ -15,30 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "experiments/convergence_errors.h"
 #include "experiments/experiment.h"
 #include "runner/csv_table.h"
 #include "runner/sweep.h"
 
 namespace poslsh {
-
-struct ConvergenceSettings {
-  Form form = Form::kSymmetric;
-  double p = 0.01;  // failure probability of the bounds
-  // The solver's settings; defaults are SpectralErrorOptions' (defined there once).
-  double spectral_tol = SpectralErrorOptions{}.rel_tol;  // relative accuracy of the norm
-  std::int64_t max_lanczos = SpectralErrorOptions{}.max_iterations;
-  std::uint64_t seed = 0;  // seeds the Lanczos start vectors with the trial
-  int lanczos_starts = SpectralErrorOptions{}.starts;  // independent starts
-  double upper_q = SpectralErrorOptions{}.upper_q;     // failure probability of spectral_upper
-  // relative width spectral_upper / spectral_lower - 1 waited for
-  double upper_width = SpectralErrorOptions{}.upper_width;
-  // Threads inside one row (the solver's starts, the entrywise errors' two
-  // chunks); the row is the same for any value.
-  int threads = 1;
-};
-
-// The solver's options for one trial of a row.
-SpectralErrorOptions solver_options(const ConvergenceSettings& settings, std::uint64_t trial);
 
 // The CSV schema. `seconds` (wall time of the row) is the only timing column.
 const std::vector<std::string>& convergence_columns();

@@ -195,5 +195,48 @@ TEST_F(ConvergenceCli, BadInputIsAUsageError) {
   EXPECT_FALSE(std::filesystem::exists(path("x.csv")));
 }
 
+// poslsh.spectral_error and poslsh.max_error compute one part of a row each
+// (convergence_errors with ConvergenceParts): each part alone must be the
+// row's bits, and the part left out must not be computed.
+TEST(ConvergenceErrors, EachPartAloneIsTheRowsBits) {
+  for (const Form form : {Form::kSymmetric, Form::kCausal}) {
+    const std::int64_t n = 2000;
+    const double sigma = 6;
+    const auto hashes = draw_hashes(7, 1, 8, sigma);
+    ConvergenceSettings settings;
+    settings.form = form;
+    settings.seed = 7;
+    settings.threads = 2;
+    const ConvergenceErrors both = convergence_errors(n, sigma, 1, hashes, settings);
+    ASSERT_EQ(both.spectral.status, SolveStatus::kOk);
+    const ConvergenceErrors spectral =
+        convergence_errors(n, sigma, 1, hashes, settings, {.spectral = true, .entrywise = false});
+    const ConvergenceErrors entrywise =
+        convergence_errors(n, sigma, 1, hashes, settings, {.spectral = false, .entrywise = true});
+    const CsvRow row = convergence_row(n, sigma, 1, hashes, settings);
+    const auto& cols = convergence_columns();
+    const auto cell = [&](const char* name) {
+      return row[static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) -
+                                          cols.begin())];
+    };
+    for (const SpectralErrorResult* r : {&both.spectral, &spectral.spectral}) {
+      EXPECT_EQ(format_double(r->value), cell("spectral_error"));
+      EXPECT_EQ(format_double(r->lower), cell("spectral_lower"));
+      EXPECT_EQ(format_double(r->upper), cell("spectral_upper"));
+      EXPECT_EQ(format_double(r->accuracy), cell("spectral_accuracy"));
+      EXPECT_EQ(std::to_string(r->iterations), cell("lanczos_iterations"));
+      EXPECT_EQ(std::to_string(r->matvecs), cell("lanczos_matvecs"));
+    }
+    for (const EntrywiseError* e : {&both.entrywise, &entrywise.entrywise}) {
+      EXPECT_EQ(format_double(e->max_error), cell("max_error"));
+      EXPECT_EQ(format_double(e->inf_error), cell("inf_error"));
+      EXPECT_EQ(std::to_string(e->largest_block), cell("b_max"));
+    }
+    // The parts left out stay as constructed: nothing was computed for them.
+    EXPECT_EQ(spectral.entrywise.largest_block, 0);
+    EXPECT_EQ(entrywise.spectral.iterations, 0);
+  }
+}
+
 }  // namespace
 }  // namespace poslsh

@@ -1,5 +1,6 @@
-"""Type stubs of the extension poslsh._core (python/poslsh_module.cpp); the
-docstrings are the module's own (help(poslsh.<name>))."""
+"""Type stubs of the extension poslsh._core (python/poslsh_module.cpp and its
+bindings in python/bindings/); the docstrings are the module's own
+(help(poslsh.<name>))."""
 from typing import Optional, Sequence, Tuple, TypedDict, Union
 
 import numpy as np
