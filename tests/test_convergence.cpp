@@ -220,16 +220,16 @@ TEST(ConvergenceErrors, EachPartAloneIsTheRowsBits) {
                                           cols.begin())];
     };
     for (const SpectralErrorResult* r : {&both.spectral, &spectral.spectral}) {
-      EXPECT_EQ(format_double(r->value), cell("spectral_error"));
-      EXPECT_EQ(format_double(r->lower), cell("spectral_lower"));
-      EXPECT_EQ(format_double(r->upper), cell("spectral_upper"));
-      EXPECT_EQ(format_double(r->accuracy), cell("spectral_accuracy"));
+      EXPECT_EQ(format_value(r->value), cell("spectral_error"));
+      EXPECT_EQ(format_value(r->lower), cell("spectral_lower"));
+      EXPECT_EQ(format_value(r->upper), cell("spectral_upper"));
+      EXPECT_EQ(format_value(r->accuracy), cell("spectral_accuracy"));
       EXPECT_EQ(std::to_string(r->iterations), cell("lanczos_iterations"));
       EXPECT_EQ(std::to_string(r->matvecs), cell("lanczos_matvecs"));
     }
     for (const EntrywiseError* e : {&both.entrywise, &entrywise.entrywise}) {
-      EXPECT_EQ(format_double(e->max_error), cell("max_error"));
-      EXPECT_EQ(format_double(e->inf_error), cell("inf_error"));
+      EXPECT_EQ(format_value(e->max_error), cell("max_error"));
+      EXPECT_EQ(format_value(e->inf_error), cell("inf_error"));
       EXPECT_EQ(std::to_string(e->largest_block), cell("b_max"));
     }
     // The parts left out stay as constructed: nothing was computed for them.
