@@ -3,11 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <unistd.h>
 
 namespace poslsh::testing {
 
@@ -23,13 +26,17 @@ inline std::string slurp(const std::filesystem::path& p) {
   return ss.str();
 }
 
-// A fresh temporary directory per test, removed afterwards.
+// A fresh temporary directory per test, removed afterwards. The process id
+// keeps two test runs on one machine (two build trees, or a Release and a
+// sanitizer pass at once) out of each other's files.
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = std::filesystem::temp_directory_path() /
-           (std::string("poslsh_cli_") + info->test_suite_name() + "_" + info->name());
+    std::string name = std::string("poslsh_cli_") + info->test_suite_name() + "_" + info->name() +
+                       "_" + std::to_string(::getpid());
+    std::replace(name.begin(), name.end(), '/', '_');  // parameterised names: one level
+    dir_ = std::filesystem::temp_directory_path() / name;
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }

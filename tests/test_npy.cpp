@@ -1,3 +1,4 @@
+#include <unistd.h>
 #include <gtest/gtest.h>
 #include <poslsh/npy.h>
 
@@ -18,7 +19,7 @@ class Npy : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("poslsh_npy_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+           ("poslsh_npy_" + std::to_string(::getpid()) +
             "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
   }

@@ -1,5 +1,6 @@
 // SHA-256 against the FIPS 180-4 example vectors and against itself split at
 // every boundary (the padding is where hand-written digests go wrong).
+#include <unistd.h>
 #include <gtest/gtest.h>
 #include <poslsh/input_error.h>
 
@@ -37,7 +38,7 @@ TEST(Sha256, ChunkingDoesNotChangeTheDigest) {
 }
 
 TEST(Sha256, FilesAndUnreadablePaths) {
-  const auto path = std::filesystem::temp_directory_path() / "poslsh_sha256_test.bin";
+  const auto path = std::filesystem::temp_directory_path() / ("poslsh_sha256_test_" + std::to_string(::getpid()) + ".bin");
   std::ofstream(path, std::ios::binary) << "abc";
   EXPECT_EQ(sha256_file(path.string(), "rerun"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

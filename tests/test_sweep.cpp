@@ -1,4 +1,5 @@
 // The sweep runner: thread-count independence, resume after a kill, shards.
+#include <unistd.h>
 #include <gtest/gtest.h>
 #include <poslsh/input_error.h>
 #include <poslsh/rng.h>
@@ -50,7 +51,7 @@ class SweepTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("poslsh_sweep_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+           ("poslsh_sweep_" + std::to_string(::getpid()) +
             "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);

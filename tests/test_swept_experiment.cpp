@@ -2,6 +2,7 @@
 // minimal experiment of docs/ARCHITECTURE.md ("Adding an experiment"), and the
 // one --sigma / --alibi-heads resolution every experiment shares
 // (src/runner/alibi_heads_options.h).
+#include <unistd.h>
 #include <gtest/gtest.h>
 #include <poslsh/alibi_heads.h>
 #include <poslsh/positional_hash.h>
@@ -67,7 +68,7 @@ class SweptExperimentTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("poslsh_swept_" +
+           ("poslsh_swept_" + std::to_string(::getpid()) + "_" +
             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
