@@ -220,11 +220,11 @@ void summarize(BlocksizeCellStats& c, double pitch_sum) {
   c.q10_b_max = empirical_quantile(sorted, 0.1);
   c.q90_b_max = empirical_quantile(sorted, 0.9);
   c.max_b_max = sorted.back();
-  const BlockSizeLaw law(c.n, c.sigma, c.s);
+  const BlockSizeLaw law(c.n, c.sigma, c.s);  // the cell's one check of (n, sigma, s)
   c.law_mean_b_max = mean(law);
   c.law_median_b_max = median(law);
   c.law_mean_max_pitch = expected_max_pitch(c.sigma, c.s).value;
-  c.law_applies = law_applies(c.n, c.sigma, c.s, c.trials);
+  c.law_applies = law_applies(law.parameters(), c.trials);
   const BlockSizeFit fit = block_size_fit(c.b_max, law);
   c.gof_statistic = fit.test.statistic;
   c.gof_dof = fit.test.dof;

@@ -43,18 +43,17 @@ const std::vector<std::string>& convergence_columns() {
   return columns;
 }
 
-CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
+CsvRow convergence_row(const HashParameters& hash, std::uint64_t trial,
                        std::span<const PositionalHash> hashes,
                        const ConvergenceSettings& settings) {
   const auto start = std::chrono::steady_clock::now();
-  const auto s = static_cast<std::int64_t>(hashes.size());
-  const auto [spectral, entrywise] = convergence_errors(n, sigma, trial, hashes, settings);
+  const auto [spectral, entrywise] = convergence_errors(hash, trial, hashes, settings);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const bool ok = spectral.status == SolveStatus::kOk;
-  return {std::to_string(n),
-          format_value(sigma),
-          std::to_string(s),
+  return {std::to_string(hash.n()),
+          format_value(hash.sigma()),
+          std::to_string(hash.s()),
           std::to_string(trial),
           settings.form == Form::kSymmetric ? "symmetric" : "causal",
           format_value(settings.p),
@@ -62,21 +61,28 @@ CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
           format_value(spectral.accuracy),
           format_value(spectral.lower),
           format_value(spectral.upper),
-          format_value(spectral_bound(n, sigma, s, settings.p, settings.form)),
+          format_value(spectral_bound(hash, settings.p, settings.form)),
           format_value(entrywise.max_error),
-          format_value(max_bound(n, s, settings.p)),
+          format_value(max_bound(hash, settings.p)),
           format_value(entrywise.inf_error),
           std::to_string(entrywise.largest_block),
-          std::to_string(b_max_bound(n, sigma, s, settings.p)),
+          std::to_string(b_max_bound(hash, settings.p)),
           std::to_string(spectral.iterations),
           std::to_string(spectral.matvecs),
           std::string(to_string(spectral.status)),
           fmt::format("{:.6f}", seconds)};
 }
 
-double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
-                                const ConvergenceSettings& settings) {
-  const double nn = static_cast<double>(n), ss = static_cast<double>(s);
+CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
+                       std::span<const PositionalHash> hashes,
+                       const ConvergenceSettings& settings) {
+  return convergence_row(HashParameters(n, sigma, static_cast<std::int64_t>(hashes.size())), trial,
+                         hashes, settings);
+}
+
+double convergence_memory_bytes(const HashParameters& hash, const ConvergenceSettings& settings) {
+  const double nn = static_cast<double>(hash.n()), ss = static_cast<double>(hash.s());
+  const double sigma = hash.sigma();
   const double blocks = ss * (std::min(nn, nn / (2 * sigma) + 2) + 1);
   const double tiles = nn / 1024 + 1;  // MaskMean's scatter tiles
   // Block starts: int64 per hash, uint32 tile-major copy, segment offsets.
@@ -84,7 +90,7 @@ double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
   const double m = settings.lanczos_starts;
   // Per product (at most one per start): the tiled pass's prefix-sum ring,
   // a power of 2 above a tile plus the largest block, and its tile of D.
-  const double largest = std::min(nn, static_cast<double>(b_max_bound(n, sigma, s, settings.p)));
+  const double largest = std::min(nn, static_cast<double>(b_max_bound(hash, settings.p)));
   const double product = 8 * m * (2 * (1024 + largest + 1) + 1024);
   // v, v_prev, w; the normal operator's scratch (causal); per-position arrays
   // of the entrywise errors (start, length, and each of the two chunks' row
@@ -93,13 +99,16 @@ double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
   return 1.25 * (mask + product + vectors) + 16.0 * 1024 * 1024;
 }
 
+double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
+                                const ConvergenceSettings& settings) {
+  return convergence_memory_bytes(HashParameters(n, sigma, s), settings);
+}
+
 // A named namespace, not an anonymous one: the runner is a unity build.
 namespace convergence_experiment {
 
 struct ConvergenceCell {
-  std::int64_t n;
-  double sigma;
-  std::int64_t s;
+  HashParameters hash;  // (n, sigma, s), checked once, when the cells are made
   std::uint64_t trial;
   std::uint64_t seed;  // of the cell's head: --seed, or its own with --independent-heads
 };
@@ -159,7 +168,7 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
       for (std::size_t h = 0; h < scales_.sigmas.size(); ++h)
         for (auto s : s_)
           for (std::int64_t t = 0; t < trials_; ++t)
-            cells.push_back({n, scales_.sigmas[h], s, static_cast<std::uint64_t>(t),
+            cells.push_back({HashParameters(n, scales_.sigmas[h], s), static_cast<std::uint64_t>(t),
                              head_seed(settings_.seed, h, independent_heads_)});
     return cells;
   }
@@ -171,22 +180,24 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
     // Lanczos starts.
     ConvergenceSettings head_settings = settings_;
     head_settings.seed = x.seed;
-    const auto hashes = draw_hashes(hash_drawer(x.seed, plant_.defect()), x.trial, x.s, x.sigma);
-    return {convergence_row(x.n, x.sigma, x.trial, hashes, head_settings)};
+    const auto hashes = draw_hashes(hash_drawer(x.seed, plant_.defect()), x.trial, x.hash);
+    return {convergence_row(x.hash, x.trial, hashes, head_settings)};
   }
 
   std::string label(const ConvergenceCell& x) const override {
-    return fmt::format("n={} sigma={} s={} trial={}", x.n, format_value(x.sigma), x.s, x.trial);
+    return fmt::format("n={} sigma={} s={} trial={}", x.hash.n(), format_value(x.hash.sigma()),
+                       x.hash.s(), x.trial);
   }
 
   // A product costs about n + s n / (2 sigma) (positions and blocks).
   double cost(const ConvergenceCell& x) const override {
-    return static_cast<double>(x.n) * (1.0 + static_cast<double>(x.s) / (2.0 * x.sigma));
+    return static_cast<double>(x.hash.n()) *
+           (1.0 + static_cast<double>(x.hash.s()) / (2.0 * x.hash.sigma()));
   }
 
   bool estimates_memory() const override { return true; }
   double memory_bytes(const ConvergenceCell& x) const override {
-    return convergence_memory_bytes(x.n, x.sigma, x.s, settings_);
+    return convergence_memory_bytes(x.hash, settings_);
   }
   std::string config_note() const override { return scales_.config_note(); }
   std::uint64_t seed() const override { return settings_.seed; }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <poslsh/alibi_kernel.h>
+#include <poslsh/hash_parameters.h>
 #include <poslsh/positional_hash.h>
 #include <poslsh/spectral_error.h>
 
@@ -25,15 +26,21 @@ namespace poslsh {
 // The CSV schema. `seconds` (wall time of the row) is the only timing column.
 const std::vector<std::string>& convergence_columns();
 
-// The row for one (n, sigma, trial) and the given hashes (s = hashes.size()).
-// Taking the hashes as input lets tests build tables from deliberately wrong
-// samplers. status is "ok" or "not_converged" (spectral_error then empty).
+// The row for one (n, sigma, s, trial) and the given hashes (hash.s() of
+// them). Taking the hashes as input lets tests build tables from
+// deliberately wrong samplers. status is "ok" or "not_converged"
+// (spectral_error then empty). The parameters travel whole into the operator
+// and the bounds, which do not check them again.
+CsvRow convergence_row(const HashParameters& hash, std::uint64_t trial,
+                       std::span<const PositionalHash> hashes, const ConvergenceSettings& settings);
+// The same with s = hashes.size(), checking (n, sigma, s) once.
 CsvRow convergence_row(std::int64_t n, double sigma, std::uint64_t trial,
                        std::span<const PositionalHash> hashes, const ConvergenceSettings& settings);
 
 // Estimated peak working set of one convergence row, bytes: the blocks of s
 // hashes (expected n / (2 sigma) + 2 per hash, at most n), the Lanczos lanes
 // and the product's buffers, and the entrywise errors' arrays, plus 25%.
+double convergence_memory_bytes(const HashParameters& hash, const ConvergenceSettings& settings);
 double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
                                 const ConvergenceSettings& settings);
 

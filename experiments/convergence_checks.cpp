@@ -1,6 +1,7 @@
 // The theorem checks on convergence tables (see check_convergence_table in
 // convergence.h for what each one asserts and why).
 #include <fmt/format.h>
+#include <poslsh/argument_error.h>
 #include <poslsh/bounds.h>
 #include <poslsh/input_error.h>
 
@@ -105,6 +106,19 @@ struct Columns {
         lower(t.has_column("spectral_lower")) {}
 };
 
+// Row r's (n, sigma, s), checked once as it enters, and its p: an unusable
+// row when either is out of range.
+HashParameters row_hash_parameters(std::size_t r, std::int64_t n, double sigma, std::int64_t s,
+                                   double p) {
+  try {
+    const HashParameters hash(n, sigma, s);
+    check::open_unit("p", p);
+    return hash;
+  } catch (const std::invalid_argument& e) {
+    unusable(fmt::format("row {}: {}", CsvTable::line_of(r), e.what()));
+  }
+}
+
 // Row r's parameters (n, s, sigma, p, form), validated, and its recomputed
 // bounds checked against the table's: a bound column is never trusted, the
 // checks use the recomputed values.
@@ -120,18 +134,14 @@ void parse_parameters(const CsvTable& table, const Columns& has, std::size_t r, 
   else if (has.form && form_name != "symmetric")
     unusable(fmt::format("row {}: form is '{}'; expected symmetric or causal", CsvTable::line_of(r),
                          printable(form_name)));
-  try {
-    validate_bound_parameters(n, sigma, s, p);
-  } catch (const std::invalid_argument& e) {
-    unusable(fmt::format("row {}: {}", CsvTable::line_of(r), e.what()));
-  }
+  const HashParameters hash = row_hash_parameters(r, n, sigma, s, p);
   x.p = p;
   x.group = {form_name, static_cast<double>(n), sigma};
   x.s = static_cast<double>(s);
   x.trial = table.number(r, "trial");
-  x.spectral_bound = spectral_bound(n, sigma, s, p, form);
-  x.max_bound = max_bound(n, s, p);
-  x.b_max_bound = static_cast<double>(b_max_bound(n, sigma, s, p));
+  x.spectral_bound = spectral_bound(hash, p, form);
+  x.max_bound = max_bound(hash, p);
+  x.b_max_bound = static_cast<double>(b_max_bound(hash, p));
 }
 
 void check_recomputed_bounds(const CsvTable& table, const Columns& has, const Row& x) {

@@ -17,16 +17,23 @@ SpectralErrorOptions solver_options(const ConvergenceSettings& settings, std::ui
   return options;
 }
 
-ConvergenceErrors convergence_errors(std::int64_t n, double sigma, std::uint64_t trial,
+ConvergenceErrors convergence_errors(const HashParameters& hash, std::uint64_t trial,
                                      std::span<const PositionalHash> hashes,
                                      const ConvergenceSettings& settings, ConvergenceParts parts) {
   // One operator for both parts: its mask (the blocks of s hashes) is the
   // larger part of a row's memory and a share of its time.
-  const ErrorOperator error(n, hashes, sigma, settings.form);
+  const ErrorOperator error(hash, hashes, settings.form);
   ConvergenceErrors out;
   if (parts.spectral) out.spectral = spectral_error(error, solver_options(settings, trial));
   if (parts.entrywise) out.entrywise = entrywise_error(error, settings.threads);
   return out;
+}
+
+ConvergenceErrors convergence_errors(std::int64_t n, double sigma, std::uint64_t trial,
+                                     std::span<const PositionalHash> hashes,
+                                     const ConvergenceSettings& settings, ConvergenceParts parts) {
+  return convergence_errors(HashParameters(n, sigma, static_cast<std::int64_t>(hashes.size())),
+                            trial, hashes, settings, parts);
 }
 
 }  // namespace poslsh

@@ -10,6 +10,7 @@
 // (poslsh_convergence_errors) without the runner or the other experiments.
 #pragma once
 
+#include <poslsh/hash_parameters.h>
 #include <poslsh/max_error.h>
 #include <poslsh/positional_hash.h>
 #include <poslsh/spectral_error.h>
@@ -51,10 +52,17 @@ struct ConvergenceErrors {
   EntrywiseError entrywise;
 };
 
-// The errors of the mean of `hashes`' masks against ALiBi at (n, sigma), the
-// Lanczos starts keyed by (settings.seed, trial). Each part is the same bits
-// whether or not the other is computed. Throws what ErrorOperator,
+// The errors of the mean of `hashes`' masks against ALiBi at hash's (n, sigma),
+// the Lanczos starts keyed by (settings.seed, trial). Each part is the same
+// bits whether or not the other is computed. `hash` was checked when it was
+// made; hashes.size() must equal hash.s(). Throws what ErrorOperator,
 // spectral_error and entrywise_error throw on bad arguments.
+ConvergenceErrors convergence_errors(const HashParameters& hash, std::uint64_t trial,
+                                     std::span<const PositionalHash> hashes,
+                                     const ConvergenceSettings& settings,
+                                     ConvergenceParts parts = {});
+
+// The same from raw values (the Python module's entry), checked once here.
 ConvergenceErrors convergence_errors(std::int64_t n, double sigma, std::uint64_t trial,
                                      std::span<const PositionalHash> hashes,
                                      const ConvergenceSettings& settings,

@@ -49,6 +49,11 @@ std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t tr
   return hashes;
 }
 
+std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t trial,
+                                        const HashParameters& hash) {
+  return draw_hashes(draw, trial, hash.s(), hash.sigma());
+}
+
 std::vector<std::string> plantable_defect_names() {
   std::vector<std::string> names;
   for (const auto& d : all_planted_defects())

@@ -11,6 +11,7 @@
 // a broken sampler and shown to FAIL.
 #pragma once
 
+#include <poslsh/hash_parameters.h>
 #include <poslsh/positional_hash.h>
 
 #include <cstdint>
@@ -47,9 +48,12 @@ PlantedDefect parse_planted_defect(const std::string& name);
 // for a defect that is not in the sampler).
 HashDrawer hash_drawer(std::uint64_t seed, const PlantedDefect& defect);
 // The first s hashes of a trial: draw_hashes(seed, trial, s, sigma) for the
-// sound sampler.
+// sound sampler. Checks nothing: the caller checked s and sigma, or holds
+// them in a HashParameters (the second form).
 std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t trial, std::int64_t s,
                                         double sigma);
+std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t trial,
+                                        const HashParameters& hash);
 
 // --plant-defect NAME of a command that draws hashes. Every name but
 // bmax-sigma-ln-n (a change to a finished table, not to a sampler) is

@@ -3,6 +3,7 @@
 // dense matrix for small-n oracles. Causal form: L* ⊙ T, T lower triangular.
 #pragma once
 
+#include <poslsh/hash_parameters.h>
 #include <poslsh/types.h>
 
 #include <Eigen/Dense>
@@ -16,6 +17,9 @@ class AlibiKernel {
 
   // Throws ArgumentError unless n >= 1 and sigma is finite and > 0.
   AlibiKernel(std::int64_t n, double sigma, Form form = Form::kSymmetric);
+  // The kernel that hashes with these parameters estimate (their n and
+  // sigma; s plays no part). Checks nothing: HashParameters is valid.
+  explicit AlibiKernel(const HashParameters& hash, Form form = Form::kSymmetric);
 
   Eigen::Index rows() const { return n_; }
   Eigen::Index cols() const { return n_; }

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <poslsh/bounds.h>
+#include <poslsh/hash_parameters.h>
 
 #include <cstdint>
 #include <span>
@@ -34,14 +35,15 @@ class BlockSizeLaw {
  public:
   // Throws ArgumentError unless n >= 1, sigma finite and > 0, s >= 1.
   BlockSizeLaw(std::int64_t n, double sigma, std::int64_t s);
-  std::int64_t n() const { return n_; }
-  double sigma() const { return sigma_; }
-  std::int64_t s() const { return s_; }
+  // Checks nothing: HashParameters is valid.
+  explicit BlockSizeLaw(const HashParameters& hash);
+  std::int64_t n() const { return hash_.n(); }
+  double sigma() const { return hash_.sigma(); }
+  std::int64_t s() const { return hash_.s(); }
+  const HashParameters& parameters() const { return hash_; }
 
  private:
-  std::int64_t n_;
-  double sigma_;
-  std::int64_t s_;
+  HashParameters hash_;
 };
 
 // P(b_max <= b): 0 for b < 1, F(b)^s for 1 <= b < n, 1 for b >= n.
@@ -70,8 +72,11 @@ QuadratureResult expected_max_pitch(double sigma, std::int64_t s);
 // b_max_bound() in bounds.h, with the other theorem bounds.
 
 // Probability that one trial's b_max differs from ceil(max_k delta_k) (see above).
+double law_deviation_rate(const HashParameters& hash);
 double law_deviation_rate(std::int64_t n, double sigma, std::int64_t s);
 // Whether the law may be tested on `trials` trials: trials · rate <= 1/2.
+// Throws ArgumentError (trials) unless trials >= 1.
+bool law_applies(const HashParameters& hash, std::int64_t trials);
 bool law_applies(std::int64_t n, double sigma, std::int64_t s, std::int64_t trials);
 
 // Pearson chi-square test of observed counts against expected counts (no

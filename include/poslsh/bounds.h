@@ -1,9 +1,12 @@
 // High-probability bounds on the estimator's errors and largest block
-// (MATH §3-§5), as functions of (n, sigma, s, p), p the failure probability.
-// Each holds with probability at least 1 - p over the s hashes.
+// (MATH §3-§5), as functions of the hash parameters (n, sigma, s) and p, the
+// failure probability. Each holds with probability at least 1 - p over the s
+// hashes. The forms taking HashParameters trust them and check p alone; the
+// raw-argument forms check (n, sigma, s) once, by building HashParameters.
 #pragma once
 
 #include <poslsh/alibi_kernel.h>
+#include <poslsh/hash_parameters.h>
 
 #include <cstdint>
 
@@ -28,6 +31,11 @@ struct SpectralBoundTerms {
 // only shrink under ⊙ T); the variance proxy v still bounds the row sums of
 // E[(T⊙M')(T⊙M')^T] and E[(T⊙M')^T(T⊙M')]; the rectangular matrix Bernstein
 // inequality has the same dimension factor 2n; ||T ⊙ B_T|| <= ||B_T|| <= b_T.
+// Throws ArgumentError (p) unless 0 < p < 1.
+SpectralBoundTerms spectral_bound_terms(const HashParameters& hash, double p,
+                                        Form form = Form::kSymmetric);
+double spectral_bound(const HashParameters& hash, double p, Form form = Form::kSymmetric);
+// The same from raw values: ArgumentError as validate_bound_parameters.
 SpectralBoundTerms spectral_bound_terms(std::int64_t n, double sigma, std::int64_t s, double p,
                                         Form form = Form::kSymmetric);
 double spectral_bound(std::int64_t n, double sigma, std::int64_t s, double p,
@@ -36,13 +44,15 @@ double spectral_bound(std::int64_t n, double sigma, std::int64_t s, double p,
 // MATH §5 (Hoeffding + union over the n(n-1)/2 off-diagonal pairs; the same
 // pairs in the causal form): sqrt(ln(n (n-1) / p) / (2 s)); 0 when n = 1
 // (no off-diagonal entry). Independent of sigma.
-double max_bound(std::int64_t n, std::int64_t s, double p);
+double max_bound(const HashParameters& hash, double p);
+double max_bound(std::int64_t n, std::int64_t s, double p);  // checks n, s and p
 
 // MATH §3: b_max <= min(n, floor(sigma x_p) + 1), s (1 + x_p) e^-x_p = p.
+std::int64_t b_max_bound(const HashParameters& hash, double p);
 std::int64_t b_max_bound(std::int64_t n, double sigma, std::int64_t s, double p);
 
 // Throws ArgumentError naming the parameter unless n >= 1, sigma is
-// finite and > 0, s >= 1 and 0 < p < 1.
+// finite and > 0, s >= 1 and 0 < p < 1 (HashParameters, then p).
 void validate_bound_parameters(std::int64_t n, double sigma, std::int64_t s, double p);
 
 }  // namespace poslsh

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <poslsh/alibi_kernel.h>
+#include <poslsh/hash_parameters.h>
 #include <poslsh/mask_mean.h>
 #include <poslsh/positional_hash.h>
 
@@ -33,8 +34,13 @@ class ErrorOperator {
  public:
   using Scalar = double;
 
-  // Throws ArgumentError unless 1 <= n < 2^32 and sigma is finite and > 0,
-  // std::invalid_argument when hashes is empty.
+  // The error of the mean of `hashes`, drawn with `hash` (s = hashes.size(),
+  // else std::invalid_argument). Trusts `hash`; checks what the mask itself
+  // needs: n < 2^32 (check_mask_length) and each hash (validate_hash).
+  ErrorOperator(const HashParameters& hash, std::span<const PositionalHash> hashes,
+                Form form = Form::kSymmetric);
+  // The same from raw values, with s = hashes.size(): ArgumentError as
+  // HashParameters (s names an empty `hashes`), then as above.
   ErrorOperator(std::int64_t n, std::span<const PositionalHash> hashes, double sigma,
                 Form form = Form::kSymmetric);
 

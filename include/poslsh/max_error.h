@@ -33,8 +33,8 @@ struct EntrywiseError {
 // Form (symmetric or causal) is the mask's. Throws ArgumentError unless
 // sigma is finite and > 0 and threads >= 1 (more than 2 are not used).
 EntrywiseError entrywise_error(const MaskMean& mask, double sigma, int threads = 1);
-inline EntrywiseError entrywise_error(const ErrorOperator& error, int threads = 1) {
-  return entrywise_error(error.mask(), error.sigma(), threads);
-}
+// The operator's mask and sigma, which its construction checked: only
+// threads is checked here.
+EntrywiseError entrywise_error(const ErrorOperator& error, int threads = 1);
 
 }  // namespace poslsh

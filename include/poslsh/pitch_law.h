@@ -4,6 +4,8 @@
 //   P(delta > t) = (1 + x) e^-x,  E[delta 1(delta > t)] = sigma (x^2 + 2x + 2) e^-x.
 #pragma once
 
+#include <poslsh/hash_parameters.h>
+
 #include <cstdint>
 
 namespace poslsh {
@@ -12,6 +14,9 @@ class PitchLaw {
  public:
   // Throws ArgumentError unless sigma is finite and > 0.
   explicit PitchLaw(double sigma);
+  // The law of the pitches of hashes with these parameters (their sigma).
+  // Checks nothing: HashParameters is valid.
+  explicit PitchLaw(const HashParameters& hash);
   double sigma() const { return sigma_; }
 
  private:

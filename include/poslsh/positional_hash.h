@@ -57,7 +57,8 @@ std::int64_t largest_block(std::span<const PositionalHash> hashes, std::int64_t 
 void validate_hash(const PositionalHash& h);
 
 // Throws ArgumentError naming n, sigma or s unless n >= 1, sigma finite and
-// > 0, s >= 1.
+// > 0, s >= 1: the check of HashParameters (hash_parameters.h), for callers
+// that keep plain values.
 void validate_hash_parameters(std::int64_t n, double sigma, std::int64_t s);
 
 }  // namespace poslsh

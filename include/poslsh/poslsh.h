@@ -16,6 +16,7 @@
 #include <poslsh/cobinning.h>
 #include <poslsh/error_operator.h>
 #include <poslsh/exact_attention.h>
+#include <poslsh/hash_parameters.h>
 #include <poslsh/input_error.h>
 #include <poslsh/lsh_attention.h>
 #include <poslsh/mask_mean.h>

@@ -8,11 +8,12 @@
 
 namespace poslsh {
 
+// Any s >= 1 completes the parameters: the kernel does not depend on it.
 AlibiKernel::AlibiKernel(std::int64_t n, double sigma, Form form)
-    : n_(n), sigma_(sigma), form_(form), r_(std::exp(-1.0 / sigma)) {
-  check::at_least("n", n, 1);
-  check::positive_finite("sigma", sigma);
-}
+    : AlibiKernel(HashParameters(n, sigma, 1), form) {}
+
+AlibiKernel::AlibiKernel(const HashParameters& hash, Form form)
+    : n_(hash.n()), sigma_(hash.sigma()), form_(form), r_(std::exp(-1.0 / hash.sigma())) {}
 
 void AlibiKernel::perform_op(const Scalar* x, Scalar* y) const {
   // Forward pass f_i = x_i + r f_{i-1} is the causal product; the symmetric one

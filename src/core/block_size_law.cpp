@@ -13,18 +13,20 @@
 #include <stdexcept>
 #include <string>
 
+#include "union_tail.h"
+
 namespace poslsh {
 
 BlockSizeLaw::BlockSizeLaw(std::int64_t n, double sigma, std::int64_t s)
-    : n_(n), sigma_(sigma), s_(s) {
-  validate_hash_parameters(n, sigma, s);
-}
+    : BlockSizeLaw(HashParameters(n, sigma, s)) {}
+
+BlockSizeLaw::BlockSizeLaw(const HashParameters& hash) : hash_(hash) {}
 
 namespace {
 
 // P(max_k delta_k > t) = 1 - F(t)^s without cancellation in either tail.
-double max_pitch_survival(double sigma, double s, double t) {
-  const double tail_t = tail(PitchLaw(sigma), t);
+double max_pitch_survival(const PitchLaw& pitch, double s, double t) {
+  const double tail_t = tail(pitch, t);
   if (tail_t >= 1.0) return 1.0;
   return -std::expm1(s * std::log1p(-tail_t));
 }
@@ -34,7 +36,8 @@ double max_pitch_survival(double sigma, double s, double t) {
 double survival(const BlockSizeLaw& law, std::int64_t b) {
   if (b < 1) return 1.0;
   if (b >= law.n()) return 0.0;
-  return max_pitch_survival(law.sigma(), static_cast<double>(law.s()), static_cast<double>(b));
+  return max_pitch_survival(PitchLaw(law.parameters()), static_cast<double>(law.s()),
+                            static_cast<double>(b));
 }
 
 double cdf(const BlockSizeLaw& law, std::int64_t b) {
@@ -42,7 +45,7 @@ double cdf(const BlockSizeLaw& law, std::int64_t b) {
   if (b >= law.n()) return 1.0;
   // F(b)^s directly: accurate where it is tiny (the lower tail).
   return std::exp(static_cast<double>(law.s()) *
-                  std::log(poslsh::cdf(PitchLaw(law.sigma()), static_cast<double>(b))));
+                  std::log(poslsh::cdf(PitchLaw(law.parameters()), static_cast<double>(b))));
 }
 
 double pmf(const BlockSizeLaw& law, std::int64_t b) {
@@ -84,13 +87,16 @@ double mean(const BlockSizeLaw& law) {
   return sum;
 }
 
-QuadratureResult expected_max_pitch(double sigma, std::int64_t s) {
-  validate_hash_parameters(1, sigma, s);
+namespace {
+
+// expected_max_pitch with sigma and s checked by the caller.
+QuadratureResult max_pitch_mean(double sigma, std::int64_t s) {
   const double sd = static_cast<double>(s);
   // In units of sigma: E = sigma ∫_0^∞ (1 - G(x)^s) dx, G the Gamma(2, 1) CDF.
   const double tail_level = 1e-20;
-  const double x_hi = union_tail_threshold(sd, tail_level);
-  const auto integrand = [sd](double x) { return max_pitch_survival(1.0, sd, x); };
+  const double x_hi = detail::union_tail_root(sd, tail_level);
+  const PitchLaw unit(1.0);  // in units of sigma
+  const auto integrand = [&unit, sd](double x) { return max_pitch_survival(unit, sd, x); };
   QuadratureResult out;
   double error = 0;
   const double body = boost::math::quadrature::gauss_kronrod<double, 31>::integrate(
@@ -105,14 +111,30 @@ QuadratureResult expected_max_pitch(double sigma, std::int64_t s) {
   return out;
 }
 
+}  // namespace
+
+QuadratureResult expected_max_pitch(double sigma, std::int64_t s) {
+  const HashParameters hash(1, sigma, s);  // n plays no part
+  return max_pitch_mean(hash.sigma(), hash.s());
+}
+
+double law_deviation_rate(const HashParameters& hash) {
+  return std::min(1.0, max_pitch_mean(hash.sigma(), hash.s()).value /
+                           (2.0 * static_cast<double>(hash.n())));
+}
+
 double law_deviation_rate(std::int64_t n, double sigma, std::int64_t s) {
-  validate_hash_parameters(n, sigma, s);
-  return std::min(1.0, expected_max_pitch(sigma, s).value / (2.0 * static_cast<double>(n)));
+  return law_deviation_rate(HashParameters(n, sigma, s));
+}
+
+bool law_applies(const HashParameters& hash, std::int64_t trials) {
+  check::at_least("trials", trials, 1);
+  return static_cast<double>(trials) * law_deviation_rate(hash) <= 0.5;
 }
 
 bool law_applies(std::int64_t n, double sigma, std::int64_t s, std::int64_t trials) {
   check::at_least("trials", trials, 1);
-  return static_cast<double>(trials) * law_deviation_rate(n, sigma, s) <= 0.5;
+  return static_cast<double>(trials) * law_deviation_rate(HashParameters(n, sigma, s)) <= 0.5;
 }
 
 ChiSquareResult chi_square_test(std::span<const double> observed,

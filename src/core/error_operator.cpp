@@ -61,9 +61,26 @@ void detail::alibi_kernel_transpose_op(const AlibiKernel& kernel, const double* 
   }
 }
 
+namespace {
+
+std::span<const PositionalHash> hashes_of(const HashParameters& hash,
+                                          std::span<const PositionalHash> hashes) {
+  if (static_cast<std::int64_t>(hashes.size()) != hash.s())
+    throw std::invalid_argument("ErrorOperator: " + std::to_string(hashes.size()) +
+                                " hashes given for s = " + std::to_string(hash.s()));
+  return hashes;
+}
+
+}  // namespace
+
+ErrorOperator::ErrorOperator(const HashParameters& hash, std::span<const PositionalHash> hashes,
+                             Form form)
+    : mask_(hash.n(), hashes_of(hash, hashes), form), kernel_(hash, form) {}
+
 ErrorOperator::ErrorOperator(std::int64_t n, std::span<const PositionalHash> hashes, double sigma,
                              Form form)
-    : mask_(n, hashes, form), kernel_(n, sigma, form) {}
+    : ErrorOperator(HashParameters(n, sigma, static_cast<std::int64_t>(hashes.size())), hashes,
+                    form) {}
 
 namespace {
 

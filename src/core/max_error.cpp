@@ -155,10 +155,8 @@ void run_offset_chunks(OffsetChunk (&chunks)[2], bool two_threads, const Run& ru
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace
-
-EntrywiseError entrywise_error(const MaskMean& mask, double sigma, int threads) {
-  check::positive_finite("sigma", sigma);
+// entrywise_error with sigma checked by the caller.
+EntrywiseError mask_errors(const MaskMean& mask, double sigma, int threads) {
   check::at_least("threads", threads, 1);
   if (mask.num_hashes() >= (std::int64_t{1} << 31))
     throw std::invalid_argument("entrywise_error: at most 2^31 - 1 hashes");
@@ -192,6 +190,17 @@ EntrywiseError entrywise_error(const MaskMean& mask, double sigma, int threads) 
   out.max_error = max_error;
   out.inf_error = inf_error;
   return out;
+}
+
+}  // namespace
+
+EntrywiseError entrywise_error(const MaskMean& mask, double sigma, int threads) {
+  check::positive_finite("sigma", sigma);
+  return mask_errors(mask, sigma, threads);
+}
+
+EntrywiseError entrywise_error(const ErrorOperator& error, int threads) {
+  return mask_errors(error.mask(), error.sigma(), threads);
 }
 
 }  // namespace poslsh

@@ -4,9 +4,13 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "union_tail.h"
+
 namespace poslsh {
 
 PitchLaw::PitchLaw(double sigma) : sigma_(sigma) { check::positive_finite("sigma", sigma); }
+
+PitchLaw::PitchLaw(const HashParameters& hash) : sigma_(hash.sigma()) {}
 
 double tail(const PitchLaw& law, double t) {
   if (t <= 0) return 1.0;
@@ -36,6 +40,10 @@ double union_tail_threshold(double s, double p) {
   if (!(s >= 1) || !std::isfinite(s))
     throw ArgumentError("s", "must be a finite number >= 1", format_value(s));
   check::open_unit("p", p);
+  return detail::union_tail_root(s, p);
+}
+
+double detail::union_tail_root(double s, double p) {
   if (s <= p) return 0.0;
   // g(x) = ln s + ln(1+x) - x - ln p is decreasing for x > 0 with g(0) > 0.
   // Fixed point x = ln(s/p) + ln(1+x) converges monotonically from below;

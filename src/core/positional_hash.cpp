@@ -1,4 +1,5 @@
 #include <poslsh/argument_error.h>
+#include <poslsh/hash_parameters.h>
 #include <poslsh/positional_hash.h>
 #include <poslsh/rng.h>
 
@@ -124,9 +125,7 @@ void validate_hash(const PositionalHash& h) {
 }
 
 void validate_hash_parameters(std::int64_t n, double sigma, std::int64_t s) {
-  check::at_least("n", n, 1);
-  check::positive_finite("sigma", sigma);
-  check::at_least("s", s, 1);
+  const HashParameters checked(n, sigma, s);
 }
 
 }  // namespace poslsh
