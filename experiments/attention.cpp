@@ -217,7 +217,7 @@ void validate_attention_options(const AttentionOptionsCli& o) {
     if (e != "lsh" && e != "fixed" && e != "window" && e != "band")
       throw UsageError(
           fmt::format("--estimator accepts lsh, fixed, window, band (got '{}')", printable(e)));
-  validate_band_attention_options({.tol = o.band_tol});  // the estimator's own check, up front
+  validate_band_attention_options({.tol = o.band_tol, .attention = {}});  // the estimator's own check, up front
   if (o.reference != "dense" && o.reference != "band")
     throw UsageError(
         fmt::format("--reference accepts dense, band (got '{}')", printable(o.reference)));

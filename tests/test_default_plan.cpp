@@ -203,7 +203,9 @@ TEST(DefaultPlan, EveryPassLineCanFailAtThePlansSizes) {
              "it: a line that cannot fail there must be info\n"
           << o.detail;
     }
-    if (section == "convergence") EXPECT_GT(passed, 0) << dump(sound);
+    if (section == "convergence") {
+      EXPECT_GT(passed, 0) << dump(sound);
+    }
   }
 }
 
@@ -222,8 +224,9 @@ TEST(DefaultPlan, ConvergenceLinesThatDecideAndThoseThatSayTheyCannot) {
       EXPECT_EQ(o.verdict, Verdict::kPass) << o.check << ": " << o.detail;
     } else if (o.check.rfind("rate[", 0) == 0) {
       group_info += o.verdict == Verdict::kInfo;
-      if (o.verdict == Verdict::kInfo)
+      if (o.verdict == Verdict::kInfo) {
         EXPECT_NE(o.detail.find("needs >="), std::string::npos) << o.detail;
+      }
     } else if (o.check.rfind("trials-distinct[", 0) == 0) {
       ++distinct;
       EXPECT_EQ(o.verdict, Verdict::kPass) << o.check << ": " << o.detail;

@@ -135,10 +135,12 @@ TEST(Power, PassOnlyWhenTheSeedsShowTheRate) {
   EXPECT_EQ(verdict_of(out, "power[pitch-x1.05]"), Verdict::kInfo);
   for (const auto& o : out) {
     EXPECT_NE(o.detail.find("consistent with, not shown: 50 seeds"), std::string::npos) << o.detail;
-    if (o.check == "power[pitch-x1.05]")
+    if (o.check == "power[pitch-x1.05]") {
       EXPECT_NE(o.detail.find("needs >= 299"), std::string::npos) << o.detail;
-    if (o.check == "false-alarm[sound]")
+    }
+    if (o.check == "false-alarm[sound]") {
       EXPECT_NE(o.detail.find("needs >= 2995"), std::string::npos) << o.detail;
+    }
   }
   // 0.05^(1/299) = 0.99002 >= 0.99 > 0.05^(1/298); (1 - 1e-3)^2995 <= 0.05.
   EXPECT_EQ(seeds_to_show_power({1, 1}), 299);
@@ -181,10 +183,12 @@ TEST(Power, LinesThatCannotFailSayHowManySeedsTheyNeed) {
   EXPECT_EQ(need, 3);  // 1 - level^(1/n) < 0.99 first at n = 3
   auto out = check_power_table(CsvTable::parse(power_table(0, 0, 2)), alpha);
   EXPECT_EQ(verdict_of(out, "power[pitch-x1.05]"), Verdict::kInfo);
-  for (const auto& o : out)
-    if (o.check == "power[pitch-x1.05]")
+  for (const auto& o : out) {
+    if (o.check == "power[pitch-x1.05]") {
       EXPECT_NE(o.detail.find(">= 3 before any outcome could refute it"), std::string::npos)
           << o.detail;
+    }
+  }
   // At the needed count 0 of 3 FAILs; 3 of 3 is consistent, not shown.
   out = check_power_table(CsvTable::parse(power_table(0, 0, need)), alpha);
   EXPECT_EQ(verdict_of(out, "power[pitch-x1.05]"), Verdict::kFail);

@@ -73,9 +73,11 @@ TEST(Unbiasedness, RepeatedHashesFailTheDispersionTestInEveryGroup) {
   EXPECT_EQ(v.size(), 2u * 18u);
   // Every group but the first-hash ones (hash 0 of distinct trials: i.i.d.).
   EXPECT_EQ(std::count(v.begin(), v.end(), Verdict::kFail), 30) << failing(out);
-  for (const auto& o : out)
-    if (o.check.find("first-hash:") != std::string::npos)
+  for (const auto& o : out) {
+    if (o.check.find("first-hash:") != std::string::npos) {
       EXPECT_EQ(o.verdict, Verdict::kPass) << o.check << ": " << o.detail;
+    }
+  }
 }
 
 // A bug confined to hash 0 of every trial is one hash in 2^15 of the stream's
@@ -89,11 +91,14 @@ TEST(Unbiasedness, BugsConfinedToTheFirstHashFailTheFirstHashRows) {
     int first_hash_failed = 0;
     for (const auto& o : out) {
       const bool first = o.check.find("first-hash:") != std::string::npos;
-      if (!first) EXPECT_NE(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;
+      if (!first) {
+        EXPECT_NE(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;
+      }
       first_hash_failed += first && o.verdict == Verdict::kFail;
       if (defect == SamplerDefect::kFirstHashZeroShift && o.check.rfind("cobin-mean[", 0) == 0 &&
-          o.check.find("first-hash:start]") != std::string::npos)
+          o.check.find("first-hash:start]") != std::string::npos) {
         EXPECT_EQ(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;
+      }
     }
     EXPECT_GE(first_hash_failed, 2) << sampler_defect_name(defect) << "\n" << failing(out);
   }
@@ -110,8 +115,11 @@ TEST(Unbiasedness, RepeatedTrialsFailTheDispersionTest) {
   for (const auto& o : out) {
     if (o.check.rfind("cobin-mean[", 0) != 0) continue;
     const bool first = o.check.find("first-hash:") != std::string::npos;
-    if (!first) EXPECT_NE(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;  // sound draws
-    if (first) EXPECT_EQ(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;
+    if (first) {
+      EXPECT_EQ(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;
+    } else {
+      EXPECT_NE(o.verdict, Verdict::kFail) << o.check << ": " << o.detail;  // sound draws
+    }
   }
 }
 

@@ -247,10 +247,10 @@ struct CellPool {
   std::vector<std::size_t> timing_index;
   std::map<std::size_t, std::string>& done;
   Progress& progress;
-  std::mutex mutex;
+  std::mutex mutex{};
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
-  std::string failure;
+  std::string failure{};
   int failure_code = 1;
 
   void record_failure(std::size_t cell, const std::exception& e) {
