@@ -155,7 +155,9 @@ TEST(Cobinning, ChernoffBoundHoldsAgainstTheExactTailAndIsNearlyTight) {
     const double tail = static_cast<double>(s) >= mean ? upper : lower;
     const double p = chernoff_two_sided_p(law, static_cast<double>(s), count);
     EXPECT_GE(p, std::min(1.0, 2 * tail) * (1 - 1e-9)) << "sum " << s;
-    if (tail > 1e-12) EXPECT_LE(p, 2 * tail * 40) << "sum " << s;  // O(sqrt(count)) slack
+    if (tail > 1e-12) {
+      EXPECT_LE(p, 2 * tail * 40) << "sum " << s;  // O(sqrt(count)) slack
+    }
   }
   // Outside the support: impossible under the null.
   EXPECT_EQ(chernoff_two_sided_p(law, 4.0 * count + 1, count), 0.0);
