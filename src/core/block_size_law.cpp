@@ -133,8 +133,7 @@ bool law_applies(const HashParameters& hash, std::int64_t trials) {
 }
 
 bool law_applies(std::int64_t n, double sigma, std::int64_t s, std::int64_t trials) {
-  check::at_least("trials", trials, 1);
-  return static_cast<double>(trials) * law_deviation_rate(HashParameters(n, sigma, s)) <= 0.5;
+  return law_applies(HashParameters(n, sigma, s), trials);
 }
 
 ChiSquareResult chi_square_test(std::span<const double> observed,
