@@ -29,7 +29,7 @@ namespace {
 // The figures a section's registrations declare (an experiment's command and
 // its benchmark may be registered apart, under one name).
 std::vector<FigureSpec> figures_of(const Ran& r) {
-  const std::string name = r.is_bench ? r.section.substr(6) : r.section;
+  const std::string name = section_experiment(r.section);
   std::vector<FigureSpec> specs;
   for (const auto& e : experiments()) {
     if (e.name != name) continue;

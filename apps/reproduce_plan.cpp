@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
+#include <string_view>
 #include <thread>
 
 #include "apps/commands.h"
@@ -40,7 +41,15 @@ void declare_reproduce_options(CLI::App& cmd, ReproduceOptions& o) {
   o.plant.declare(cmd);
 }
 
-bool is_bench_section(const std::string& section) { return section.rfind("bench.", 0) == 0; }
+namespace {
+constexpr std::string_view kBenchPrefix = "bench.";
+}  // namespace
+
+bool is_bench_section(const std::string& section) { return section.starts_with(kBenchPrefix); }
+
+std::string section_experiment(const std::string& section) {
+  return is_bench_section(section) ? section.substr(kBenchPrefix.size()) : section;
+}
 
 namespace {
 
@@ -77,7 +86,7 @@ std::vector<std::string> sections_to_run(const std::string& toml, const std::str
   std::set<std::string> known;
   for (const auto& e : experiments()) {
     known.insert(e.name);
-    if (e.add_bench) known.insert("bench." + e.name);
+    if (e.add_bench) known.insert(std::string(kBenchPrefix) + e.name);
   }
   std::vector<std::string> to_run;
   for (const auto& s : config_sections(toml)) {

@@ -52,5 +52,8 @@ std::vector<std::string> sections_to_run(const std::string& toml, const std::str
 // Whether a section runs a benchmark ([bench.NAME]), whose table is reported,
 // not checked.
 bool is_bench_section(const std::string& section);
+// The experiment a section runs: "bench.attention" and "attention" both run
+// attention's registration (the first its benchmark).
+std::string section_experiment(const std::string& section);
 
 }  // namespace poslsh::reproduce_steps

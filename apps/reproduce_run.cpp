@@ -47,7 +47,7 @@ int run_shards(const LaunchPlan& plan, std::vector<std::string> command, const s
 // Runs `section` as a child `poslsh` (through the launcher when sharded).
 Ran run_section(const std::string& section, const ReproducePlan& plan, const ReproduceOptions& o) {
   const bool is_bench = is_bench_section(section);
-  const std::string name = is_bench ? section.substr(6) : section;
+  const std::string name = section_experiment(section);
   const std::string csv =
       (fs::path(plan.out) / (is_bench ? name + "_bench.csv" : name + ".csv")).string();
   const bool sharded = plan.sharded;
