@@ -21,6 +21,7 @@
 #include <stdexcept>
 
 #include "experiments/control_sampler.h"
+#include "experiments/estimator_probe.h"
 #include "experiments/planted_defect.h"
 #include "runner/cli_common.h"
 #include "runner/sha256.h"
@@ -103,7 +104,8 @@ const std::vector<std::string>& attention_columns() {
                                                    "scale_projection",
                                                    "control_max_error",
                                                    "control_rel_frobenius_error",
-                                                   "control_scale_projection"};
+                                                   "control_scale_projection",
+                                                   "estimator_deviation"};
   return columns;
 }
 
@@ -399,7 +401,8 @@ class CellRows {
 
   void emit(std::int64_t s, std::int64_t trial, const std::string& est, std::int64_t width,
             double kpq, std::int64_t largest, const RowMatrix<double>& approx,
-            const AttentionBounds& b, double secs, const ControlErrors& control = {}) {
+            const AttentionBounds& b, double secs, const ControlErrors& control = {},
+            double estimator_deviation = NAN) {
     save(s == kNotApplicable ? est : fmt::format("{}_s{}_trial{}", est, s, trial), approx);
     const RowMatrix<double>& exact = ref_.exact;
     rows_.push_back({std::to_string(p_.n), std::to_string(p_.d), format_value(sigma_),
@@ -412,7 +415,7 @@ class CellRows {
                      format_value(secs), format_value(ref_.bound),
                      est == "lsh" ? format_value(projection(approx)) : std::string(),
                      cell_text(control.max_error), cell_text(control.rel_frobenius_error),
-                     cell_text(control.scale_projection)});
+                     cell_text(control.scale_projection), cell_text(estimator_deviation)});
   }
 
   void window(std::int64_t s, std::int64_t trial, std::int64_t w) {
@@ -465,7 +468,7 @@ class CellRows {
       for (std::int64_t trial = 0; trial < o_.trials; ++trial) {
         const auto hashes = draw_hashes(hash_drawer(seed, o_.plant.defect()),
                                         static_cast<std::uint64_t>(trial), s, sigma_);
-        const MaskMean mask(p_.n, hashes, form_);
+        const MaskMean mask = estimator_mask(p_.n, hashes, form_, bug());
         const double kpq = lsh_keys_per_query(mask);
         if (want_lsh) {
           const auto t0 = std::chrono::steady_clock::now();
@@ -473,7 +476,7 @@ class CellRows {
           const double secs = seconds_since(t0);
           const auto b = lsh_attention_bounds(q_, k_, v_, sigma_, mask, ref_.stats, opts_);
           emit(s, trial, "lsh", kNotApplicable, kpq, mask.largest_block(), approx, b, secs,
-               control_errors(seed, trial, s));
+               control_errors(seed, trial, s), estimator_deviation(hashes, mask, approx));
         }
         if (matched_window) window(s, trial, equal_cost_half_width(kpq, form_));
       }
@@ -483,11 +486,28 @@ class CellRows {
   // The same estimator on the control sampler's hashes of (seed, trial, s),
   // never planted: what the error-law lines compare the tested trials with.
   ControlErrors control_errors(std::uint64_t seed, std::int64_t trial, std::int64_t s) const {
-    const MaskMean mask(p_.n, control_hashes(seed, static_cast<std::uint64_t>(trial), s, sigma_),
-                        form_);
+    const MaskMean mask = estimator_mask(
+        p_.n, control_hashes(seed, static_cast<std::uint64_t>(trial), s, sigma_), form_, bug());
     const auto approx = lsh_attention<double>(q_, k_, v_, mask, opts_);
     return {(approx - ref_.exact).cwiseAbs().maxCoeff(),
             (approx - ref_.exact).norm() / exact_norm_, projection(approx)};
+  }
+
+  EstimatorBug bug() const { return o_.plant.defect().estimator_bug; }
+
+  // The estimator against its definition (estimator_probe.h) on the row's
+  // hashes, in both forms whichever the table has: the causal and the
+  // symmetric kernels share tiles but not their edges.
+  double estimator_deviation(const std::vector<PositionalHash>& hashes, const MaskMean& mask,
+                             const RowMatrix<double>& approx) const {
+    const Eigen::VectorXd x = v_.col(0);
+    double worst = std::max(attention_estimator_deviation(q_, k_, v_, hashes, form_, approx),
+                            mask_product_deviation(mask, hashes, x));
+    const Form other = form_ == Form::kCausal ? Form::kSymmetric : Form::kCausal;
+    const MaskMean other_mask = estimator_mask(p_.n, hashes, other, bug());
+    const auto other_approx = lsh_attention<double>(q_, k_, v_, other_mask, opts_);
+    worst = std::max(worst, attention_estimator_deviation(q_, k_, v_, hashes, other, other_approx));
+    return std::max(worst, mask_product_deviation(other_mask, hashes, x));
   }
 
   const AttentionOptionsCli& o_;

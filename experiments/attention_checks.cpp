@@ -136,11 +136,47 @@ CheckOutcome uniform_bound_line(const Table& tb, const BoundScan& b) {
                             slack, rows)};
 }
 
+// 2b. Estimator: sampled rows of the fast estimator against its definition
+// (estimator_probe.h), on every row that carries the comparison:
+// deterministic, a deviation beyond the rounding allowance is a bug.
+std::optional<CheckOutcome> estimator_line(const Table& tb) {
+  const CsvTable& t = tb.t;
+  if (!t.has_column("estimator_deviation")) return std::nullopt;
+  std::size_t probed = 0, bad = 0, worst_row = 0;
+  double worst = -1;
+  std::string first_bad;
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    if (t.text(r, "estimator_deviation").empty()) continue;
+    ++probed;
+    const double dev = nonnegative(t, r, "estimator_deviation", false);
+    const double allow = nonnegative(t, r, "rounding_allowance", false);
+    if (dev > worst) worst = dev, worst_row = r;
+    if (!(dev <= allow) && bad++ == 0)
+      first_bad = fmt::format("{}: estimator_deviation {} > rounding_allowance {}",
+                              tb.row_name(r), t.text(r, "estimator_deviation"),
+                              t.text(r, "rounding_allowance"));
+  }
+  if (probed == 0)
+    return CheckOutcome{"estimator", Verdict::kNotApplicable, "no row carries estimator_deviation"};
+  const std::string largest =
+      fmt::format("largest deviation {:.3g} on {}", worst, tb.row_name(worst_row));
+  return CheckOutcome{
+      "estimator", bad ? Verdict::kFail : Verdict::kPass,
+      bad ? fmt::format("{} of {} rows: the fast estimator differs from its definition beyond "
+                        "rounding on sampled rows; first: {}; {}",
+                        bad, probed, first_bad, largest)
+          : fmt::format("on all {} rows, sampled rows of the fast estimator (both forms) and "
+                        "of the mask-mean product equal their definition within the rounding "
+                        "allowance (deterministic); {}",
+                        probed, largest)};
+}
+
 void bound_lines(const Table& tb, std::vector<CheckOutcome>& out) {
   BoundScan b;
   for (std::size_t r = 0; r < tb.t.size(); ++r) scan_row_bounds(tb, r, b);
   out.push_back(certificate_line(tb, b));
   out.push_back(uniform_bound_line(tb, b));
+  if (auto line = estimator_line(tb)) out.push_back(*line);
 }
 
 // One s of a group: per trial, the tested sampler's errors and those of the

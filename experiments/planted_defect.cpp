@@ -15,6 +15,7 @@ namespace poslsh {
 std::string PlantedDefect::name() const {
   if (inflate_b_max) return "bmax-sigma-ln-n";
   if (binning_bug != BinningBug::kNone) return binning_bug_name(binning_bug);
+  if (estimator_bug != EstimatorBug::kNone) return estimator_bug_name(estimator_bug);
   return sampler_defect_name(sampler);
 }
 
@@ -27,9 +28,26 @@ std::vector<PlantedDefect> all_planted_defects() {
   return all;
 }
 
+std::vector<PlantedDefect> estimator_planted_defects() {
+  std::vector<PlantedDefect> all;
+  for (const auto bug : all_estimator_bugs())
+    all.push_back({SamplerDefect::kNone, false, BinningBug::kNone, bug});
+  return all;
+}
+
+namespace {
+
+std::vector<PlantedDefect> every_planted_defect() {
+  auto all = all_planted_defects();
+  for (const auto& d : estimator_planted_defects()) all.push_back(d);
+  return all;
+}
+
+}  // namespace
+
 PlantedDefect parse_planted_defect(const std::string& name) {
   std::string accepted;
-  for (const auto& d : all_planted_defects()) {
+  for (const auto& d : every_planted_defect()) {
     if (d.name() == name) return d;
     accepted += (accepted.empty() ? "" : ", ") + d.name();
   }
@@ -56,7 +74,7 @@ std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t tr
 
 std::vector<std::string> plantable_defect_names() {
   std::vector<std::string> names;
-  for (const auto& d : all_planted_defects())
+  for (const auto& d : every_planted_defect())
     if (!d.inflate_b_max) names.push_back(d.name());
   return names;
 }

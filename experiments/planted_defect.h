@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "experiments/consumer_cobinning.h"
+#include "experiments/estimator_defect.h"
 #include "experiments/sampler_defect.h"
 
 namespace CLI {
@@ -33,14 +34,20 @@ struct PlantedDefect {
   SamplerDefect sampler = SamplerDefect::kNone;
   bool inflate_b_max = false;
   BinningBug binning_bug = BinningBug::kNone;
+  EstimatorBug estimator_bug = EstimatorBug::kNone;
   std::string name() const;
   bool sound() const {
-    return sampler == SamplerDefect::kNone && !inflate_b_max && binning_bug == BinningBug::kNone;
+    return sampler == SamplerDefect::kNone && !inflate_b_max && binning_bug == BinningBug::kNone &&
+           estimator_bug == EstimatorBug::kNone;
   }
 };
 // "sound", every sampler defect, "bmax-sigma-ln-n", "causal-mask-shift" and
-// "float32-positions".
+// "float32-positions": what `poslsh power` measures.
 std::vector<PlantedDefect> all_planted_defects();
+// The estimator bugs (estimator_defect.h): planted in `poslsh attention` and
+// attention-length only, where the estimator line must catch them; no power
+// family computes attention, so `poslsh power` leaves them out.
+std::vector<PlantedDefect> estimator_planted_defects();
 // Throws InputError for an unknown name (listing the accepted ones).
 PlantedDefect parse_planted_defect(const std::string& name);
 
@@ -58,7 +65,8 @@ std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t tr
 // --plant-defect NAME of a command that draws hashes. Every name but
 // bmax-sigma-ln-n (a change to a finished table, not to a sampler) is
 // accepted; the binning bugs change only what binning code a command runs
-// (the co-binning of `poslsh unbiasedness`), the rest is drawn soundly.
+// (the co-binning of `poslsh unbiasedness`), the estimator bugs only the
+// estimator of `poslsh attention`; the rest is drawn soundly.
 class PlantDefectOption {
  public:
   void declare(CLI::App& command);

@@ -15,6 +15,7 @@
 
 #include "experiments/blocksize.h"
 #include "experiments/convergence.h"
+#include "experiments/hash_law.h"
 #include "experiments/unbiasedness.h"
 #include "experiments/verify.h"
 #include "runner/cli_common.h"
@@ -162,6 +163,16 @@ std::vector<CheckOutcome> convergence_outcomes(const PowerSizes& z, const HashDr
   return check_convergence_table(as_table(convergence_columns(), t), alpha);
 }
 
+std::vector<CheckOutcome> hash_law_outcomes(const PowerSizes& z, const HashDrawer& draw,
+                                            double alpha) {
+  std::vector<CsvRow> t;
+  for (const double sigma : z.hash_law_sigma) {
+    auto part = hash_law_cell_rows(sigma, {z.hash_law_indices, z.hash_law_trials}, draw);
+    t.insert(t.end(), part.begin(), part.end());
+  }
+  return check_hash_law_table(as_table(hash_law_columns(), t), alpha);
+}
+
 }  // namespace power_cells
 
 std::vector<CsvRow> power_cell_rows(const PlantedDefect& defect, std::uint64_t seed,
@@ -172,7 +183,9 @@ std::vector<CsvRow> power_cell_rows(const PlantedDefect& defect, std::uint64_t s
   const bool bs = !z.blocksize_n.empty() && !z.blocksize_sigma.empty();
   const bool conv = !z.convergence_n.empty() && !z.convergence_sigma.empty();
   const bool lags = !z.lags_n.empty() && !z.lags_sigma.empty();
-  const double alpha = kCheckFamilyAlpha / std::max(1, int{unb} + int{bs} + int{conv} + int{lags});
+  const bool law = !z.hash_law_sigma.empty();
+  const double alpha =
+      kCheckFamilyAlpha / std::max(1, int{unb} + int{bs} + int{conv} + int{lags} + int{law});
   std::vector<CsvRow> rows;
   // The b_max inflation is a defect of block sizes only, a binning bug one of
   // the co-binning consumers only: other families would test the sound
@@ -188,6 +201,8 @@ std::vector<CsvRow> power_cell_rows(const PlantedDefect& defect, std::uint64_t s
                  blocksize_outcomes(z, draw, defect.inflate_b_max, alpha), rows);
   if (conv && !defect.inflate_b_max && !binning_bug)
     record_kinds(defect, seed, "convergence", convergence_outcomes(z, draw, seed, alpha), rows);
+  if (law && !defect.inflate_b_max && !binning_bug)
+    record_kinds(defect, seed, "hash-law", hash_law_outcomes(z, draw, alpha), rows);
   return rows;
 }
 
@@ -490,16 +505,25 @@ void add_power_family_options(CLI::App& cmd, PowerSizes& z) {
   cmd.add_option("--convergence-s", z.convergence_s, "convergence family: s")->delimiter(',');
   cmd.add_option("--convergence-trials", z.convergence_trials, "convergence family: trials")
       ->capture_default_str();
+  cmd.add_option("--hash-law-sigma", z.hash_law_sigma, "hash-law family: sigma (empty: off)")
+      ->delimiter(',');
+  cmd.add_option("--hash-law-indices", z.hash_law_indices, "hash-law family: hash indices")
+      ->capture_default_str();
+  cmd.add_option("--hash-law-trials", z.hash_law_trials, "hash-law family: trials per index")
+      ->capture_default_str();
   cmd.add_option("--p", z.p, "Failure probability of the bounds, in (0, 1)")->capture_default_str();
 }
 
 // Throws UsageError naming the first option whose value the families cannot use.
 void validate_power_sizes(const PowerSizes& z) {
   if (z.unbiasedness_n.empty() && z.blocksize_n.empty() && z.convergence_n.empty() &&
-      z.lags_n.empty())
+      z.lags_n.empty() && z.hash_law_sigma.empty())
     throw UsageError(
-        "--unbiasedness-n, --lags-n, --blocksize-n or --convergence-n: at least one family needs "
-        "sizes");
+        "--unbiasedness-n, --lags-n, --blocksize-n, --convergence-n or --hash-law-sigma: at least "
+        "one family needs sizes");
+  require_positive_finite("--hash-law-sigma", z.hash_law_sigma);
+  require_at_least("--hash-law-indices", z.hash_law_indices, 1);
+  require_at_least("--hash-law-trials", z.hash_law_trials, 1);
   require_at_least("--lags-n", z.lags_n, 4);
   require_positive_finite("--lags-sigma", z.lags_sigma);
   require_at_least("--lags-hashes", z.lags_hashes, 8);
@@ -540,6 +564,12 @@ std::vector<PlantedDefect> parse_defect_option(const std::vector<std::string>& n
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--defects: ") + e.what());
   }
+  for (const auto& d : defects)
+    if (d.estimator_bug != EstimatorBug::kNone)
+      throw UsageError(fmt::format(
+          "--defects: {} is an estimator bug, which no power family computes (the attention "
+          "checks' estimator line catches it)",
+          d.name()));
   if (defects.empty()) defects = all_planted_defects();
   return defects;
 }

@@ -42,6 +42,9 @@ struct PowerSizes {
   std::vector<std::int64_t> convergence_n, convergence_s;
   std::vector<double> convergence_sigma;
   std::int64_t convergence_trials = 8;
+  // hash-law family (empty sigma: family off): hash_law.h's probes
+  std::vector<double> hash_law_sigma;
+  std::int64_t hash_law_indices = 512, hash_law_trials = 4096;
   double p = 0.01;
 };
 

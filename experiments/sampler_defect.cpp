@@ -24,7 +24,13 @@ const std::vector<SamplerDefect>& all_sampler_defects() {
                                                  SamplerDefect::kFirstHashZeroShift,
                                                  SamplerDefect::kFirstHashExponential,
                                                  SamplerDefect::kGamma3PitchSigmaAtLeast32,
-                                                 SamplerDefect::kGamma3PitchSigmaBelow2};
+                                                 SamplerDefect::kGamma3PitchSigmaBelow2,
+                                                 SamplerDefect::kSecondHashZeroShift,
+                                                 SamplerDefect::kHash300Exponential,
+                                                 SamplerDefect::kTrialLow32Bits,
+                                                 SamplerDefect::kPitchScale105OddPow2,
+                                                 SamplerDefect::kPitchScale105Fractional,
+                                                 SamplerDefect::kPitchCap14};
   return all;
 }
 
@@ -66,6 +72,18 @@ std::string sampler_defect_name(SamplerDefect defect) {
       return "gamma3-pitch-sigma-ge-32";
     case SamplerDefect::kGamma3PitchSigmaBelow2:
       return "gamma3-pitch-sigma-lt-2";
+    case SamplerDefect::kSecondHashZeroShift:
+      return "hash-1-zero-shift";
+    case SamplerDefect::kHash300Exponential:
+      return "hash-300-exponential-pitch";
+    case SamplerDefect::kTrialLow32Bits:
+      return "trial-low-32-bits";
+    case SamplerDefect::kPitchScale105OddPow2:
+      return "pitch-x1.05-sigma-odd-pow2";
+    case SamplerDefect::kPitchScale105Fractional:
+      return "pitch-x1.05-fractional-sigma";
+    case SamplerDefect::kPitchCap14:
+      return "pitch-cap-14sigma";
   }
   return "unknown";
 }
@@ -129,12 +147,32 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
     case SamplerDefect::kGamma3PitchSigmaBelow2:
       return draw_hash(seed, trial, k, sigma,
                        sigma < 2 ? SamplerDefect::kGamma3Pitch : SamplerDefect::kNone);
-    case SamplerDefect::kPitchCap10: {
+    case SamplerDefect::kPitchCap10:
+    case SamplerDefect::kPitchCap14: {
       // Redraws from streams no sound hash uses (k + j 2^48; k stays below 2^48).
+      const double cap = (defect == SamplerDefect::kPitchCap10 ? 10 : 14) * sigma;
       PositionalHash h = draw_hash(seed, trial, k, sigma);
-      for (std::uint64_t j = 1; h.pitch > 10 * sigma; ++j)
+      for (std::uint64_t j = 1; h.pitch > cap; ++j)
         h = draw_hash(seed, trial, k + (j << 48), sigma);
       return h;
+    }
+    case SamplerDefect::kSecondHashZeroShift:
+      return draw_hash(seed, trial, k, sigma,
+                       k == 1 ? SamplerDefect::kZeroShift : SamplerDefect::kNone);
+    case SamplerDefect::kHash300Exponential:
+      return draw_hash(seed, trial, k, sigma,
+                       k == 300 ? SamplerDefect::kExponentialPitch : SamplerDefect::kNone);
+    case SamplerDefect::kTrialLow32Bits:
+      return draw_hash(seed, trial & 0xffffffffULL, k, sigma);
+    case SamplerDefect::kPitchScale105OddPow2:
+    case SamplerDefect::kPitchScale105Fractional: {
+      int exponent = 0;
+      const bool pow2 = std::frexp(sigma, &exponent) == 0.5;  // sigma = 2^(exponent - 1)
+      const bool hit = defect == SamplerDefect::kPitchScale105OddPow2
+                           ? pow2 && (exponent - 1) % 2 != 0
+                           : sigma != std::floor(sigma);
+      return draw_hash(seed, trial, k, sigma,
+                       hit ? SamplerDefect::kPitchScale105 : SamplerDefect::kNone);
     }
   }
   return draw_hash(seed, trial, k, sigma);

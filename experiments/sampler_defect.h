@@ -35,6 +35,14 @@ enum class SamplerDefect {
   // Bugs confined to a range of sigma (a fast path taken only there):
   kGamma3PitchSigmaAtLeast32,  // pitch ~ Gamma(3, 2 sigma / 3) when sigma >= 32
   kGamma3PitchSigmaBelow2,     // pitch ~ Gamma(3, 2 sigma / 3) when sigma < 2
+  // Bugs confined to one hash index other than the first (an off-by-one in
+  // which hash is special, a table indexed from 1):
+  kSecondHashZeroShift,      // hash 1 of every trial has shift 0
+  kHash300Exponential,       // hash 300 of every trial has an Exponential(mean 2 sigma) pitch
+  kTrialLow32Bits,           // the stream keeps the trial's low 32 bits: trial t + 2^32 repeats t
+  kPitchScale105OddPow2,     // pitch x 1.05 when sigma = 2^m, m odd (a table keyed on even m)
+  kPitchScale105Fractional,  // pitch x 1.05 when sigma is not an integer (Press slopes, H = 12)
+  kPitchCap14,               // pitches redrawn while above 14 sigma: a tail of 1.2e-5 missing
 };
 
 // Every defect except kNone, in declaration order.

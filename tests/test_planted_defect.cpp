@@ -26,7 +26,10 @@ namespace fs = std::filesystem;
 constexpr const char* kSmallConfig =
     "[convergence]\nn = [256]\nsigma = [4]\ns = [1, 2, 4, 8, 16]\ntrials = 3\nseed = 1\n"
     "[blocksize]\nn = [65536]\nsigma = [4]\ns = [512]\ntrials = 250\nseed = 1\n"
-    "[unbiasedness]\nn = [65536, 1125899906842624]\nsigma = [4]\nhashes = 16384\nseed = 1\n";
+    "[unbiasedness]\nn = [65536, 1125899906842624]\nsigma = [4]\nhashes = 16384\nseed = 1\n"
+    "[hash-law]\nsigma = [2, 2.5198421]\nindices = 512\ntrials = 4096\nseed = 1\n"
+    "[attention]\nn = [512]\nd = [8]\nsigma = [8]\ns = [4]\ntrials = 2\nseed = 1\n"
+    "estimator = [\"lsh\"]\n";
 
 struct Planted {
   const char* defect;
@@ -71,7 +74,11 @@ INSTANTIATE_TEST_SUITE_P(Defects, PlantedReproduce,
                                            Planted{"repeat-lag-64", "blocksize"},
                                            Planted{"pitch-cap-10sigma", "blocksize"},
                                            Planted{"float32-positions", "unbiasedness"},
-                                           Planted{"causal-mask-shift", "unbiasedness"}),
+                                           Planted{"causal-mask-shift", "unbiasedness"},
+                                           Planted{"trial-low-32-bits", "hash-law"},
+                                           Planted{"pitch-cap-14sigma", "hash-law"},
+                                           Planted{"estimator-drops-a-hash", "attention"},
+                                           Planted{"estimator-key-tile-off-by-one", "attention"}),
                          [](const auto& info) {
                            std::string name = info.param.defect;
                            for (auto& c : name)
