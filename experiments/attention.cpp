@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -105,7 +106,8 @@ const std::vector<std::string>& attention_columns() {
                                                    "control_max_error",
                                                    "control_rel_frobenius_error",
                                                    "control_scale_projection",
-                                                   "estimator_deviation"};
+                                                   "estimator_deviation",
+                                                   "hash_digest"};
   return columns;
 }
 
@@ -320,6 +322,20 @@ struct ControlErrors {
 };
 std::string cell_text(double v) { return std::isnan(v) ? std::string() : format_value(v); }
 
+// The identity of an lsh row's hashes for trials-distinct: 16 hex digits of
+// a SplitMix64 chain over every pitch and shift bit pattern. Two sound trials
+// share a digest only by a 64-bit collision; on any Q, K, V (a query that
+// attends to itself alone makes every trial's errors 0) the digest still
+// tells trials apart, where equal errors would not.
+std::string hash_digest(const std::vector<PositionalHash>& hashes) {
+  std::uint64_t h = 0x6a09e667f3bcc908ULL;
+  for (const auto& x : hashes) {
+    h = mix64(h ^ std::bit_cast<std::uint64_t>(x.pitch));
+    h = mix64(h ^ std::bit_cast<std::uint64_t>(x.shift));
+  }
+  return fmt::format("{:016x}", h);
+}
+
 // The rows of one (problem, head) cell, estimator by estimator.
 class CellRows {
  public:
@@ -402,7 +418,7 @@ class CellRows {
   void emit(std::int64_t s, std::int64_t trial, const std::string& est, std::int64_t width,
             double kpq, std::int64_t largest, const RowMatrix<double>& approx,
             const AttentionBounds& b, double secs, const ControlErrors& control = {},
-            double estimator_deviation = NAN) {
+            double estimator_deviation = NAN, const std::string& digest = {}) {
     save(s == kNotApplicable ? est : fmt::format("{}_s{}_trial{}", est, s, trial), approx);
     const RowMatrix<double>& exact = ref_.exact;
     rows_.push_back({std::to_string(p_.n), std::to_string(p_.d), format_value(sigma_),
@@ -415,7 +431,8 @@ class CellRows {
                      format_value(secs), format_value(ref_.bound),
                      est == "lsh" ? format_value(projection(approx)) : std::string(),
                      cell_text(control.max_error), cell_text(control.rel_frobenius_error),
-                     cell_text(control.scale_projection), cell_text(estimator_deviation)});
+                     cell_text(control.scale_projection), cell_text(estimator_deviation),
+                     digest});
   }
 
   void window(std::int64_t s, std::int64_t trial, std::int64_t w) {
@@ -476,7 +493,8 @@ class CellRows {
           const double secs = seconds_since(t0);
           const auto b = lsh_attention_bounds(q_, k_, v_, sigma_, mask, ref_.stats, opts_);
           emit(s, trial, "lsh", kNotApplicable, kpq, mask.largest_block(), approx, b, secs,
-               control_errors(seed, trial, s), estimator_deviation(hashes, mask, approx));
+               control_errors(seed, trial, s), estimator_deviation(hashes, mask, approx),
+               hash_digest(hashes));
         }
         if (matched_window) window(s, trial, equal_cost_half_width(kpq, form_));
       }

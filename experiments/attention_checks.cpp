@@ -198,6 +198,8 @@ struct Group {
   // trial -> s -> (max_error, rel_frobenius_error): what two repeated
   // trials would share.
   TrialColumns columns;
+  // trial -> s -> hash_digest, where the table has the column.
+  std::map<double, std::map<double, std::string>> digests;
   // s -> the tested and the control trials' errors (error-law lines).
   std::map<double, ErrorSamples> error_law;
 };
@@ -219,6 +221,8 @@ void add_lsh_row(const Table& tb, std::size_t r, double s, double err, Group& g)
   g.columns[trial][s] = {err, t.has_column("rel_frobenius_error")
                                   ? t.number(r, "rel_frobenius_error")
                                   : std::numeric_limits<double>::quiet_NaN()};
+  if (t.has_column("hash_digest") && !t.text(r, "hash_digest").empty())
+    g.digests[trial][s] = t.text(r, "hash_digest");
   g.lsh[s].first += err;
   g.lsh[s].second += 1;
   if (!t.has_column("control_max_error") || t.text(r, "control_max_error").empty()) return;
@@ -411,9 +415,34 @@ std::optional<CheckOutcome> pooled_rate_line(const std::map<std::string, Group>&
       rate_text(ri, "per-trial mean over groups of the slope of log max_error vs log s")};
 }
 
+// Trials that repeat, from the hashes: two trials whose hash_digest agrees at
+// every s they share. Sound trials collide only through the 64-bit digest
+// (chance <= pairs x s values x 2^-64, charged to the level), whatever the
+// errors are: the line holds on every input.
+CheckOutcome distinct_digest_line(const std::string& name, const Group& g, double level) {
+  std::vector<std::pair<double, const std::map<double, std::string>*>> trials;
+  for (const auto& [trial, by_s] : g.digests) trials.push_back({trial, &by_s});
+  const double pairs = 0.5 * static_cast<double>(trials.size()) * (trials.size() - 1.0);
+  const double chance =
+      pairs * static_cast<double>(trials.empty() ? 0 : trials.front().second->size()) * 0x1p-64;
+  const std::string check = fmt::format("trials-distinct[{}]", name);
+  for (std::size_t a = 0; a < trials.size(); ++a)
+    for (std::size_t b = a + 1; b < trials.size(); ++b)
+      if (*trials[a].second == *trials[b].second)
+        return {check, Verdict::kFail,
+                fmt::format("trials {} and {} drew the same hashes (hash_digest equal at every "
+                            "s); a sound sampler does so with probability <= {:.2g}",
+                            trials[a].first, trials[b].first, chance)};
+  return {check, chance <= level ? Verdict::kPass : Verdict::kNotApplicable,
+          fmt::format("{} trials, every pair's hashes differ (hash_digest); a sound pair would "
+                      "coincide with probability <= {:.2g}, needs <= {:.2g}",
+                      trials.size(), chance, level)};
+}
+
 // Trials that repeat: identical (max_error, rel_frobenius_error) at every s
 // in two trials of a group (rate_interval.h, find_repeated_trials).
 CheckOutcome distinct_line(const std::string& name, const Group& g, double level) {
+  if (!g.digests.empty()) return distinct_digest_line(name, g, level);
   const RepeatedTrials r = find_repeated_trials(g.columns, g.n, g.sigma, level);
   const Verdict v = !r.decidable  ? Verdict::kNotApplicable
                     : r.identical ? Verdict::kFail

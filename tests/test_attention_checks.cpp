@@ -430,9 +430,13 @@ LawLines error_law_lines(const std::vector<CheckOutcome>& out) {
   return l;
 }
 
-// Position ids cast to float16 pass every other check (the certificate holds
-// for any mask); their errors' law departs from the control sampler's once
-// n passes 2048, which the error-law lines see. The sound sampler passes.
+// Position ids cast to float16 in the tested arm only (a sampler that hands
+// out blocks binned in half precision, beside a control binned soundly) pass
+// every other check (the certificate holds for any mask); their errors' law
+// departs from the control sampler's once n passes 2048, which the error-law
+// lines see. The sound sampler passes. The same cast inside the estimator,
+// which both arms share, is the estimator line's to catch
+// (EstimatorProbe.HalfPrecisionPositionsInTheSharedEstimatorAreCaught).
 TEST(AttentionChecks, ErrorLawCatchesHalfPrecisionPositions) {
   EXPECT_EQ(half_precision_position(2049), 2048);  // ties to even
   EXPECT_EQ(half_precision_position(4097), 4096);

@@ -16,8 +16,12 @@
 // the 14 sound runs.
 #include <gtest/gtest.h>
 
+#include <poslsh/npy.h>
+#include <poslsh/rng.h>
+
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "cli_harness.h"
 
@@ -126,6 +130,29 @@ TEST_F(AttentionInputsCli, TrainedLanguageModelHeadsGiveNoFail) {
     EXPECT_EQ(broken.exit_code, 1) << "layer " << layer << "\n" << broken.out;
     EXPECT_GE(broken.law_fail, 1) << "layer " << layer << "\n" << broken.out;
   }
+}
+
+// Every query attends to itself alone (Q = K with a logit gap of hundreds on
+// the diagonal): exact and LSH attention both return V, every trial's errors
+// are exactly 0, and errors can no longer tell trials apart. trials-distinct
+// reads the hashes' digests, so a sound sampler still passes it and a sampler
+// that repeats its trials still fails it.
+TEST_F(AttentionInputsCli, TrialsDistinctHoldsWhenEveryQueryAttendsToItself) {
+  const std::int64_t n = 256, d = 64;
+  std::vector<double> q(static_cast<std::size_t>(n * d)), v(q.size());
+  Stream rng(11, 0, 0, StreamPurpose::kSyntheticQkv);
+  for (auto& x : q) x = 30 * rng.normal();
+  for (auto& x : v) x = rng.normal();
+  const std::string dir = path("self");
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"q", "k"}) write_npy(dir + "/" + name + ".npy", {n, d}, q.data(), NpyDtype::kFloat64);
+  write_npy(dir + "/v.npy", {n, d}, v.data(), NpyDtype::kFloat64);
+  const std::string args = "--qkv " + dir + " --sigma 4 --s 1,4 --trials 12 --estimator lsh";
+  const CheckRun sound = attention_then_check(args);
+  EXPECT_NE(sound.out.find("PASS  trials-distinct["), std::string::npos) << sound.out;
+  EXPECT_EQ(sound.fail, 0) << sound.out;
+  const CheckRun repeated = attention_then_check(args + " --plant-defect repeated-trials");
+  EXPECT_NE(repeated.out.find("FAIL  trials-distinct["), std::string::npos) << repeated.out;
 }
 
 }  // namespace

@@ -9,10 +9,9 @@
 // it (an error flat in s, repeated trials, bounds exceeded, a defect never
 // detected, an alarm in every seed). A line whose trials cannot reach its
 // share of the level must not be printed as a check: it is info or n/a, and
-// then it is not asserted on. The attention sections are walked by their own
-// tests (tests/test_attention_checks.cpp); the remaining sections are listed
-// below with the reason they are not rebuilt here, so a new section in the
-// default config has to be placed in one list or the other.
+// then it is not asserted on. The remaining sections are listed below with
+// the reason they are not rebuilt here, so a new section in the default
+// config has to be placed in one list or the other.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poslsh/bounds.h>
@@ -27,6 +26,7 @@
 
 #include "apps/commands.h"
 #include "convergence_rows.h"
+#include "experiments/attention.h"
 #include "experiments/convergence.h"
 #include "experiments/planted_defect.h"
 #include "experiments/power.h"
@@ -120,6 +120,41 @@ CsvTable power_table(PowerTable kind) {
   return CsvTable::parse(text);
 }
 
+// --- attention, attention-length: the plan's groups, s and trials ----------
+// lsh rows only (the error-law and trials-distinct lines read nothing else):
+// tested and control errors interleaved (sound: no rank test can reject), or
+// every tested error above every control error (a biased sampler), or every
+// trial the same hashes (one hash_digest for all).
+enum class AttentionTable { kSound, kTestedAboveControl, kRepeatedTrials };
+
+CsvTable attention_table(const std::string& section, AttentionTable kind) {
+  const auto n = numbers(config_values(section, "n"));
+  const auto d = numbers(config_values(section, "d"));
+  const auto sigma = numbers(config_values(section, "sigma"));
+  const auto s = numbers(config_values(section, "s"));
+  const int trials = static_cast<int>(numbers(config_values(section, "trials")).front());
+  std::string text =
+      "n,d,sigma,head,form,s,trial,estimator,width,keys_per_query,largest_block,max_error,"
+      "rel_frobenius_error,certificate,uniform_bound,rounding_allowance,max_abs_logit,seconds,"
+      "scale_projection,control_max_error,control_rel_frobenius_error,control_scale_projection,"
+      "hash_digest\n";
+  for (const double nn : n)
+    for (const double dd : d)
+      for (std::size_t h = 0; h < sigma.size(); ++h)
+        for (const double ss : s)
+          for (int j = 0; j < trials; ++j) {
+            const double shift = kind == AttentionTable::kTestedAboveControl ? 1.0 : 0.0;
+            const double tested = 0.1 + 0.002 * (2 * j) + shift, control = 0.1 + 0.002 * (2 * j + 1);
+            const int digest = kind == AttentionTable::kRepeatedTrials ? 0 : j;
+            text += fmt::format(
+                "{},{},{},{},symmetric,{},{},lsh,,{},{},{},{},10,1e6,1e-12,1,0.01,{},{},{},{},{:016x}\n",
+                nn, dd, format_value(sigma[h]), h, ss, j, 2 * sigma[h] * ss, 4 * sigma[h], tested,
+                tested, tested, control, control, control,
+                static_cast<std::int64_t>(digest + 1000 * ss));
+          }
+  return CsvTable::parse(text);
+}
+
 // --- the walk ---------------------------------------------------------------
 struct Walked {
   std::function<Outcomes(double alpha)> sound;
@@ -132,6 +167,12 @@ std::map<std::string, Walked> walked_sections() {
   const auto conv = [](C kind) {
     return [kind](double alpha) { return check_convergence_table(convergence_table(kind), alpha); };
   };
+  using A = AttentionTable;
+  const auto att = [](const std::string& section, A kind) {
+    return [section, kind](double alpha) {
+      return check_attention_table(attention_table(section, kind), alpha);
+    };
+  };
   const auto pow = [](P kind) {
     return [kind](double alpha) { return check_power_table(power_table(kind), alpha); };
   };
@@ -141,6 +182,14 @@ std::map<std::string, Walked> walked_sections() {
         {{"errors flat in s", conv(C::kFlat)},
          {"every trial the same", conv(C::kRepeatedTrials)},
          {"max_error and b_max above their bounds", conv(C::kAboveBounds)}}}},
+      {"attention",
+       {att("attention", A::kSound),
+        {{"tested errors above the control's", att("attention", A::kTestedAboveControl)},
+         {"every trial the same hashes", att("attention", A::kRepeatedTrials)}}}},
+      {"attention-length",
+       {att("attention-length", A::kSound),
+        {{"tested errors above the control's", att("attention-length", A::kTestedAboveControl)},
+         {"every trial the same hashes", att("attention-length", A::kRepeatedTrials)}}}},
       {"power",
        {pow(P::kSound),
         {{"no defect detected", pow(P::kNothingDetected)},
@@ -157,8 +206,9 @@ const std::map<std::string, std::string>& sections_not_walked() {
       {"unbiasedness",
        "exact tails over 2^19 hashes (8192 for the first-hash rows): every line can fail "
        "(tests/test_unbiasedness.cpp)"},
-      {"attention", "the attention lines' trials and levels: tests/test_attention_checks.cpp"},
-      {"attention-length", "as attention"},
+      {"hash-law",
+       "exact binomial tails over 4096 trials per index and 2^21 hashes per sigma, an equal "
+       "pair at any count: every line can fail (tests/test_hash_law.cpp)"},
       {"lm", "the lm lines: tests/test_lm_checks.cpp"},
       {"bench.attention", "a benchmark: no checks"},
   };
@@ -185,7 +235,7 @@ TEST(DefaultPlan, EverySectionIsWalkedOrSaysWhyNot) {
 TEST(DefaultPlan, EveryPassLineCanFailAtThePlansSizes) {
   const auto sections = reproduce_sections(read_file("--config", kConfig), kConfig);
   const double alpha = reproduce_table_alpha(sections);
-  EXPECT_NEAR(alpha, 1e-3 / 7, 1e-12);  // seven checked tables, one benchmark
+  EXPECT_NEAR(alpha, 1e-3 / 8, 1e-12);  // eight checked tables, one benchmark
   for (const auto& [section, w] : walked_sections()) {
     const Outcomes sound = w.sound(alpha);
     std::set<std::string> failable;
@@ -235,6 +285,33 @@ TEST(DefaultPlan, ConvergenceLinesThatDecideAndThoseThatSayTheyCannot) {
   EXPECT_EQ(pooled, 2);
   EXPECT_EQ(distinct, 12);
   EXPECT_EQ(group_info, 24);
+}
+
+// The attention sections' statistical lines decide at the plan's trials:
+// every error-law line and every trials-distinct line is PASS on the sound
+// table, never n/a (fewer trials, e.g. [attention] trials = 11, would turn
+// them n/a in silence), and their counts are those docs/checks.md quotes:
+// 20 error-law lines in [attention], 4 in [attention-length].
+TEST(DefaultPlan, AttentionStatisticalLinesDecideAtThePlansTrials) {
+  const double alpha =
+      reproduce_table_alpha(reproduce_sections(read_file("--config", kConfig), kConfig));
+  for (const auto& [section, law_lines] :
+       std::vector<std::pair<std::string, int>>{{"attention", 20}, {"attention-length", 4}}) {
+    const Outcomes out =
+        check_attention_table(attention_table(section, AttentionTable::kSound), alpha);
+    int law = 0, distinct = 0;
+    for (const auto& o : out) {
+      const bool is_law = o.check.rfind("error-law[", 0) == 0;
+      const bool is_distinct = o.check.rfind("trials-distinct[", 0) == 0;
+      law += is_law;
+      distinct += is_distinct;
+      if (is_law || is_distinct) {
+        EXPECT_EQ(o.verdict, Verdict::kPass) << section << ": " << o.check << ": " << o.detail;
+      }
+    }
+    EXPECT_EQ(law, law_lines) << section << "\n" << dump(out);
+    EXPECT_GT(distinct, 0) << section;
+  }
 }
 
 // The power lines: two seeds per sampler can neither show a detection rate

@@ -87,5 +87,38 @@ TEST(EstimatorProbe, EveryPlantedEstimatorBugIsFarBeyondRounding) {
     }
 }
 
+// Position ids cast to float16 before binning, in the consumer both arms of
+// the error-law share (where a pipeline would have the cast): every block of
+// positions above 2048 snaps to the float16 grid. The error-law lines compare
+// two arms binned alike and cannot see it; the estimator line, which bins the
+// probed rows from the hashes' own bin(), does.
+std::int64_t float16_position(std::int64_t i) {
+  if (i <= 2048) return i;
+  const double ulp = std::ldexp(1.0, std::ilogb(static_cast<double>(i)) - 10);
+  return static_cast<std::int64_t>(std::nearbyint(static_cast<double>(i) / ulp) * ulp);
+}
+
+TEST(EstimatorProbe, HalfPrecisionPositionsInTheSharedEstimatorAreCaught) {
+  const std::int64_t n = 4096;
+  const QkvData data = synthetic_qkv(5, n, 8, 1.0);
+  const auto q = data.q.head(0), k = data.k.head(0), v = data.v.head(0);
+  const auto hs = draw_hashes(5, 0, 8, 2.0);
+  std::vector<std::vector<std::int64_t>> partitions;
+  for (const auto& h : hs) {
+    std::vector<std::int64_t> starts = {0};
+    for (std::int64_t i = 1; i < n; ++i)
+      if (h.bin(float16_position(i)) != h.bin(float16_position(i - 1))) starts.push_back(i);
+    starts.push_back(n);
+    partitions.push_back(std::move(starts));
+  }
+  const MaskMean cast(n, partitions, Form::kSymmetric), sound(n, hs, Form::kSymmetric);
+  EXPECT_GT(attention_estimator_deviation(q, k, v, hs, Form::kSymmetric,
+                                          lsh_attention<double>(q, k, v, cast)),
+            1e-3);
+  EXPECT_LT(attention_estimator_deviation(q, k, v, hs, Form::kSymmetric,
+                                          lsh_attention<double>(q, k, v, sound)),
+            1e-13);
+}
+
 }  // namespace estimator_probe_test
 }  // namespace poslsh
