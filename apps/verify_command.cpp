@@ -2,6 +2,7 @@
 // experiments/verify.h on another implementation's samples. Exit 0: all pass;
 // 1: a check failed; 2: unusable input (the file or an option).
 #include <fmt/format.h>
+#include <poslsh/input_error.h>
 
 #include <memory>
 
@@ -50,7 +51,7 @@ VerifyReport read_and_verify(const Options& o) {
     return verify_samples(
         by_blocks ? samples_from_blocks(table, o.verify.n) : samples_from_hashes(table, o.verify.n),
         o.verify);
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     throw UsageError(fmt::format("{} '{}': {}", option, path, e.what()));
   }
 }

@@ -37,7 +37,7 @@ struct Checker {
   // A table belongs to this experiment when it has all these columns.
   std::vector<std::string> required_columns;
   // alpha: the family-wise false-alarm rate this table's checks may spend
-  // together. Throws std::invalid_argument for an unusable table (a bound or
+  // together. Throws InputError for an unusable table (a bound or
   // derived column that disagrees with its recomputation from the parameters,
   // a NaN or infinite measurement, a duplicated column).
   std::function<std::vector<CheckOutcome>(const CsvTable&, double alpha)> run;

@@ -61,7 +61,7 @@ struct CobinAnchor {
   bool backward = false;
   std::int64_t range = 0;  // the positions [0, range) the offsets must stay in
 };
-// Throws std::invalid_argument for a label of none of these forms.
+// Throws InputError for a label of none of these forms.
 CobinAnchor parse_cobin_anchor(const std::string& label, std::int64_t n);
 // The hash-side anchors of a table at n: start, middle, end and the large ones.
 std::vector<CobinAnchor> hash_side_anchors(std::int64_t n);
@@ -120,7 +120,7 @@ std::vector<CsvRow> consumer_cell_rows(std::int64_t n, double sigma, std::int64_
 //     (dispersion_test: the Chernoff bound of the exactly known law of one
 //     batch's squared deviation) two-sided p-value >= (alpha/3) / applicable
 //     rows.
-// Throws std::invalid_argument for an unusable table (a wrong anchor or
+// Throws InputError for an unusable table (a wrong anchor or
 // expected value, counts out of range, NaN, groups with mixed hash counts).
 std::vector<CheckOutcome> check_unbiasedness_table(const CsvTable& table,
                                                    double alpha = kCheckFamilyAlpha);

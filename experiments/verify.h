@@ -61,17 +61,17 @@ PitchBounds pitch_bounds_from_blocks(std::int64_t blocks, std::int64_t first_len
 
 // Samples of several trials (in trial order, each trial's together) reordered
 // sample j of every trial side by side: trial-major to index-major. Throws
-// std::invalid_argument unless every trial has the same number of samples.
+// InputError unless every trial has the same number of samples.
 std::vector<VerifySample> interleave_trials(std::vector<VerifySample> samples);
 
 // Reads a `poslsh sample --blocks` style table: columns [trial,]sample,start,end,
 // rows of one sample together (sample ids increasing), blocks in order, each
-// sample exactly covering [0, n). Throws std::invalid_argument naming the row
+// sample exactly covering [0, n). Throws InputError naming the row
 // for anything else (overlaps, gaps, unsorted blocks, a partial cover).
 std::vector<VerifySample> samples_from_blocks(const CsvTable& table, std::int64_t n);
 // Reads a `poslsh sample` style table: columns [trial,]sample,pitch,shift, one row per
 // sample (ids increasing), pitch finite and > 0, shift finite. Throws
-// std::invalid_argument naming the row otherwise.
+// InputError naming the row otherwise.
 std::vector<VerifySample> samples_from_hashes(const CsvTable& table, std::int64_t n);
 
 // A sparse sample set (`verify --sparse`): for each sample only the blocks
@@ -88,7 +88,7 @@ struct SparseSamples {
 // increasing within a trial, anchors increasing within a sample and the same
 // list for every sample, 0 <= start <= anchor < end <= n; every trial the
 // same number of samples. Samples come back trial-interleaved (as above).
-// Throws std::invalid_argument naming the row otherwise.
+// Throws InputError naming the row otherwise.
 SparseSamples samples_from_sparse(const CsvTable& table, std::int64_t n);
 
 struct VerifyOptions {
@@ -104,12 +104,12 @@ struct VerifyReport {
   double detectable_scale = 0;  // smallest |c - 1| found with power 0.99 (middle anchor)
   std::vector<CheckOutcome> outcomes;
 };
-// Throws std::invalid_argument when there are fewer samples than one batch.
+// Throws InputError when there are fewer samples than one batch.
 VerifyReport verify_samples(const std::vector<VerifySample>& samples, const VerifyOptions& options);
 
 // The co-binning tests (mean, scale, dispersion) at every anchor of a sparse
 // sample set, regions "at-<anchor>", and the dispersion over every scale.
-// Throws std::invalid_argument when there are fewer samples than one batch.
+// Throws InputError when there are fewer samples than one batch.
 VerifyReport verify_sparse(const SparseSamples& samples, const VerifyOptions& options);
 
 // The dependence-at-every-scale test on its own (also `poslsh power`'s lags

@@ -23,7 +23,7 @@ void register_error_translation() {
       if (p) std::rethrow_exception(p);
     } catch (const ArgumentError& e) {
       PyErr_SetString(PyExc_ValueError, e.message_for(python_name(e.argument())).c_str());
-    } catch (const std::invalid_argument& e) {
+    } catch (const InputError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     }
   });

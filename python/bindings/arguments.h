@@ -6,7 +6,9 @@
 //
 // The core checks its own arguments: its poslsh::ArgumentError becomes a
 // ValueError naming the Python argument (python_name), any other
-// std::invalid_argument (poslsh::InputError included) a ValueError as it is.
+// poslsh::InputError a ValueError as it is. A broken invariant (a
+// std::logic_error from the core: a bug, not the caller's mistake) is left to
+// pybind11, which raises it as RuntimeError.
 // The messages here are the CLI's for the same mistake where the CLI has one,
 // naming the Python argument instead of the flag ("sigma must be ...", not
 // "--sigma must be ..."; tests/python/test_poslsh.py compares them).
@@ -34,7 +36,7 @@ namespace py = pybind11;
 std::string python_name(const std::string& argument);
 
 // poslsh::ArgumentError: ValueError naming the Python argument; any other
-// std::invalid_argument (poslsh::InputError included): ValueError as it is.
+// poslsh::InputError: ValueError as it is.
 void register_error_translation();
 
 // ---- scalars and vectors -------------------------------------------------------
