@@ -4,8 +4,9 @@
 // arguments (same hashes, same Lanczos starts, same attention kernels), so a
 // Python result equals the corresponding CSV cell bit for bit; the GIL is
 // released while poslsh computes. The bindings live by concept in
-// python/bindings/ (sampling, mask_mean, errors, attention), the conversion
-// and checking of their arguments in one place, python/bindings/arguments.h.
+// python/bindings/ (sampling, mask_mean, errors, attention, verification),
+// the conversion and checking of their arguments in one place,
+// python/bindings/arguments.h.
 #include <pybind11/pybind11.h>
 
 #include "bindings/arguments.h"
@@ -26,4 +27,5 @@ Every function releases the GIL while it computes, so threads run in parallel.)d
   poslsh::python::bind_mask_mean(m);
   poslsh::python::bind_errors(m);
   poslsh::python::bind_attention(m);
+  poslsh::python::bind_verification(m);
 }
