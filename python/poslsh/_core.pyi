@@ -36,9 +36,11 @@ def max_error(n: int, sigma: float, s: int, seed: int = 0, trial: int = 0, causa
 def b_max(n: int, sigma: float, s: int, seed: int = 0, trial: int = 0) -> int: ...
 def exact_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, sigma: Floats, causal: bool = False,
                     scale: Optional[float] = None, threads: int = 1) -> np.ndarray: ...
-def lsh_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, sigma: Floats, s: int, seed: int = 0,
-                  trial: int = 0, causal: bool = False, scale: Optional[float] = None,
-                  independent_heads: bool = False, threads: int = 1) -> np.ndarray: ...
+def lsh_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, sigma: Optional[Floats] = None,
+                  s: Optional[int] = None, seed: Optional[int] = None, trial: Optional[int] = None,
+                  causal: bool = False, scale: Optional[float] = None,
+                  independent_heads: bool = False, threads: int = 1, *,
+                  pitch: Optional[ArrayLike] = None, shift: Optional[ArrayLike] = None) -> np.ndarray: ...
 
 
 class VerifyLine(TypedDict):
