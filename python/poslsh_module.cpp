@@ -16,7 +16,9 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = R"doc(Positional LSH for ALiBi attention (poslsh::core on numpy arrays).
 
 The hashes, errors and attention outputs equal, bit for bit, what the `poslsh`
-command-line tool computes for the same arguments (seed, trial, n, sigma, s).
+command-line tool computes for the same arguments (seed, trial, n, sigma, s),
+and verify_hashes / verify_blocks return the lines `poslsh verify` prints for
+the same samples.
 Bad arguments raise ValueError with the CLI's message for the same mistake,
 naming the Python argument (sigma, n, s, tol, ...), not the CLI's flag.
 Every function releases the GIL while it computes, so threads run in parallel.)doc";
