@@ -1,6 +1,8 @@
 // `poslsh verify --blocks FILE | --hashes FILE | --sparse FILE --n N --sigma S`: the checks of
-// experiments/verify.h on another implementation's samples. Exit 0: all pass;
-// 1: a check failed; 2: unusable input (the file or an option).
+// experiments/verification.h on another implementation's samples, read by
+// experiments/verify.h (the Python module's verify_hashes and verify_blocks
+// run the same checks on arrays). Exit 0: all pass; 1: a check failed; 2:
+// unusable input (the file or an option).
 #include <fmt/format.h>
 #include <poslsh/input_error.h>
 

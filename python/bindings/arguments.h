@@ -60,6 +60,12 @@ py::array_t<T> to_numpy(const std::vector<T>& v) {
 // checked by the core as MaskMean takes it).
 std::vector<PositionalHash> hashes_arg(const py::handle& pitch_obj, const py::handle& shift_obj);
 
+// Hashes for attention: pitch and shift of shape (s,), one row of s >= 1
+// hashes, or (H, s), H rows (one per head); each hash is checked by the core
+// as MaskMean takes it.
+std::vector<std::vector<PositionalHash>> hash_rows_arg(const py::handle& pitch_obj,
+                                                       const py::handle& shift_obj);
+
 // ---- attention operands --------------------------------------------------------
 
 // q, k or v as read: its array (C order, the computed dtype), heads (0 for a
