@@ -8,13 +8,16 @@ page; `path#anchor` and `#anchor` must also name a heading of that Markdown
 file, as GitHub spells heading anchors (lower case, punctuation dropped,
 spaces to hyphens, `-1`, `-2` for repeats), or an `<a id="...">`. Links to
 other sites are not followed. Code (fenced blocks and `inline spans`) is not
-prose, so brackets there are not links.
+prose, so brackets there are not links. Every page of docs/ must be linked
+from README.md (its docs index), so that no page is reachable only by
+knowing its name.
 
 Usage: check_links.py [SOURCE_DIR]        (default: the tree this script is in)
        check_links.py --self-test [SOURCE_DIR]
   --self-test  the negative control: plants broken links (a missing page, a
-               missing anchor) and a good one in a scratch copy of the pages;
-               each broken one must be reported, the good one not
+               missing anchor), a good one and a page no link reaches in a
+               scratch copy of the pages; each broken link and the unlinked
+               page must be reported, the good link not
 """
 import functools
 import pathlib
@@ -88,16 +91,25 @@ def pages(root):
     return [root / "README.md"] + sorted((root / "docs").glob("*.md"))
 
 
+def links(page):
+    """(line number, target) of every link on page."""
+    for number, line in outside_code(page.read_text(encoding="utf-8")):
+        prose = INLINE_CODE.sub("", line)
+        for target in LINK.findall(prose) + REFERENCE.findall(prose):
+            yield number, target
+
+
 def broken_links(root):
     found = []
     for page in pages(root):
-        for number, line in outside_code(page.read_text(encoding="utf-8")):
-            prose = INLINE_CODE.sub("", line)
-            targets = LINK.findall(prose) + REFERENCE.findall(prose)
-            for target in targets:
-                why = problem(page, target)
-                if why:
-                    found.append(f"{page.relative_to(root)}:{number}: ({target}): {why}")
+        for number, target in links(page):
+            why = problem(page, target)
+            if why:
+                found.append(f"{page.relative_to(root)}:{number}: ({target}): {why}")
+    readme = root / "README.md"
+    indexed = {(readme.parent / t.partition("#")[0]).resolve() for _, t in links(readme)}
+    found += [f"{page.relative_to(root)}: no link from README.md (add it to the docs index)"
+              for page in pages(root)[1:] if page.resolve() not in indexed]
     return found
 
 
@@ -106,18 +118,21 @@ def check(root):
     for line in found:
         print(f"check_links: {line}", file=sys.stderr)
     if found:
-        print(f"check_links: {len(found)} broken links", file=sys.stderr)
+        print(f"check_links: {len(found)} broken links or unlinked pages", file=sys.stderr)
         return 1
-    print(f"check_links: every relative link of {len(pages(root))} pages resolves")
+    print(f"check_links: every relative link of {len(pages(root))} pages resolves, and "
+          "README.md links every page of docs/")
     return 0
 
 
 PLANTED_BROKEN = ["docs/no-such-page.md", "docs/MATH.md#no-such-section"]
 PLANTED_GOOD = "docs/MATH.md#1-objects"
+PLANTED_ORPHAN = "docs/planted-orphan.md"
 
 
 def self_test(root):
-    """Broken links planted in a scratch copy are reported; a good one is not."""
+    """Broken links and an unlinked page planted in a scratch copy are reported; a
+    good link is not."""
     with tempfile.TemporaryDirectory() as scratch:
         copy = pathlib.Path(scratch)
         (copy / "docs").mkdir()
@@ -129,14 +144,18 @@ def self_test(root):
         planted = "".join(f"\nA planted link: [here]({t}).\n" for t in PLANTED_BROKEN + [PLANTED_GOOD])
         with open(copy / "README.md", "a", encoding="utf-8") as readme:
             readme.write(planted)
+        (copy / PLANTED_ORPHAN).write_text("# A page no link reaches\n", encoding="utf-8")
         found = broken_links(copy)
     missed = [t for t in PLANTED_BROKEN if not any(f"({t})" in line for line in found)]
+    if not any(line.startswith(f"{PLANTED_ORPHAN}: no link") for line in found):
+        missed.append(PLANTED_ORPHAN)
     false = [line for line in found if f"({PLANTED_GOOD})" in line]
     if missed or false:
-        print(f"check_links --self-test: broken links not reported: {missed}; good link "
-              f"reported: {false}", file=sys.stderr)
+        print(f"check_links --self-test: not reported: {missed}; good link reported: {false}",
+              file=sys.stderr)
         return 1
-    print("check_links --self-test: both planted broken links reported, the good one not")
+    print("check_links --self-test: both planted broken links and the unlinked page reported, "
+          "the good link not")
     return 0
 
 
