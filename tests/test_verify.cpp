@@ -225,7 +225,7 @@ TEST_F(VerifyCli, BlocksOfAMaskBuiltOnePositionLateFail) {
   }
 }
 
-// The README's sample count: 2^17 hashes detect a 2% scale error at sigma = 16
+// The sample count of docs/checks.md: 2^17 hashes detect a 2% scale error at sigma = 16
 // with power >= 0.99 per anchor (a miss at this fixed seed has probability
 // < 1e-2 even for one anchor), and the line says so.
 TEST_F(VerifyCli, TwoPercentScaleErrorIsFoundWithTheStatedSampleCount) {
