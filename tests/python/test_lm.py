@@ -104,7 +104,7 @@ def test_window_and_fixed_cost_what_lsh_costs_on_the_same_draws(s):
         keys = variant.keys_per_query(n)
         assert all(abs(k - want) <= 1 for k, want in zip(keys, lsh)), (variant.variant, keys, lsh)
         # ... and the biases really visit that many keys: count the finite entries.
-        b = variant(n, 0, 0)
+        b = variant.dense(n, 0, 0)
         for h in range(len(sigmas)):
             if variant.variant == "window":
                 assert np.isfinite(b[h].numpy()).sum() / n == pytest.approx(keys[h], rel=1e-12)
@@ -140,8 +140,8 @@ def test_layer_and_step_pick_the_trial():
     layers, seed = 3, 11
     bias = Bias("lsh", SIGMAS, layers, s=4, seed=seed)
     for step, layer in [(0, 0), (2, 1), (5, 2)]:
-        assert torch.equal(bias(24, layer, step), lsh_bias(seed, step * layers + layer, 4, SIGMAS, 24))
-    assert not torch.equal(bias(24, 0, 1), bias(24, 0, 0))  # fresh hashes every step
+        assert torch.equal(bias.dense(24, layer, step), lsh_bias(seed, step * layers + layer, 4, SIGMAS, 24))
+    assert not torch.equal(bias.dense(24, 0, 1), bias.dense(24, 0, 0))  # fresh hashes every step
 
 
 def test_torch_lsh_attention_equals_poslsh_lsh_attention():
@@ -205,10 +205,10 @@ def test_a_fixed_model_under_lsh_approaches_its_exact_alibi_outputs():
 
 def test_nobias_has_no_bias_and_exact_has_alibi():
     n = 12
-    nobias = Bias("nobias", SIGMAS, 1)(n, 0, 0)
+    nobias = Bias("nobias", SIGMAS, 1).dense(n, 0, 0)
     causal = torch.ones(n, n, dtype=torch.bool).tril()
     assert torch.all(nobias[:, causal] == 0) and torch.all(nobias[:, ~causal] == -math.inf)
-    exact = Bias("exact", SIGMAS, 1)(n, 0, 0)
+    exact = Bias("exact", SIGMAS, 1).dense(n, 0, 0)
     i, j = 9, 4
     assert exact[1, i, j].item() == pytest.approx(-(i - j) / SIGMAS[1])
     assert not torch.equal(exact, nobias)
@@ -218,11 +218,11 @@ def test_fixed_blocks_and_window_shapes():
     n = 20
     fixed = Bias("fixed", [2.0], 1, s=1, train_context=n)
     (w, u), = fixed.grids[0]
-    b = fixed(n, 0, 0)[0]
+    b = fixed.dense(n, 0, 0)[0]
     assert u == 0 and b[w, w].item() == 0 and b[w, w - 1].item() == -math.inf and b[w - 1, 0].item() == 0
     window = Bias("window", [2.0], 1, s=1, train_context=n)
     w = window.half_widths[0]
-    b = window(n, 0, 0)[0]
+    b = window.dense(n, 0, 0)[0]
     assert b[10, 10 - w].item() == pytest.approx(-w / 2.0) and b[10, 10 - w - 1].item() == -math.inf
 
 
