@@ -390,21 +390,27 @@ def test_cells_report_cost_and_expected_blocks(corpus_file):
 
 def test_bench_times_every_variant_at_equal_cost():
     from poslsh.lm import bench
-    spec = bench.BenchSpec(n=[16, 32], s=[2], layers=1, heads=2, width=8, sigmas=[2.0, 4.0], tokens=64,
-                           repeats=1, threads=1)
+    spec = bench.BenchSpec(n=[96], s=[2], layers=1, heads=2, width=8, sigmas=[1.0, 2.0], tokens=192, batch=0,
+                           repeats=1, threads=1, variants=["window", "exact", "lsh", "exact-dense", "fixed-block"])
     lines = bench.run(spec, progress=lambda _: None).splitlines()
     assert lines[0].split(",") == bench.COLUMNS
-    rows = [dict(zip(bench.COLUMNS, line.split(","))) for line in lines[1:]]
-    assert [(r["n"], r["variant"], r["s"]) for r in rows][:5] == [
-        ("16", "exact", ""), ("16", "nobias", ""), ("16", "lsh", "2"), ("16", "fixed", "2"), ("16", "window", "2")]
-    assert len(rows) == 10 and all(float(r["cpu_seconds_per_step"]) > 0 for r in rows)
-    keys = {(r["n"], r["variant"]): float(r["keys_per_query"]) for r in rows}
-    for n in ("16", "32"):
-        assert keys[(n, "exact")] == (int(n) + 1) / 2
-        for v in ("fixed", "window"):  # matched to lsh's draws 0..3 (lsh's own mean here: the same draws)
-            assert abs(keys[(n, v)] - keys[(n, "lsh")]) <= 1, (n, v, keys)
+    rows = {(r["variant"], r["s"]): r for r in (dict(zip(bench.COLUMNS, line.split(","))) for line in lines[1:])}
+    assert list(rows) == [("exact-dense", ""), ("exact", ""), ("fixed-block", ""), ("lsh", "2"), ("window", "2")]
+    assert all(float(r["cpu_seconds_per_step"]) > 0 and float(r["peak_mib"]) > 50 for r in rows.values())
+    # Dense where the band is the whole context, banded where it pays (the band below n).
+    assert (rows[("exact-dense", "")]["attention"], rows[("exact-dense", "")]["band"]) == ("dense", "95")
+    for key in [("exact", ""), ("fixed-block", ""), ("lsh", "2"), ("window", "2")]:
+        assert rows[key]["attention"] == "banded" and int(rows[key]["band"]) < 64, key
+    assert rows[("exact-dense", "")]["step_vs_dense_exact"] == "1"
+    keys = {key: float(r["keys_per_query"]) for key, r in rows.items()}
+    assert keys[("exact", "")] == keys[("exact-dense", "")] == (96 + 1) / 2
+    assert abs(keys[("window", "2")] - keys[("lsh", "2")]) <= 1, keys  # matched to lsh's draws 0..3
+    good = dict(n=[16], s=[1], layers=1, heads=2, width=8, sigmas=[2.0, 4.0], tokens=64, batch=0, repeats=1,
+                threads=1, variants=["lsh"])
     with pytest.raises(ValueError, match="sigmas"):
-        bench.BenchSpec(n=[16], s=[1], layers=1, heads=2, width=8, sigmas=[2.0], tokens=64, repeats=1, threads=1)
+        bench.BenchSpec(**{**good, "sigmas": [2.0]})
+    with pytest.raises(ValueError, match="bench variants"):
+        bench.BenchSpec(**{**good, "variants": ["fixed-blocks"]})
 
 
 CLI = os.environ.get("POSLSH_CLI")
