@@ -185,3 +185,15 @@ def test_fixed_block_is_one_grid_of_width_two_sigma_without_bias_inside():
         keys = np.tri(n)[block[:, None] == block[None, :]].sum() / n
         assert bias.keys_per_query(n)[h] == pytest.approx(keys, rel=1e-12)
     assert attention.describe(bias) == "fixed-block widths [4, 7]"
+
+
+def test_banded_training_is_deterministic():
+    from poslsh.lm.train import TrainConfig, train
+    cfg = TrainConfig(ModelShape(layers=1, heads=2, width=16), context=128, batch=2, steps=4, lr=3e-3, warmup=1,
+                      weight_decay=0.1, checkpoint_every=4, curve_every=0)
+    text = np.random.default_rng(0).integers(97, 123, 4000).astype(np.uint8)
+    bias = Bias("lsh", [1.0, 2.0], 1, s=4, seed=1)
+    assert isinstance(bias(128, 0, 0), Banded)
+    first, second = train(text, bias, cfg, seed=4), train(text, bias, cfg, seed=4)
+    assert first.losses == second.losses
+    assert train(text, bias, cfg, seed=5).losses != first.losses  # the seed matters (negative control)
