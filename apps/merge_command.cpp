@@ -53,7 +53,7 @@ ShardFile read_shard(const std::string& path) {
         "merge: '{}' does not end with a newline (the table was cut short or edited)", path));
   try {
     s.rows = CsvTable::parse(s.csv, path).size();
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     throw InputError(fmt::format("merge: {}", e.what()));
   }
   return s;
@@ -123,7 +123,7 @@ int merge(const std::vector<std::string>& inputs, const std::string& out) {
       summary.emplace(summary_path(out), "--out");
       try {
         summary->write(e.summarize(CsvTable::parse(merged, out)));
-      } catch (const std::invalid_argument& err) {
+      } catch (const InputError& err) {
         throw InputError(fmt::format("merge: {}", err.what()));
       }
     }

@@ -1,7 +1,10 @@
 // `poslsh verify --blocks FILE | --hashes FILE | --sparse FILE --n N --sigma S`: the checks of
-// experiments/verify.h on another implementation's samples. Exit 0: all pass;
-// 1: a check failed; 2: unusable input (the file or an option).
+// experiments/verification.h on another implementation's samples, read by
+// experiments/verify.h (the Python module's verify_hashes and verify_blocks
+// run the same checks on arrays). Exit 0: all pass; 1: a check failed; 2:
+// unusable input (the file or an option).
 #include <fmt/format.h>
+#include <poslsh/input_error.h>
 
 #include <memory>
 
@@ -50,7 +53,7 @@ VerifyReport read_and_verify(const Options& o) {
     return verify_samples(
         by_blocks ? samples_from_blocks(table, o.verify.n) : samples_from_hashes(table, o.verify.n),
         o.verify);
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     throw UsageError(fmt::format("{} '{}': {}", option, path, e.what()));
   }
 }

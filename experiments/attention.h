@@ -42,7 +42,7 @@ struct QkvData {
 QkvData synthetic_qkv(std::uint64_t seed, std::int64_t n, std::int64_t d, double qk_scale);
 
 // DIR/q.npy, DIR/k.npy, DIR/v.npy (float32 or float64, C order, (n, d) or
-// (H, n, d)). Throws std::invalid_argument (one line) on a malformed file or
+// (H, n, d)). Throws InputError (one line) on a malformed file or
 // mismatched shapes between the files.
 QkvData load_qkv_dir(const std::string& dir);
 
@@ -54,7 +54,7 @@ const std::vector<std::string>& attention_columns();
 // slack, FAIL only as a guard); error-law per (group, s) (exact two-sample
 // rank test of the lsh errors against the control sampler's, alpha split by
 // Bonferroni) and trials-distinct; the rate and length slopes, beats-fixed and
-// the equal-cost window (INFO). Throws std::invalid_argument for a duplicated
+// the equal-cost window (INFO). Throws InputError for a duplicated
 // column or a NaN, infinite or negative max_error (see attention_checks.cpp).
 std::vector<CheckOutcome> check_attention_table(const CsvTable& table,
                                                 double alpha = kCheckFamilyAlpha);

@@ -31,7 +31,7 @@
 // bounds |measured - true error|: checks 1-2 add it to the margin; the
 // error-law lines need nothing (tested and control errors are measured
 // against the same reference, so they stay exchangeable).
-// Unusable tables throw std::invalid_argument: a duplicated column, a
+// Unusable tables throw InputError: a duplicated column, a
 // max_error that is NaN, infinite or negative, a certificate or allowance
 // that is not a finite number >= 0, a NaN or negative uniform_bound (+inf is a
 // valid bound).
@@ -557,7 +557,7 @@ std::size_t error_law_cells(const std::map<std::string, Group>& groups) {
 std::vector<CheckOutcome> check_attention_table(const CsvTable& t, double alpha) {
   using namespace attention_checks;
   if (!(alpha > 0 && alpha < 1))
-    throw std::invalid_argument(fmt::format("check alpha {} is not in (0, 1)", alpha));
+    throw std::logic_error(fmt::format("check alpha {} is not in (0, 1)", alpha));
   const Table tb(t);
   std::vector<CheckOutcome> out;
   bound_lines(tb, out);

@@ -67,7 +67,7 @@ struct BlocksizeCellStats {
   double ratio_sigma_lnln_n = 0;  // mean b_max / (sigma ln ln n); NaN for n <= e
   std::vector<std::int64_t> b_max;
 };
-// Throws std::invalid_argument on a malformed table.
+// Throws InputError on a malformed table.
 std::vector<BlocksizeCellStats> blocksize_cell_stats(const CsvTable& table);
 
 // The summary table as CSV text.
@@ -91,7 +91,7 @@ std::string blocksize_summary_csv(const std::vector<BlocksizeCellStats>& cells);
 //     that deviate from the law by one (block_size_law.h) at their Binomial
 //     quantile. Plus, as info, weighted least-squares fits of the mean over n
 //     to a + b sigma g(n), g = ln ln n, ln n, sqrt(ln n), and to a constant.
-// Throws std::invalid_argument (one line naming the row and column) on a
+// Throws InputError (one line naming the row and column) on a
 // malformed table: a repeated column name, a non-integer, non-finite or out of
 // range n, s, trial, b_max or b_max_bound, sigma or max_pitch not finite and
 // > 0, p outside (0, 1) or not constant within a cell, s != ceil(c ln n) where

@@ -556,7 +556,7 @@ void growth_lines(const Families& f, std::vector<CheckOutcome>& out) {
 std::vector<CheckOutcome> check_blocksize_table(const CsvTable& table, double alpha) {
   using namespace blocksize_checks;
   if (!(alpha > 0 && alpha < 1))
-    throw std::invalid_argument(fmt::format("alpha must be in (0, 1), got {}", alpha));
+    throw std::logic_error(fmt::format("alpha must be in (0, 1), got {}", alpha));
   const std::vector<BlocksizeCellStats> cells = blocksize_cell_stats(table);
   if (cells.empty()) return {{"blocksize", Verdict::kNotApplicable, "table has no rows"}};
   const Families f = families_of(cells, alpha);

@@ -34,7 +34,7 @@ CheckReport check_file(const std::string& path, double alpha) {
         path));
   try {
     return {best->name, best->checker.run(table, alpha)};
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     throw InputError(fmt::format("'{}' ({} table) is unusable: {}", path, best->name, e.what()));
   }
 }

@@ -10,8 +10,8 @@
 namespace poslsh {
 
 // Checks on one CSV file: finds the experiment by its columns and runs its
-// checker. Throws std::invalid_argument for an unreadable file or a table no
-// experiment recognises.
+// checker. Throws InputError for an unreadable file, a table no experiment
+// recognises or one its checker finds unusable.
 struct CheckReport {
   std::string experiment;
   std::vector<CheckOutcome> outcomes;

@@ -1,5 +1,5 @@
 // The lines `poslsh check` and `poslsh verify` print: one per outcome and a
-// closing tally.
+// closing tally (worded by check_verdict.h).
 #pragma once
 
 #include <vector>
@@ -9,9 +9,6 @@
 namespace poslsh {
 
 // Prints one line per outcome ("PASS  name: detail") on stdout and counts them.
-struct CheckTally {
-  int passed = 0, failed = 0, not_applicable = 0, info = 0, warnings = 0;
-};
 void print_outcomes(const std::vector<CheckOutcome>& outcomes, CheckTally& tally);
 // The closing line of `poslsh check` and `poslsh verify`.
 void print_tally(const CheckTally& tally);

@@ -120,7 +120,7 @@ std::array<std::vector<bool>, 3> consumer_cobinned(CobinConsumer consumer, const
   using namespace consumer_probes;
   for (const auto t : offsets)
     if (t < 1 || t > n / 2 - 1)
-      throw std::invalid_argument("consumer co-binning: offsets must be in [1, n / 2 - 1]");
+      throw std::logic_error("consumer co-binning: offsets must be in [1, n / 2 - 1]");
   const bool causal =
       consumer == CobinConsumer::kMaskCausal || consumer == CobinConsumer::kAttentionCausal;
   const MaskMean mask = probe_mask(h, n, causal ? Form::kCausal : Form::kSymmetric, bug);

@@ -49,7 +49,7 @@ double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
 // (Bonferroni: half over the 3 x (cells) binomial bound tests, an eighth over
 // the (groups) x 2 per-group rate tests, a quarter over the (forms) x 2
 // pooled rate tests, an eighth over the groups' trials-distinct lines).
-//  0. unusable input throws std::invalid_argument (one line naming the row and
+//  0. unusable input throws InputError (one line naming the row and
 //     column): a duplicated column; spectral_bound, max_bound or b_max_bound
 //     that disagree (relative 1e-9) with their recomputation from (n, sigma,
 //     s, p, form) by bounds.h; max_error, inf_error, b_max (and spectral_error

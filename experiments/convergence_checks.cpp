@@ -114,7 +114,7 @@ HashParameters row_hash_parameters(std::size_t r, std::int64_t n, double sigma, 
     const HashParameters hash(n, sigma, s);
     check::open_unit("p", p);
     return hash;
-  } catch (const std::invalid_argument& e) {
+  } catch (const ArgumentError& e) {
     unusable(fmt::format("row {}: {}", CsvTable::line_of(r), e.what()));
   }
 }
@@ -564,7 +564,7 @@ void constant_lines(const Series& spectral_series, std::vector<CheckOutcome>& ou
 std::vector<CheckOutcome> check_convergence_table(const CsvTable& table, double alpha) {
   using namespace convergence_checks;
   if (!(alpha > 0 && alpha < 1))
-    throw std::invalid_argument(fmt::format("check alpha {} is not in (0, 1)", alpha));
+    throw std::logic_error(fmt::format("check alpha {} is not in (0, 1)", alpha));
   if (table.size() == 0) return {{"rows", Verdict::kFail, "the table has no rows"}};
   const Parsed p = parse_table(table);
   const Levels levels = split_alpha(p, alpha);

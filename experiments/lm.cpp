@@ -36,7 +36,7 @@ const std::vector<std::string>& lm_columns() {
 // Named, not anonymous: the unity build puts other experiments' helpers beside these.
 namespace lm_cli {
 
-const std::vector<std::string> kVariants = {"exact", "lsh", "nobias", "fixed", "window"};
+const std::vector<std::string> kVariants = {"exact", "lsh", "nobias", "fixed", "window", "fixed-block"};
 
 // The only place the language models' settings have defaults: the Python
 // cells (python/poslsh/lm/cell.py) receive every field from here.
@@ -356,7 +356,9 @@ class Lm : public SweptExperiment<Training> {
     cmd.add_option("--corpus", o_.corpus,
                    "Text: bible-kjv (Debian's bible-kjv) or the path of a text file")
         ->capture_default_str();
-    cmd.add_option("--variant", o_.variant, "Attention variants: exact, lsh, nobias, fixed, window")
+    cmd.add_option("--variant", o_.variant,
+                   "Attention variants: exact, lsh, nobias, fixed (s shifted grids of lsh's cost), "
+                   "window, fixed-block (the paper's one grid of width round(2 sigma))")
         ->capture_default_str()
         ->delimiter(',');
     cmd.add_option("--s", o_.s, "Hashes of the lsh variant, one training each")

@@ -250,7 +250,8 @@ std::vector<LossRow> validation_losses(const CsvTable& summary, const std::strin
 
 std::string model_name(const std::string& variant, const std::string& s) {
   if (variant == "lsh") return fmt::format("positional LSH, s = {}", s);
-  if (variant == "fixed") return fmt::format("fixed blocks, cost of s = {}", s);
+  if (variant == "fixed") return fmt::format("shifted fixed grids, cost of s = {}", s);
+  if (variant == "fixed-block") return "fixed blocks (one grid of width 2 sigma)";
   if (variant == "window") return fmt::format("window, cost of s = {}", s);
   if (variant == "exact") return "exact ALiBi";
   if (variant == "nobias") return "no positional bias";

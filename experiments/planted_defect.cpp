@@ -84,7 +84,7 @@ void PlantDefectOption::declare(CLI::App& command) {
       .add_option("--plant-defect", name_,
                   "A negative control: draw from this deliberately wrong sampler (or bin with "
                   "this consumer bug) so that the checks can be seen to FAIL; 'sound' is the "
-                  "real sampler (README, What the checks can and cannot detect)")
+                  "real sampler (docs/checks.md, What the checks can and cannot detect)")
       ->capture_default_str();
 }
 

@@ -561,7 +561,7 @@ std::vector<PlantedDefect> parse_defect_option(const std::vector<std::string>& n
   std::vector<PlantedDefect> defects;
   try {
     for (const auto& name : names) defects.push_back(parse_planted_defect(name));
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     throw UsageError(std::string("--defects: ") + e.what());
   }
   for (const auto& d : defects)

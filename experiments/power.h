@@ -2,7 +2,7 @@
 // tables built in memory from the sound sampler over many seeds (its
 // false-alarm rate) and from each planted defect of planted_defect.h (its
 // detection rate), at the sizes given in the [power] section (by default those
-// of configs/default.toml's sections, convergence reduced; see the README).
+// of configs/default.toml's sections, convergence reduced; see docs/checks.md).
 //
 // The sweep cells are (defect, seed); each cell writes one row per check kind
 // (the check name up to '[', e.g. "cobin-scale", "law", "rate") that reported

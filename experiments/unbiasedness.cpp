@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "experiments/cobin_checks.h"
 #include "experiments/planted_defect.h"
 #include "runner/cli_common.h"
 #include "runner/swept_experiment.h"
@@ -198,21 +199,9 @@ namespace {
 // Counts and positions are integers in [0, 2^53): exact in a double.
 constexpr std::int64_t kMaxCell = std::int64_t{1} << 53;
 
-struct UnbiasednessGroup {
-  std::int64_t n = 0, hashes = 0, batch = 0;
-  double sigma = 0;
-  std::string region;
-  std::vector<std::int64_t> t, cobinned, sumsq;
-  std::vector<std::size_t> rows;
-};
-
-std::string unbiasedness_group_name(const UnbiasednessGroup& g) {
-  return fmt::format("n={},sigma={},{}", g.n, format_value(g.sigma), g.region);
-}
-
-std::vector<UnbiasednessGroup> read_groups(const CsvTable& t) {
+std::vector<CobinGroup> read_groups(const CsvTable& t) {
   std::map<std::tuple<std::int64_t, double, std::string>, std::size_t> index;
-  std::vector<UnbiasednessGroup> groups;
+  std::vector<CobinGroup> groups;
   for (std::size_t r = 0; r < t.size(); ++r) {
     const std::int64_t n = t.integer(r, "n", 0, kMaxUnbiasednessN);
     const double sigma = t.number(r, "sigma");
@@ -251,127 +240,28 @@ std::vector<UnbiasednessGroup> read_groups(const CsvTable& t) {
           CsvTable::line_of(r), t.text(r, "expected"), format_value(expected)));
     const auto key = std::tuple{n, sigma, region};
     auto [it, fresh] = index.try_emplace(key, groups.size());
-    if (fresh) groups.push_back({n, hashes, batch, sigma, region, {}, {}, {}, {}});
-    UnbiasednessGroup& g = groups[it->second];
+    if (fresh) groups.push_back({n, hashes, batch, sigma, region, {}, {}, {}});
+    CobinGroup& g = groups[it->second];
     if (g.hashes != hashes || g.batch != batch)
       throw InputError(
           fmt::format("row {}: the rows of {} must share one hash set (hashes and batch differ)",
-                      CsvTable::line_of(r), unbiasedness_group_name(g)));
+                      CsvTable::line_of(r), cobin_group_name(g)));
     if (std::find(g.t.begin(), g.t.end(), off) != g.t.end())
       throw InputError(fmt::format("row {}: offset t = {} appears twice in {}",
-                                   CsvTable::line_of(r), off, unbiasedness_group_name(g)));
+                                   CsvTable::line_of(r), off, cobin_group_name(g)));
     g.t.push_back(off);
     g.cobinned.push_back(k);
     g.sumsq.push_back(sumsq);
-    g.rows.push_back(r);
   }
   return groups;
 }
 
 }  // namespace
 
-double cobin_scale_level(double alpha, std::size_t groups) {
-  return alpha / 3 / static_cast<double>(groups);
-}
-
-namespace unbiasedness_checks {
-
-// The levels of the three tests: alpha split in three shares, each share by
-// Bonferroni over the rows, groups or applicable rows it covers.
-struct CobinLevels {
-  double share = 0, mean = 0, scale = 0, dispersion = 0;
-  std::size_t rows = 0, groups = 0, dispersion_rows = 0;
-};
-
-CobinLevels cobin_levels(const std::vector<UnbiasednessGroup>& groups, double alpha) {
-  CobinLevels l;
-  l.share = alpha / 3;
-  l.groups = groups.size();
-  for (const auto& g : groups) {
-    l.rows += g.t.size();
-    for (std::size_t j = 0; j < g.t.size(); ++j)
-      l.dispersion_rows += dispersion_test(g.cobinned[j], g.sumsq[j], g.hashes, g.batch,
-                                           cobin_probability(g.sigma, g.t[j]))
-                               .applicable;
-  }
-  l.mean = l.share / static_cast<double>(l.rows);
-  l.scale = cobin_scale_level(alpha, groups.size());
-  l.dispersion = l.share / static_cast<double>(std::max<std::size_t>(l.dispersion_rows, 1));
-  return l;
-}
-
-// 1. Mean, offset by offset.
-CheckOutcome mean_outcome(const UnbiasednessGroup& g, const CobinLevels& l) {
-  double worst_p = 2;
-  std::size_t worst = 0;
-  for (std::size_t j = 0; j < g.t.size(); ++j) {
-    const double pv =
-        binomial_two_sided_p(g.cobinned[j], g.hashes, cobin_probability(g.sigma, g.t[j]));
-    if (pv < worst_p) worst_p = pv, worst = j;
-  }
-  const double p_w = cobin_probability(g.sigma, g.t[worst]);
-  return {fmt::format("cobin-mean[{}]", unbiasedness_group_name(g)),
-          worst_p >= l.mean ? Verdict::kPass : Verdict::kFail,
-          fmt::format("{} hashes, {} offsets t in [{}, {}]; smallest exact binomial p = {:.3g} at "
-                      "t = {} (co-binned fraction {:.5f} vs exp(-t/sigma) = {:.5f}); needs >= "
-                      "{:.2g} (family-wise false alarm {:.2g} over {} rows)",
-                      g.hashes, g.t.size(), g.t.front(), g.t.back(), worst_p, g.t[worst],
-                      static_cast<double>(g.cobinned[worst]) / static_cast<double>(g.hashes), p_w,
-                      l.mean, l.share, l.rows)};
-}
-
-// 2. Scale, pooled over offsets.
-CheckOutcome scale_outcome(const UnbiasednessGroup& g, const CobinLevels& l) {
-  const PooledScaleTest pooled = pooled_scale_test(g.t, g.cobinned, g.hashes, g.sigma);
-  return {fmt::format("cobin-scale[{}]", unbiasedness_group_name(g)),
-          pooled.p_value >= l.scale ? Verdict::kPass : Verdict::kFail,
-          fmt::format("{} hashes: pooled co-binned count / expected = {:.5f}, z = {:.2f}, p = "
-                      "{:.3g}; needs >= {:.2g} (family-wise {:.2g} over {} groups); "
-                      "detects a kernel-scale error of {:.2g} with power 0.99",
-                      g.hashes, pooled.ratio, pooled.z, pooled.p_value, l.scale, l.share, l.groups,
-                      detectable_scale_error(g.t, g.hashes, g.sigma, l.scale, 0.99))};
-}
-
-// 3. Dispersion across batches.
-CheckOutcome dispersion_outcome(const UnbiasednessGroup& g, const CobinLevels& l) {
-  double worst_dp = 2, worst_ratio = 1;
-  std::int64_t worst_t = 0;
-  std::size_t tested = 0;
-  for (std::size_t j = 0; j < g.t.size(); ++j) {
-    const DispersionTest d = dispersion_test(g.cobinned[j], g.sumsq[j], g.hashes, g.batch,
-                                             cobin_probability(g.sigma, g.t[j]));
-    if (!d.applicable) continue;
-    ++tested;
-    if (d.p_value < worst_dp) worst_dp = d.p_value, worst_ratio = d.ratio, worst_t = g.t[j];
-  }
-  const std::string name = fmt::format("cobin-dispersion[{}]", unbiasedness_group_name(g));
-  if (tested == 0)
-    return {name, Verdict::kNotApplicable,
-            fmt::format("no offset with batch min(p, 1-p) >= 2 and >= 100 batches of {} "
-                        "(use more hashes or a larger batch)",
-                        g.batch)};
-  return {name, worst_dp >= l.dispersion ? Verdict::kPass : Verdict::kFail,
-          fmt::format("{} batches of {} hashes, {} offsets tested; most extreme at t = "
-                      "{}: batch variance / binomial = {:.4f}, p = {:.3g}; needs >= "
-                      "{:.2g} (family-wise {:.2g} over {} rows)",
-                      g.hashes / g.batch, g.batch, tested, worst_t, worst_ratio, worst_dp,
-                      l.dispersion, l.share, l.dispersion_rows)};
-}
-
-}  // namespace unbiasedness_checks
-
 std::vector<CheckOutcome> check_unbiasedness_table(const CsvTable& table, double alpha) {
-  using namespace unbiasedness_checks;
-  const std::vector<UnbiasednessGroup> groups = read_groups(table);
+  const std::vector<CobinGroup> groups = read_groups(table);
   if (groups.empty()) return {{"unbiasedness", Verdict::kFail, "the table has no rows"}};
-  const CobinLevels levels = cobin_levels(groups, alpha);
-  std::vector<CheckOutcome> out;
-  for (const auto& g : groups) {
-    out.push_back(mean_outcome(g, levels));
-    out.push_back(scale_outcome(g, levels));
-    out.push_back(dispersion_outcome(g, levels));
-  }
-  return out;
+  return check_cobin_groups(groups, alpha);
 }
 
 namespace unbiasedness_experiment {  // named: the runner is a unity build

@@ -24,9 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "experiments/sampler_defect.h"
+#include "experiments/cobin_checks.h"
 #include "experiments/consumer_cobinning.h"
 #include "experiments/experiment.h"
+#include "experiments/sampler_defect.h"
 #include "runner/csv_table.h"
 #include "runner/sweep.h"
 
@@ -61,7 +62,7 @@ struct CobinAnchor {
   bool backward = false;
   std::int64_t range = 0;  // the positions [0, range) the offsets must stay in
 };
-// Throws std::invalid_argument for a label of none of these forms.
+// Throws InputError for a label of none of these forms.
 CobinAnchor parse_cobin_anchor(const std::string& label, std::int64_t n);
 // The hash-side anchors of a table at n: start, middle, end and the large ones.
 std::vector<CobinAnchor> hash_side_anchors(std::int64_t n);
@@ -107,26 +108,12 @@ std::vector<CsvRow> consumer_cell_rows(std::int64_t n, double sigma, std::int64_
                                        std::int64_t batch, int points, const HashDrawer& draw,
                                        BinningBug bug = BinningBug::kNone);
 
-// The checks of `poslsh check` on an unbiasedness table, per (n, sigma,
-// region) group, with alpha split in three equal shares (Bonferroni):
-//  1. mean: every row's count against Binomial(hashes, exp(-t/sigma)), exact
-//     two-sided p-value >= (alpha/3) / rows;
-//  2. scale: the pooled count over the group's offsets, a sum over hashes of
-//     i.i.d. copies of Y = #{offsets t_j < R} whose law is known exactly;
-//     two-sided p-value min(1, 2 e^(-N I)) from the Chernoff bound of that
-//     law (valid at every hash count, no normal approximation; docs/MATH.md
-//     §9) >= (alpha/3) / groups (the z it prints is for reading only);
-//  3. dispersion: the batch sum of squares of every applicable row
-//     (dispersion_test: the Chernoff bound of the exactly known law of one
-//     batch's squared deviation) two-sided p-value >= (alpha/3) / applicable
-//     rows.
-// Throws std::invalid_argument for an unusable table (a wrong anchor or
+// The checks of `poslsh check` on an unbiasedness table: its rows read into
+// one CobinGroup per (n, sigma, region), then check_cobin_groups
+// (cobin_checks.h: mean, scale and dispersion, alpha split in three shares).
+// Throws InputError for an unusable table (a wrong anchor or
 // expected value, counts out of range, NaN, groups with mixed hash counts).
 std::vector<CheckOutcome> check_unbiasedness_table(const CsvTable& table,
                                                    double alpha = kCheckFamilyAlpha);
-
-// The two-sided level of each scale test in a table of `groups` (n, sigma,
-// region) groups checked at `alpha`: (alpha / 3) / groups.
-double cobin_scale_level(double alpha, std::size_t groups);
 
 }  // namespace poslsh

@@ -1,29 +1,16 @@
 #include "experiments/verify.h"
 
 #include <fmt/format.h>
-#include <poslsh/block_size.h>
-#include <poslsh/block_size_law.h>
-#include <poslsh/cobinning.h>
 #include <poslsh/input_error.h>
-#include <poslsh/pitch_law.h>
 
-#include <algorithm>
-#include <boost/math/distributions/binomial.hpp>
 #include <cmath>
-#include <iterator>
-#include <set>
 #include <stdexcept>
 
-#include "experiments/unbiasedness.h"
 #include "runner/cli_common.h"
-#include "runner/csv_writer.h"
 
 namespace poslsh {
 
 namespace {
-
-// As for `poslsh blocksize` tables: a chi-square fit on fewer samples says little.
-constexpr std::int64_t kMinLawSamples = 100;
 
 // Whether the table has the optional leading trial column: its header must be
 // exactly `want` or "trial," followed by `want`.
@@ -56,75 +43,26 @@ std::int64_t row_trial(const CsvTable& t, bool has_trial, std::size_t r) {
 
 }  // namespace
 
-namespace {
-
-// Items of several trials (each trial's together, trials in order) reordered
-// index-major: item j of every trial side by side.
-template <typename Item>
-std::vector<Item> interleave_by_trial(std::vector<Item> items) {
-  std::vector<std::vector<Item>> by_trial;
-  for (auto& s : items) {
-    if (by_trial.empty() || by_trial.back().front().trial != s.trial) by_trial.emplace_back();
-    by_trial.back().push_back(std::move(s));
-  }
-  for (const auto& trial : by_trial)
-    if (trial.size() != by_trial.front().size())
-      throw InputError(fmt::format(
-          "trial {} has {} samples and trial {} has {}: every trial needs the same number",
-          trial.front().trial, trial.size(), by_trial.front().front().trial,
-          by_trial.front().size()));
-  std::vector<Item> out;
-  for (std::size_t j = 0; !by_trial.empty() && j < by_trial.front().size(); ++j)
-    for (auto& trial : by_trial) out.push_back(std::move(trial[j]));
-  return out;
-}
-
-}  // namespace
-
-std::vector<VerifySample> interleave_trials(std::vector<VerifySample> samples) {
-  return interleave_by_trial(std::move(samples));
-}
-
-PitchBounds pitch_bounds_from_blocks(std::int64_t blocks, std::int64_t first_length,
-                                     std::int64_t last_start, std::int64_t last_length,
-                                     std::int64_t largest_block) {
-  const double edge = static_cast<double>(std::max(first_length, last_length) - 1);
-  if (blocks <= 2) return {edge, INFINITY};
-  const auto m = static_cast<double>(blocks - 2);
-  const auto span = static_cast<double>(last_start - first_length);
-  const double lo = largest_block == 1 ? 0.0 : (span - 1) / m;
-  return {std::max(lo, edge), (span + 1) / m};
-}
-
 std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n) {
   const bool has_trial = require_columns(t, {"sample", "start", "end"});
-  const std::int64_t anchors[3] = {cobin_anchor(CobinRegion::kStart, n),
-                                   cobin_anchor(CobinRegion::kMiddle, n),
-                                   cobin_anchor(CobinRegion::kEnd, n)};
   std::vector<VerifySample> out;
-  std::int64_t trial = 0, sample = 0, expect_start = 0;
-  std::int64_t blocks = 0, first_length = 0, last_start = 0;
-  bool open = false;
-  VerifySample cur;
+  std::int64_t trial = 0, sample = 0;
+  std::vector<std::int64_t> starts;  // the open sample's block starts (then n, on closing)
   // Closes the sample whose last block is on row `last`.
   const auto close = [&](std::size_t last) {
-    if (expect_start != n)
+    if (starts.back() != n)
       throw InputError(fmt::format(
           "row {}: sample {} covers [0, {}) only; every sample must be a partition of [0, {})",
-          CsvTable::line_of(last), sample, expect_start, n));
-    const PitchBounds p =
-        pitch_bounds_from_blocks(blocks, first_length, last_start, n - last_start, cur.b_max);
-    cur.pitch_lo = p.lo;
-    cur.pitch_hi = p.hi;
-    out.push_back(cur);
+          CsvTable::line_of(last), sample, starts.back(), n));
+    out.push_back(sample_of_partition(starts, n, trial));
   };
   for (std::size_t r = 0; r < t.size(); ++r) {
     const std::int64_t tr = row_trial(t, has_trial, r);
     const std::int64_t id = t.integer(r, "sample", -kMaxField, kMaxField);
     const std::int64_t start = t.integer(r, "start", -kMaxField, kMaxField),
                        end = t.integer(r, "end", -kMaxField, kMaxField);
-    if (!open || id != sample || tr != trial) {
-      if (open) {
+    if (starts.empty() || id != sample || tr != trial) {
+      if (!starts.empty()) {
         close(r - 1);
         if (tr == trial && id < sample)
           throw InputError(fmt::format(
@@ -132,32 +70,21 @@ std::vector<VerifySample> samples_from_blocks(const CsvTable& t, std::int64_t n)
               "increasing order",
               CsvTable::line_of(r), id, sample));
       }
-      open = true;
       trial = tr;
       sample = id;
-      expect_start = 0;
-      blocks = 0;
-      cur = VerifySample{};
-      cur.trial = tr;
+      starts = {0};
     }
-    if (start != expect_start)
+    if (start != starts.back())
       throw InputError(
           fmt::format("row {}: sample {} block [{}, {}) should start at {} (blocks must be sorted, "
                       "contiguous and non-overlapping)",
-                      CsvTable::line_of(r), id, start, end, expect_start));
+                      CsvTable::line_of(r), id, start, end, starts.back()));
     if (end <= start || end > n)
       throw InputError(fmt::format("row {}: sample {} block [{}, {}) is empty or ends past n = {}",
                                    CsvTable::line_of(r), id, start, end, n));
-    cur.b_max = std::max(cur.b_max, end - start);
-    if (++blocks == 1) first_length = end;
-    last_start = start;
-    for (int a = 0; a < 3; ++a) {
-      if (anchors[a] < start || anchors[a] >= end) continue;
-      cur.runs[a] = a == 2 ? anchors[a] - start + 1 : end - anchors[a];
-    }
-    expect_start = end;
+    starts.push_back(end);
   }
-  if (open) close(t.size() - 1);
+  if (!starts.empty()) close(t.size() - 1);
   return interleave_trials(std::move(out));
 }
 
@@ -179,205 +106,10 @@ std::vector<VerifySample> samples_from_hashes(const CsvTable& t, std::int64_t n)
     if (!std::isfinite(shift))
       throw InputError(fmt::format("row {}: shift must be finite, got '{}'", CsvTable::line_of(r),
                                    printable(t.text(r, "shift"))));
-    const PositionalHash h{pitch, shift};
-    VerifySample s;
-    s.trial = trial;
-    s.pitch_lo = s.pitch_hi = pitch;
-    for (int a = 0; a < 3; ++a) s.runs[a] = cobin_run(h, all_cobin_regions()[a], n);
-    // The partition depends on the shift modulo the pitch only; the O(1)
-    // largest-block scan wants it in [0, pitch].
-    double folded = std::fmod(shift, pitch);
-    if (folded < 0) folded += pitch;
-    s.b_max =
-        n <= (std::int64_t{1} << 50) ? largest_block_size({pitch, folded}, n) : largest_block(h, n);
-    out.push_back(s);
+    out.push_back(sample_of_hash({pitch, shift}, n, trial));
   }
   return interleave_trials(std::move(out));
 }
-
-namespace {
-
-// Cut points c sigma of the pitch law test, dense in the tail.
-constexpr double kPitchCuts[] = {0.25, 0.5, 1, 2, 3, 4, 6, 8, 10, 12, 14, 16};
-constexpr double kPitchCap = 10;  // the stated defect: pitches redrawn above 10 sigma
-constexpr std::size_t kNumPitchCuts = std::size(kPitchCuts);
-
-CheckOutcome law_outcome(const std::vector<VerifySample>& samples, const VerifyOptions& o,
-                         double level) {
-  const BlockSizeLaw law(o.n, o.sigma, 1);
-  const std::int64_t count = static_cast<std::int64_t>(samples.size());
-  const std::string name = fmt::format("law[n={},sigma={},s=1]", o.n, format_value(o.sigma));
-  if (count < kMinLawSamples)
-    return {name, Verdict::kNotApplicable, fmt::format("{} samples < {}", count, kMinLawSamples)};
-  if (!law_applies(o.n, o.sigma, 1, count))
-    return {name, Verdict::kNotApplicable,
-            fmt::format("n too small for the law F(b): samples x E[pitch]/(2n) = {:.3g} > 0.5",
-                        static_cast<double>(count) * law_deviation_rate(o.n, o.sigma, 1))};
-  std::vector<std::int64_t> b_max;
-  double total = 0;
-  for (const auto& s : samples) {
-    b_max.push_back(s.b_max);
-    total += static_cast<double>(s.b_max);
-  }
-  const BlockSizeFit fit = block_size_fit(b_max, law);
-  if (fit.cdf_cuts < 1)
-    return {name, Verdict::kNotApplicable, "a single cell of expected count >= 5"};
-  return {name, fit.cdf_p_value >= level ? Verdict::kPass : Verdict::kFail,
-          fmt::format("{} samples: largest block of each vs its exact law F(b), empirical CDF at "
-                      "{} cut points, exact binomial tails (Bonferroni over the cuts): p = {:.3g} "
-                      "(worst at b = {}); needs >= {:.2g}; chi2 = {:.2f} (reported, not tested); "
-                      "mean {:.3f} vs law {:.3f}",
-                      count, fit.cdf_cuts, fit.cdf_p_value, fit.worst_cut, level,
-                      fit.test.statistic, total / static_cast<double>(count), mean(law))};
-}
-
-// The fewest samples at which pitches capped at kPitchCap sigma (none above
-// it) fail the pitch law test at `level`: 2 (1 - P(delta > cap))^H cuts <= level.
-std::int64_t samples_to_catch_capped_pitch(double level) {
-  const double above = tail(PitchLaw(1.0), kPitchCap);
-  return static_cast<std::int64_t>(
-      std::ceil(std::log(level / (2.0 * kNumPitchCuts)) / std::log1p(-above)));
-}
-
-// Two-sided exact binomial p when only bounds on the count are known: between
-// `fewest` and `most` of `total` at or below a point of null probability
-// `below` (`above` = 1 - below). Each one-sided tail is taken at the bound
-// that makes it largest, so it is at least the true count's: a conservative
-// exact test (docs/MATH.md §9). Equal bounds give binomial_two_sided_p.
-double censored_cdf_point_p(std::int64_t fewest, std::int64_t most, std::int64_t total,
-                            double below, double above) {
-  if (below > 0.5) return censored_cdf_point_p(total - most, total - fewest, total, above, below);
-  const boost::math::binomial_distribution<double> law(static_cast<double>(total), below);
-  const double lower = boost::math::cdf(law, static_cast<double>(most));
-  const double upper =
-      fewest == 0 ? 1.0
-                  : boost::math::cdf(boost::math::complement(law, static_cast<double>(fewest - 1)));
-  return std::min(1.0, 2 * std::min(lower, upper));
-}
-
-// Where the pitches come from: hashes give them, blocks bound them.
-std::string pitch_source(const std::vector<VerifySample>& samples) {
-  if (samples.front().pitch_lo == samples.front().pitch_hi) return "pitches";
-  std::vector<double> widths;
-  for (const auto& s : samples)
-    if (std::isfinite(s.pitch_hi)) widths.push_back(s.pitch_hi - s.pitch_lo);
-  std::nth_element(widths.begin(), widths.begin() + widths.size() / 2, widths.end());
-  return fmt::format(
-      "pitches bounded by their blocks ({} with interior blocks, median width {:.3g})",
-      widths.size(), widths[widths.size() / 2]);
-}
-
-CheckOutcome pitch_law_outcome(const std::vector<VerifySample>& samples, const VerifyOptions& o,
-                               double level) {
-  const std::string name = fmt::format("pitch-law[sigma={}]", format_value(o.sigma));
-  if (std::none_of(samples.begin(), samples.end(),
-                   [](const VerifySample& s) { return std::isfinite(s.pitch_hi); }))
-    return {name, Verdict::kNotApplicable,
-            "no sample bounds its pitch from above (no interior block: n is too small for sigma)"};
-  const PitchLaw law(o.sigma);
-  const auto total = static_cast<std::int64_t>(samples.size());
-  double smallest = 2, worst_cut = 0, worst_observed = 0;
-  for (const double c : kPitchCuts) {
-    const double cut = c * o.sigma;
-    std::int64_t surely = 0, possibly = 0;  // at most cut
-    for (const auto& s : samples) surely += s.pitch_hi <= cut, possibly += s.pitch_lo <= cut;
-    const double p = censored_cdf_point_p(surely, possibly, total, cdf(law, cut), tail(law, cut));
-    if (p < smallest)
-      smallest = p, worst_cut = c,
-      worst_observed = static_cast<double>(total - possibly) / static_cast<double>(total);
-  }
-  const double p_value = std::min(1.0, smallest * static_cast<double>(kNumPitchCuts));
-  return {name, p_value >= level ? Verdict::kPass : Verdict::kFail,
-          fmt::format("{} {} vs Gamma(2, sigma): empirical CDF at {} cut points c sigma, "
-                      "c = 0.25..16, exact binomial tails (Bonferroni over the cuts): p = {:.3g} "
-                      "(worst at {} sigma: fraction above {:.4g} vs law {:.4g}); needs >= {:.2g}; "
-                      "pitches capped at {} sigma fail from {} samples",
-                      total, pitch_source(samples), kNumPitchCuts, p_value,
-                      format_value(worst_cut), worst_observed, tail(law, worst_cut * o.sigma),
-                      level, format_value(kPitchCap), samples_to_catch_capped_pitch(level))};
-}
-
-// The offset whose co-binning probability is nearest 1/2 (largest variance).
-std::int64_t half_offset(const std::vector<std::int64_t>& offsets, double sigma) {
-  std::int64_t best = offsets.front();
-  for (const auto t : offsets)
-    if (std::abs(cobin_probability(sigma, t) - 0.5) <
-        std::abs(cobin_probability(sigma, best) - 0.5))
-      best = t;
-  return best;
-}
-
-// Batch sizes 2, 4, ... with at least 4 whole batches of the samples.
-std::vector<std::int64_t> lag_batches(std::int64_t samples) {
-  std::vector<std::int64_t> m;
-  for (std::int64_t b = 2; samples / b >= 4; b *= 2) m.push_back(b);
-  return m;
-}
-
-}  // namespace
-
-std::int64_t lag_test_offset(std::int64_t n, double sigma, int points) {
-  return half_offset(cobin_offsets(n, sigma, points), sigma);
-}
-
-std::vector<CheckOutcome> lag_dispersion_outcomes(const std::vector<std::vector<bool>>& cobinned,
-                                                  const std::vector<std::string>& anchors,
-                                                  std::int64_t n, double sigma, std::int64_t t,
-                                                  double alpha) {
-  const std::int64_t samples = cobinned.empty() ? 0 : static_cast<std::int64_t>(cobinned[0].size());
-  const auto batches = lag_batches(samples);
-  const double p = cobin_probability(sigma, t);
-  const double level =
-      alpha / static_cast<double>(anchors.size() * std::max<std::size_t>(1, batches.size()));
-  std::vector<CheckOutcome> out;
-  for (std::size_t a = 0; a < anchors.size(); ++a) {
-    const std::string name =
-        fmt::format("dispersion-lags[n={},sigma={},{}]", n, format_value(sigma), anchors[a]);
-    if (batches.empty()) {
-      out.push_back({name, Verdict::kNotApplicable, "fewer than 8 samples"});
-      continue;
-    }
-    double worst_p = 2, worst_ratio = 1;
-    std::int64_t worst_m = 0;
-    for (const std::int64_t m : batches) {
-      const std::int64_t used = samples / m * m;
-      std::int64_t total = 0, sumsq = 0, current = 0;
-      for (std::int64_t i = 0; i < used; ++i) {
-        current += cobinned[a][static_cast<std::size_t>(i)];
-        if ((i + 1) % m != 0) continue;
-        total += current;
-        sumsq += current * current;
-        current = 0;
-      }
-      const DispersionTest d = dispersion_statistic(total, sumsq, used, m, p);
-      if (d.p_value < worst_p) worst_p = d.p_value, worst_ratio = d.ratio, worst_m = m;
-    }
-    out.push_back({name, worst_p >= level ? Verdict::kPass : Verdict::kFail,
-                   fmt::format("{} samples, offset t = {} (p = {:.3f}) over batches of 2..{} "
-                               "consecutive samples ({} sizes, >= 4 batches each): most extreme at "
-                               "batch {}: batch variance / binomial = {:.4f}, Chernoff p = {:.3g}; "
-                               "needs >= {:.2g} (family-wise {:.2g} over {} tests)",
-                               samples, t, p, batches.back(), batches.size(), worst_m, worst_ratio,
-                               worst_p, level, alpha, batches.size() * anchors.size())});
-  }
-  return out;
-}
-
-namespace {
-
-std::vector<CheckOutcome> sample_lag_outcomes(const std::vector<VerifySample>& samples,
-                                              const VerifyOptions& o, double alpha) {
-  const std::int64_t t = lag_test_offset(o.n, o.sigma, o.points);
-  std::vector<std::vector<bool>> cobinned(all_cobin_regions().size());
-  std::vector<std::string> names;
-  for (std::size_t a = 0; a < all_cobin_regions().size(); ++a) {
-    names.push_back(cobin_region_name(all_cobin_regions()[a]));
-    for (const auto& s : samples) cobinned[a].push_back(t < s.runs[a]);
-  }
-  return lag_dispersion_outcomes(cobinned, names, o.n, o.sigma, t, alpha);
-}
-
-}  // namespace
 
 namespace sparse_verify {
 
@@ -447,71 +179,6 @@ SparseSamples samples_from_sparse(const CsvTable& t, std::int64_t n) {
     out.trials.push_back(s.trial);
   }
   return out;
-}
-
-VerifyReport verify_sparse(const SparseSamples& samples, const VerifyOptions& o) {
-  if (static_cast<std::int64_t>(samples.runs.size()) < o.batch)
-    throw InputError(fmt::format("{} samples: the checks need at least one batch of {}",
-                                 samples.runs.size(), o.batch));
-  VerifyReport report;
-  report.trials = static_cast<std::int64_t>(
-      std::set<std::int64_t>(samples.trials.begin(), samples.trials.end()).size());
-  const auto offsets = cobin_offsets(o.n, o.sigma, o.points);
-  const std::int64_t lag_t = lag_test_offset(o.n, o.sigma, o.points);
-  std::string rows = csv_line(unbiasedness_columns());
-  std::vector<std::vector<bool>> lag_bits(samples.anchors.size());
-  std::vector<std::string> names;
-  // Offsets are at most n / 2 - 1, and anchors above n / 2 are read backward:
-  // every offset stays in [0, n) from every anchor.
-  for (std::size_t j = 0; j < samples.anchors.size(); ++j) {
-    const CobinAnchor anchor = parse_cobin_anchor("at-" + std::to_string(samples.anchors[j]), o.n);
-    CobinCounts counts(offsets, o.batch);
-    for (const auto& s : samples.runs) {
-      counts.add_run(s[j]);
-      lag_bits[j].push_back(lag_t < s[j]);
-    }
-    for (const auto& row : unbiasedness_rows(o.n, o.sigma, anchor, counts)) rows += csv_line(row);
-    names.push_back(anchor.label);
-    report.samples = counts.hashes();
-  }
-  report.outcomes = check_unbiasedness_table(CsvTable::parse(rows, "verify"), 0.9 * o.alpha);
-  report.detectable_scale = detectable_scale_error(
-      offsets, report.samples, o.sigma, cobin_scale_level(0.9 * o.alpha, names.size()), 0.99);
-  for (auto& line : lag_dispersion_outcomes(lag_bits, names, o.n, o.sigma, lag_t, 0.1 * o.alpha))
-    report.outcomes.push_back(std::move(line));
-  return report;
-}
-
-VerifyReport verify_samples(const std::vector<VerifySample>& samples, const VerifyOptions& o) {
-  if (static_cast<std::int64_t>(samples.size()) < o.batch)
-    throw InputError(fmt::format("{} samples: the checks need at least one batch of {}",
-                                 samples.size(), o.batch));
-  VerifyReport report;
-  std::set<std::int64_t> trials;
-  for (const auto& s : samples) trials.insert(s.trial);
-  report.trials = static_cast<std::int64_t>(trials.size());
-  // Alpha (Bonferroni): three quarters to the co-binning families, the rest to
-  // the block-size law, the pitch law and dependence across scales.
-  const double cobin_alpha = 0.75 * o.alpha, law_alpha = 0.1 * o.alpha,
-               pitch_alpha = 0.075 * o.alpha, lags_alpha = 0.075 * o.alpha;
-  const auto offsets = cobin_offsets(o.n, o.sigma, o.points);
-  std::string rows = csv_line(unbiasedness_columns());
-  for (int a = 0; a < 3; ++a) {
-    CobinCounts counts(offsets, o.batch);
-    for (const auto& s : samples) counts.add_run(s.runs[a]);
-    for (const auto& row : unbiasedness_rows(o.n, o.sigma, all_cobin_regions()[a], counts))
-      rows += csv_line(row);
-    report.samples = counts.hashes();
-  }
-  report.outcomes = check_unbiasedness_table(CsvTable::parse(rows, "verify"), cobin_alpha);
-  report.detectable_scale =
-      detectable_scale_error(offsets, report.samples, o.sigma,
-                             cobin_scale_level(cobin_alpha, all_cobin_regions().size()), 0.99);
-  for (auto& line : sample_lag_outcomes(samples, o, lags_alpha))
-    report.outcomes.push_back(std::move(line));
-  report.outcomes.push_back(law_outcome(samples, o, law_alpha));
-  report.outcomes.push_back(pitch_law_outcome(samples, o, pitch_alpha));
-  return report;
 }
 
 }  // namespace poslsh

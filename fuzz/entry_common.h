@@ -24,12 +24,12 @@
 namespace poslsh_fuzz {
 
 // The exception types that mean "the input is unusable" (exit 2): InputError
-// and every std::invalid_argument (check_file turns a checker's
-// std::invalid_argument into an InputError), and UsageError.
+// (ArgumentError included) and UsageError. A std::logic_error, a plain
+// std::invalid_argument among them, is a broken invariant (exit 3): a finding.
 inline bool expected_rejection(const std::exception_ptr& e) {
   try {
     std::rethrow_exception(e);
-  } catch (const std::invalid_argument&) {
+  } catch (const poslsh::InputError&) {
     return true;
   } catch (const poslsh::UsageError&) {
     return true;

@@ -7,14 +7,16 @@ trained at s hashes, evaluated with fresh hashes (circles) and with exact
 ALiBi swapped in (squares); the exact-ALiBi model with positional LSH swapped
 in at inference only (the paper's pretrained-model experiment, triangles);
 the fixed grids and the window of positional LSH's cost at each s (equal cost,
-diamonds and crosses); the no-bias model as a level. Bars and
+diamonds and crosses); the no-bias model and the paper's fixed blocks (one
+grid of width 2 sigma, no s) as levels. Bars and
 bands: 95% Student-t intervals of the paired differences over the seeds
 (lm.summary.csv, written beside the table by `poslsh lm`)."""
 import numpy as np
 
 import plotlib as pl
 
-LEVELS = [("nobias", "no positional bias", pl.QUALITATIVE[1])]
+LEVELS = [("nobias", "no positional bias", pl.QUALITATIVE[1]),
+          ("fixed-block", "fixed blocks (one grid, width 2σ)", pl.QUALITATIVE[6])]
 CURVES = [("lsh", "self", "train_s", "o-", pl.QUALITATIVE[0], "LSH-trained, fresh hashes"),
           ("lsh", "exact", "train_s", "s--", pl.QUALITATIVE[5], "LSH-trained, exact ALiBi swapped in"),
           ("exact", "lsh", "eval_s", "^-", pl.QUALITATIVE[2], "exact-trained, LSH swapped in"),
@@ -59,7 +61,8 @@ def main(argv=None):
             f"Validation loss at the training context n = {n:g} minus exact ALiBi's (same seed), against "
             "the number of hashes s: models trained with positional LSH (fresh hashes; and with exact "
             "ALiBi swapped in), the exact-ALiBi model with positional LSH swapped in at inference, the "
-            "fixed grids and windows of positional LSH's cost at each s, and the no-bias model as a level; bars and bands are 95% "
+            "fixed grids and windows of positional LSH's cost at each s, and the no-bias model and the paper's fixed "
+            "blocks (one grid of width 2 sigma) as levels; bars and bands are 95% "
             "intervals over seeds of the paired differences; theory: the LSH bias is unbiased for ALiBi's "
             "(E[M~] = L*), its error shrinking like 1/sqrt(s), so the swap-in and LSH-trained losses "
             "should approach exact ALiBi as s grows; the paper reports positional LSH near exact ALiBi "

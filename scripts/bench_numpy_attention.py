@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Dense exact ALiBi attention in numpy (float32) beside `poslsh bench
 attention`'s exact kernel, same shapes, side by side in one run: the honest
-baseline for poslsh's dense exact timings (README, Benchmarks).
+baseline for poslsh's dense exact timings (docs/benchmarks.md).
 
 numpy's speed is its BLAS's: Debian's numpy links the reference BLAS unless
 an optimised one is installed (`apt-get install libopenblas0-pthread`); the

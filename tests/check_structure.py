@@ -39,7 +39,8 @@ MAY_INCLUDE = {
     "experiments": {"runner", "experiments"},
     "apps": {"runner", "experiments", "apps"},
     # The module is on top of the core and, of the experiments, links only
-    # the measurement of a convergence row (experiments/convergence_errors.h).
+    # the measurement of a convergence row (experiments/convergence_errors.h)
+    # and verify's checks on samples in memory (experiments/verification.h).
     "python": {"experiments"},
     "fuzz": {"runner", "experiments", "apps"},
     "examples": set(),

@@ -1,7 +1,7 @@
 // Hostile input to every reader, through the real CLI: each case must give
 // exit code 2, exactly one line on stderr that names the file (or option) and
-// what is wrong, and no output file. The README's table of bad inputs lists
-// these cases; a case added there belongs here.
+// what is wrong, and no output file. The table of bad inputs in docs/cli.md
+// lists these cases; a case added there belongs here.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poslsh/npy.h>

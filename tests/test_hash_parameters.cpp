@@ -20,6 +20,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "error_kinds.h"
+
 namespace poslsh {
 namespace {
 
@@ -128,7 +130,7 @@ TEST(HashParameters, TypedEntriesCheckOnlyTheirOwnArguments) {
   EXPECT_EQ(argument_refusal([&] { law_applies(h, 0); }, "trials"),
             "trials must be an integer >= 1 (got 0)");
   const auto three = draw_hashes(1, 0, 3, 2.0);
-  EXPECT_THROW(ErrorOperator(h, three), std::invalid_argument);
+  testing::expect_broken_invariant([&] { ErrorOperator(h, three); });
   // The mask's own limit is the mask's to check, not the parameters'.
   const HashParameters too_long(std::int64_t{1} << 32, 2.0, 4);
   const auto four = draw_hashes(1, 0, 4, 2.0);

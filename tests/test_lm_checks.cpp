@@ -177,6 +177,8 @@ TEST_F(LmCli, BadOptionsAreOneLineErrorsAndWriteNothing) {
   expect_usage_error("lm --finetune-steps -1" + out, "--finetune-steps");
   expect_usage_error("bench lm --sigmas 1,2 --out " + path("b.csv"), "--sigmas");
   expect_usage_error("bench lm --n 100 --out " + path("b.csv"), "--tokens");
+  expect_usage_error("bench lm --variant exact,fixed-blocks --out " + path("b.csv"), "--variant");
+  expect_usage_error("bench lm --batch -1 --out " + path("b.csv"), "--batch");
   EXPECT_FALSE(std::filesystem::exists(path("b.csv")));
   EXPECT_FALSE(std::filesystem::exists(path("lm.csv")));
   EXPECT_FALSE(std::filesystem::exists(path("lm.checkpoints")));

@@ -151,7 +151,7 @@ TEST_F(Report, ChromiumProbeCatchesABrokenImage) {
 }
 
 TEST_F(Report, AttentionFiguresIncludingLengthExtrapolationAreEmbedded) {
-  // The README's figure table lists 4 (error vs s) and 4b (error vs n) for
+  // docs/cli.md's figure table lists 4 (error vs s) and 4b (error vs n) for
   // attention tables: both must be drawn and embedded, and the length check
   // must reach checks.csv.
   const auto r = reproduce("a",

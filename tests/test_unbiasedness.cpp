@@ -272,7 +272,7 @@ TEST(Unbiasedness, EditedOrBrokenTablesAreUnusable) {
   EXPECT_THROW(check_unbiasedness_table(CsvTable::parse(text)), std::invalid_argument);
 }
 
-// The README's resolution: `poslsh check` on the default [unbiasedness] table
+// The resolution docs/experiments.md states: `poslsh check` on the default [unbiasedness] table
 // (n = 65536, four sigma, three anchors: 12 groups at alpha 1e-3) finds a 1.0%
 // kernel-scale error with power 0.99 (0.9% with the normal tail it used before
 // the Chernoff bound; the proven tail costs a tenth of the resolution).

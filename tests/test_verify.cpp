@@ -2,6 +2,7 @@
 // defects, and on malformed files.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <poslsh/argument_error.h>
 
 #include <algorithm>
 #include <cmath>
@@ -224,7 +225,7 @@ TEST_F(VerifyCli, BlocksOfAMaskBuiltOnePositionLateFail) {
   }
 }
 
-// The README's sample count: 2^17 hashes detect a 2% scale error at sigma = 16
+// The sample count of docs/checks.md: 2^17 hashes detect a 2% scale error at sigma = 16
 // with power >= 0.99 per anchor (a miss at this fixed seed has probability
 // < 1e-2 even for one anchor), and the line says so.
 TEST_F(VerifyCli, TwoPercentScaleErrorIsFoundWithTheStatedSampleCount) {
@@ -356,6 +357,56 @@ TEST_F(VerifyCli, SparseInputAtTwoToThe32PassesAndFloat32RoundingFails) {
   expect_file_refused("--sparse", 100, "trial,sample,anchor,start,end\n0,0,3,0,x\n",
                       "not a number");
   expect_usage_error("verify --sparse " + path("m.csv") + " --n 9007199254740993 --sigma 2", "--n");
+}
+
+// --sparse takes n up to 2^53; its co-binning lines were once read back from
+// an internal table that refused n above 2^50 (exit 2 naming a column the
+// user never wrote). The checks now take the counts in memory.
+TEST_F(VerifyCli, SparseInputBeyondTwoToThe50IsChecked) {
+  write_sparse(path("s.csv"), std::int64_t{1} << 52, 4, 8192, false);
+  const auto r = cli("verify --sparse " + path("s.csv") + " --n 4503599627370496 --sigma 4");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("PASS  cobin-mean[n=4503599627370496,sigma=4,at-4503599627370495]"),
+            std::string::npos)
+      << r.out;
+}
+
+// The samples the CLI reads from a table and the ones the Python module makes
+// from arrays (verification.h) are the same, field for field.
+TEST(Verify, SamplesFromArraysEqualSamplesFromTables) {
+  const std::int64_t n = 300;
+  std::string hashes = "trial,sample,pitch,shift\n", blocks = "trial,sample,start,end\n";
+  std::vector<double> pitch, shift;
+  std::vector<std::vector<std::int64_t>> starts;
+  std::vector<std::int64_t> trial;
+  for (std::int64_t k = 0; k < 64; ++k) {
+    PositionalHash h = draw_hash(2, 0, static_cast<std::uint64_t>(k), k < 32 ? 6.0 : 400.0);
+    starts.push_back(block_starts(h, n));
+    h.shift += static_cast<double>(k % 5 - 2) * h.pitch;  // any shift: only shift mod pitch counts
+    pitch.push_back(h.pitch);
+    shift.push_back(h.shift);
+    trial.push_back(k / 16);
+    hashes += fmt::format("{},{},{},{}\n", k / 16, k, format_value(h.pitch), format_value(h.shift));
+    for (std::size_t b = 0; b + 1 < starts.back().size(); ++b)
+      blocks += fmt::format("{},{},{},{}\n", k / 16, k, starts.back()[b], starts.back()[b + 1]);
+  }
+  const auto same = [](const std::vector<VerifySample>& a, const std::vector<VerifySample>& b) {
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].b_max, b[i].b_max) << i;
+      EXPECT_EQ(a[i].runs, b[i].runs) << i;
+      EXPECT_EQ(a[i].pitch_lo, b[i].pitch_lo) << i;
+      EXPECT_EQ(a[i].pitch_hi, b[i].pitch_hi) << i;
+      EXPECT_EQ(a[i].trial, b[i].trial) << i;
+    }
+  };
+  same(samples_of_hashes(pitch, shift, trial, n),
+       samples_from_hashes(CsvTable::parse(hashes, "h"), n));
+  same(samples_of_partitions(starts, trial, n),
+       samples_from_blocks(CsvTable::parse(blocks, "b"), n));
+  EXPECT_EQ(samples_of_hashes(pitch, shift, trial, n)[1].trial, 1);  // interleaved by trial
+  trial[20] = 0;
+  EXPECT_THROW(samples_of_hashes(pitch, shift, trial, n), ArgumentError);
 }
 
 TEST(Verify, TooFewSamplesForOneBatchIsUnusable) {

@@ -56,7 +56,7 @@ struct BandAttentionResult {
 // adds the keys on either side of the first pass's (no key is computed
 // twice), and r_i is evaluated on the final kept mass. Large logits (large
 // |q| |k|) widen the band; nothing is assumed about Q, K, V. Results are
-// bit-identical for any thread count. Throws std::invalid_argument on bad
+// bit-identical for any thread count. Throws InputError on bad
 // shapes, ArgumentError on a bad sigma or tol not in [0, 1) (band_tol).
 // The options band_exact_attention accepts: ArgumentError (band_tol) unless
 // tol is in [0, 1). Callers that collect options up front check them here.

@@ -87,7 +87,7 @@ struct ChiSquareResult {
   double p_value = 1;
   bool testable = false;  // false when fewer than two cells
 };
-// Throws std::invalid_argument when the sizes differ or an expected count is <= 0.
+// Throws std::logic_error when the sizes differ or an expected count is <= 0.
 ChiSquareResult chi_square_test(std::span<const double> observed, std::span<const double> expected);
 
 // Cells of consecutive b values [lo, hi] whose expected count under the law for
@@ -101,7 +101,7 @@ std::vector<LawCell> merged_cells(const BlockSizeLaw& law, std::int64_t trials,
                                   double min_expected = 5.0);
 
 // Goodness of fit of a b_max sample to the law, cells merged to expected
-// count >= 5. Throws std::invalid_argument on a value outside [1, n] or an
+// count >= 5. Throws std::logic_error on a value outside [1, n] or an
 // empty sample.
 //
 // The verdict rests on exact tails, not on the chi-square: at every cut point

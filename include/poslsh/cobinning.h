@@ -41,7 +41,7 @@ enum class CobinRegion { kStart, kMiddle, kEnd };
 
 const std::vector<CobinRegion>& all_cobin_regions();
 std::string cobin_region_name(CobinRegion region);  // "start", "middle", "end"
-// Throws std::invalid_argument for any other name.
+// Throws InputError for any other name.
 CobinRegion parse_cobin_region(const std::string& name);
 // The anchor position of a region in [0, n).
 std::int64_t cobin_anchor(CobinRegion region, std::int64_t n);
@@ -51,7 +51,7 @@ std::int64_t cobin_anchor(CobinRegion region, std::int64_t n);
 // fewer), each at most the room the anchors leave, floor(n / 2) - 1. (t = 1
 // because an evenly spread grid can be all even, blind to positions rounded
 // to a grid of 2, as float32 rounds them past 2^24.) Throws
-// std::invalid_argument unless n >= 4, sigma > 0 finite, points >= 1.
+// ArgumentError unless n >= 4, sigma > 0 finite, points >= 1.
 std::vector<std::int64_t> cobin_offsets(std::int64_t n, double sigma, int points);
 
 // exp(-t / sigma): the probability that two positions t apart share a block.
@@ -76,7 +76,7 @@ class CobinCounts {
   void add_run(std::int64_t run);
   // One hash given as its co-binning indicator at each offset (in offsets()
   // order), for callers that read co-binning from somewhere other than a run.
-  // Throws std::invalid_argument on a size mismatch.
+  // Throws std::logic_error on a size mismatch.
   void add_cobinned(const std::vector<bool>& cobinned);
 
   const std::vector<std::int64_t>& offsets() const { return offsets_; }

@@ -35,7 +35,7 @@ class ErrorOperator {
   using Scalar = double;
 
   // The error of the mean of `hashes`, drawn with `hash` (s = hashes.size(),
-  // else std::invalid_argument). Trusts `hash`; checks what the mask itself
+  // else std::logic_error). Trusts `hash`; checks what the mask itself
   // needs: n < 2^32 (check_mask_length) and each hash (validate_hash).
   ErrorOperator(const HashParameters& hash, std::span<const PositionalHash> hashes,
                 Form form = Form::kSymmetric);

@@ -35,7 +35,7 @@ struct SoftmaxRowStats {
 };
 
 // Exact ALiBi attention of one head. q, k: n × d; v: n × dv. Throws
-// std::invalid_argument on mismatched shapes, n < 1 or a bad sigma. `stats`,
+// InputError on mismatched shapes or n < 1, ArgumentError on a bad sigma. `stats`,
 // if given, receives the row statistics (converted to double).
 template <typename Scalar>
 RowMatrix<Scalar> exact_alibi_attention(const ConstRowMatrixRef<Scalar>& q,
@@ -52,7 +52,7 @@ HeadStack<Scalar> exact_alibi_attention(const HeadStack<Scalar>& q, const HeadSt
                                         const HeadStack<Scalar>& v, std::span<const double> sigmas,
                                         Form form, const AttentionOptions& options = {});
 
-// Throws std::invalid_argument unless q, k, v describe one attention problem:
+// Throws InputError unless q, k, v describe one attention problem:
 // n >= 1 rows each, q and k with equal d >= 1, v with dv >= 1.
 void validate_attention_shapes(Eigen::Index q_rows, Eigen::Index q_cols, Eigen::Index k_rows,
                                Eigen::Index k_cols, Eigen::Index v_rows, Eigen::Index v_cols);

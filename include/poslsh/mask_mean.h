@@ -38,13 +38,14 @@ class MaskMean {
   using Scalar = double;
 
   // Throws ArgumentError unless 1 <= n < 2^32 and each hash is usable
-  // (validate_hash), std::invalid_argument when hashes is empty.
+  // (validate_hash), std::logic_error when hashes is empty.
   MaskMean(std::int64_t n, std::span<const PositionalHash> hashes, Form form = Form::kSymmetric);
   // The mean of s given partitions of [0, n) into contiguous blocks, each as
   // its block starts followed by n (0 = p[0] < p[1] < ... < p.back() = n):
   // masks from another implementation's hashes, or a deliberately wrong one
-  // (tests). Throws std::invalid_argument naming the partition that is not
-  // such a list, and unless 1 <= n < 2^32 and partitions is non-empty.
+  // (tests). Throws InputError naming the partition that is not such a
+  // list, ArgumentError unless 1 <= n < 2^32, std::logic_error when
+  // partitions is empty.
   MaskMean(std::int64_t n, std::span<const std::vector<std::int64_t>> partitions,
            Form form = Form::kSymmetric);
 

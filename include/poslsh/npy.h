@@ -9,7 +9,7 @@
 //
 // Anything else — bad magic, an unsupported dtype or byte order, Fortran
 // order, a malformed header, a shape of the wrong rank, truncated or trailing
-// data — throws std::invalid_argument with a one-line message naming the file.
+// data — throws InputError with a one-line message naming the file.
 #pragma once
 
 #include <poslsh/exact_attention.h>
@@ -46,12 +46,12 @@ HeadStack<double> read_head_stack_npy(const std::string& path);
 HeadStack<double> parse_head_stack_npy(std::string_view bytes, const std::string& name);
 
 // Writes data (C order, product of shape entries) as dtype: kFloat32 or
-// kFloat64 (std::invalid_argument otherwise).
+// kFloat64 (std::logic_error otherwise).
 void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, const double* data,
                NpyDtype dtype);
 
 // Parses the header dictionary, e.g. "{'descr': '<f8', 'fortran_order': False,
-// 'shape': (3, 4), }". Exposed for tests; throws std::invalid_argument.
+// 'shape': (3, 4), }". Exposed for tests; throws InputError.
 struct NpyHeader {
   std::string descr;
   bool fortran_order = false;

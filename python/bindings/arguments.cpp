@@ -23,7 +23,7 @@ void register_error_translation() {
       if (p) std::rethrow_exception(p);
     } catch (const ArgumentError& e) {
       PyErr_SetString(PyExc_ValueError, e.message_for(python_name(e.argument())).c_str());
-    } catch (const std::invalid_argument& e) {
+    } catch (const InputError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     }
   });
@@ -50,6 +50,28 @@ std::vector<PositionalHash> hashes_arg(const py::handle& pitch_obj, const py::ha
   hashes.reserve(static_cast<std::size_t>(pitch.size()));
   for (py::ssize_t k = 0; k < pitch.size(); ++k) hashes.push_back({pitch.at(k), shift.at(k)});
   return hashes;
+}
+
+std::vector<std::vector<PositionalHash>> hash_rows_arg(const py::handle& pitch_obj,
+                                                       const py::handle& shift_obj) {
+  const auto pitch = CArray<double>::ensure(pitch_obj);
+  const auto shift = CArray<double>::ensure(shift_obj);
+  if (!pitch) throw py::type_error("pitch must be an array of numbers");
+  if (!shift) throw py::type_error("shift must be an array of numbers");
+  if (pitch.ndim() == 1) return {hashes_arg(pitch, shift)};
+  if (pitch.ndim() != 2)
+    value_error(fmt::format("pitch: expected shape (s,) or (H, s), got rank {}", pitch.ndim()));
+  if (shift.ndim() != 2 || shift.shape(0) != pitch.shape(0) || shift.shape(1) != pitch.shape(1))
+    value_error(
+        fmt::format("shift must have the shape of pitch ({}, {})", pitch.shape(0), pitch.shape(1)));
+  if (pitch.shape(0) < 1 || pitch.shape(1) < 1)
+    value_error(fmt::format("pitch and shift must hold H >= 1 rows of s >= 1 hashes (got ({}, {}))",
+                            pitch.shape(0), pitch.shape(1)));
+  std::vector<std::vector<PositionalHash>> rows(static_cast<std::size_t>(pitch.shape(0)));
+  for (py::ssize_t h = 0; h < pitch.shape(0); ++h)
+    for (py::ssize_t k = 0; k < pitch.shape(1); ++k)
+      rows[static_cast<std::size_t>(h)].push_back({pitch.at(h, k), shift.at(h, k)});
+  return rows;
 }
 
 // ---- attention operands --------------------------------------------------------

@@ -6,7 +6,9 @@
 //
 // The core checks its own arguments: its poslsh::ArgumentError becomes a
 // ValueError naming the Python argument (python_name), any other
-// std::invalid_argument (poslsh::InputError included) a ValueError as it is.
+// poslsh::InputError a ValueError as it is. A broken invariant (a
+// std::logic_error from the core: a bug, not the caller's mistake) is left to
+// pybind11, which raises it as RuntimeError.
 // The messages here are the CLI's for the same mistake where the CLI has one,
 // naming the Python argument instead of the flag ("sigma must be ...", not
 // "--sigma must be ..."; tests/python/test_poslsh.py compares them).
@@ -34,7 +36,7 @@ namespace py = pybind11;
 std::string python_name(const std::string& argument);
 
 // poslsh::ArgumentError: ValueError naming the Python argument; any other
-// std::invalid_argument (poslsh::InputError included): ValueError as it is.
+// poslsh::InputError: ValueError as it is.
 void register_error_translation();
 
 // ---- scalars and vectors -------------------------------------------------------
@@ -57,6 +59,12 @@ py::array_t<T> to_numpy(const std::vector<T>& v) {
 // s >= 1 hashes from equally long pitch and shift sequences (each hash is
 // checked by the core as MaskMean takes it).
 std::vector<PositionalHash> hashes_arg(const py::handle& pitch_obj, const py::handle& shift_obj);
+
+// Hashes for attention: pitch and shift of shape (s,), one row of s >= 1
+// hashes, or (H, s), H rows (one per head); each hash is checked by the core
+// as MaskMean takes it.
+std::vector<std::vector<PositionalHash>> hash_rows_arg(const py::handle& pitch_obj,
+                                                       const py::handle& shift_obj);
 
 // ---- attention operands --------------------------------------------------------
 

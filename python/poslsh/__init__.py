@@ -4,8 +4,11 @@ The numerical core (hashes, mask-mean products, spectral and max-norm errors,
 exact and positional-LSH attention) is the C++ library poslsh::core, bound in
 the extension ``poslsh._core``; every function below is re-exported from it
 and equals, bit for bit, what the ``poslsh`` command-line tool computes for
-the same arguments. ``poslsh.lm`` trains small ALiBi language models with
-positional-LSH attention in PyTorch (imported on demand: torch is optional).
+the same arguments. ``verify_hashes`` and ``verify_blocks`` run ``poslsh
+verify``'s checks on another sampler's hashes or blocks and return the lines
+it prints (docs/python-verify.md). ``poslsh.lm`` trains small ALiBi language
+models with positional-LSH attention in PyTorch (imported on demand: torch is
+optional).
 """
 from ._core import (  # noqa: F401  (the public API)
     __version__,
@@ -18,6 +21,8 @@ from ._core import (  # noqa: F401  (the public API)
     mask_mean_matvec,
     max_error,
     spectral_error,
+    verify_blocks,
+    verify_hashes,
 )
 
 __all__ = [
@@ -30,4 +35,6 @@ __all__ = [
     "mask_mean_matvec",
     "max_error",
     "spectral_error",
+    "verify_blocks",
+    "verify_hashes",
 ]

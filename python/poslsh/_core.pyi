@@ -36,6 +36,32 @@ def max_error(n: int, sigma: float, s: int, seed: int = 0, trial: int = 0, causa
 def b_max(n: int, sigma: float, s: int, seed: int = 0, trial: int = 0) -> int: ...
 def exact_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, sigma: Floats, causal: bool = False,
                     scale: Optional[float] = None, threads: int = 1) -> np.ndarray: ...
-def lsh_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, sigma: Floats, s: int, seed: int = 0,
-                  trial: int = 0, causal: bool = False, scale: Optional[float] = None,
-                  independent_heads: bool = False, threads: int = 1) -> np.ndarray: ...
+def lsh_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, sigma: Optional[Floats] = None,
+                  s: Optional[int] = None, seed: Optional[int] = None, trial: Optional[int] = None,
+                  causal: bool = False, scale: Optional[float] = None,
+                  independent_heads: bool = False, threads: int = 1, *,
+                  pitch: Optional[ArrayLike] = None, shift: Optional[ArrayLike] = None) -> np.ndarray: ...
+
+
+class VerifyLine(TypedDict):
+    name: str
+    verdict: str  # "PASS", "FAIL", "n/a"
+    detail: str
+    text: str  # the line `poslsh verify` prints: "PASS  name: detail"
+
+
+class VerifyResult(TypedDict):
+    lines: list[VerifyLine]
+    passed: bool  # no line FAILs: `poslsh verify` exits 0
+    summary: str  # the closing "checks: ..." line
+    samples: int
+    trials: int
+    detectable_scale: float
+
+
+def verify_hashes(pitch: ArrayLike, shift: ArrayLike, sigma: float, n: int,
+                  trial: Optional[ArrayLike] = None, batch: int = 16, points: int = 24,
+                  alpha: float = 1e-3) -> VerifyResult: ...
+def verify_blocks(starts: Sequence[ArrayLike], sigma: float, n: int,
+                  trial: Optional[ArrayLike] = None, batch: int = 16, points: int = 24,
+                  alpha: float = 1e-3) -> VerifyResult: ...

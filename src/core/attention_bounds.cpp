@@ -114,12 +114,12 @@ AttentionBounds bounds_impl(const ConstRowMatrixRef<double>& q, const ConstRowMa
   validate_attention_shapes(q.rows(), q.cols(), k.rows(), k.cols(), v.rows(), v.cols());
   const Eigen::Index n = q.rows();
   if (rows.n() != n)
-    throw std::invalid_argument(
+    throw std::logic_error(
         "attention bounds: the approximation has n = " + std::to_string(rows.n()) +
         " but q, k, v have " + std::to_string(n) + " rows");
   if (exact.row_max.size() != n || exact.row_sum.size() != n ||
       (exact.row_sum_slack.size() != 0 && exact.row_sum_slack.size() != n))
-    throw std::invalid_argument("attention bounds: exact row statistics must have n entries");
+    throw std::logic_error("attention bounds: exact row statistics must have n entries");
   AttentionBounds out;
   out.v_max = v.cwiseAbs().maxCoeff();
   out.rounding_allowance = kRoundingAllowance * out.v_max;

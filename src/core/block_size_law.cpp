@@ -139,10 +139,10 @@ bool law_applies(std::int64_t n, double sigma, std::int64_t s, std::int64_t tria
 ChiSquareResult chi_square_test(std::span<const double> observed,
                                 std::span<const double> expected) {
   if (observed.size() != expected.size())
-    throw std::invalid_argument("observed and expected must have the same number of cells");
+    throw std::logic_error("observed and expected must have the same number of cells");
   ChiSquareResult out;
   for (std::size_t c = 0; c < observed.size(); ++c) {
-    if (!(expected[c] > 0)) throw std::invalid_argument("expected counts must be > 0");
+    if (!(expected[c] > 0)) throw std::logic_error("expected counts must be > 0");
     const double d = observed[c] - expected[c];
     out.statistic += d * d / expected[c];
   }
@@ -215,14 +215,13 @@ void exact_cdf_test(BlockSizeFit& fit, const BlockSizeLaw& law, std::int64_t tri
 }  // namespace
 
 BlockSizeFit block_size_fit(std::span<const std::int64_t> sample, const BlockSizeLaw& law) {
-  if (sample.empty()) throw std::invalid_argument("sample must not be empty");
+  if (sample.empty()) throw std::logic_error("sample must not be empty");
   BlockSizeFit fit;
   fit.cells = merged_cells(law, static_cast<std::int64_t>(sample.size()));
   fit.observed.assign(fit.cells.size(), 0);
   for (const std::int64_t b : sample) {
     if (b < 1 || b > law.n())
-      throw std::invalid_argument("b_max sample values must lie in [1, n], got " +
-                                  std::to_string(b));
+      throw std::logic_error("b_max sample values must lie in [1, n], got " + std::to_string(b));
     const auto it = std::lower_bound(fit.cells.begin(), fit.cells.end(), b,
                                      [](const LawCell& c, std::int64_t v) { return c.hi < v; });
     ++fit.observed[static_cast<std::size_t>(it - fit.cells.begin())];

@@ -31,8 +31,8 @@ std::string cobin_region_name(CobinRegion region) {
 CobinRegion parse_cobin_region(const std::string& name) {
   for (CobinRegion r : all_cobin_regions())
     if (cobin_region_name(r) == name) return r;
-  throw std::invalid_argument("cobinning: unknown region '" + printable(name) +
-                              "' (accepted: start, middle, end)");
+  throw InputError("cobinning: unknown region '" + printable(name) +
+                   "' (accepted: start, middle, end)");
 }
 
 std::int64_t cobin_anchor(CobinRegion region, std::int64_t n) {
@@ -99,7 +99,7 @@ void CobinCounts::add_run(std::int64_t run) {
 
 void CobinCounts::add_cobinned(const std::vector<bool>& cobinned) {
   if (cobinned.size() != offsets_.size())
-    throw std::invalid_argument("cobinning: one indicator per offset is needed");
+    throw std::logic_error("cobinning: one indicator per offset is needed");
   for (std::size_t j = 0; j < offsets_.size(); ++j) current_[j] += cobinned[j];
   close_hash();
 }
@@ -243,7 +243,7 @@ PooledScaleTest pooled_scale_test(std::span<const std::int64_t> offsets,
                                   std::span<const std::int64_t> cobinned, std::int64_t hashes,
                                   double sigma) {
   if (offsets.size() != cobinned.size())
-    throw std::invalid_argument("pooled_scale_test: offsets and counts differ in size");
+    throw std::logic_error("pooled_scale_test: offsets and counts differ in size");
   const FiniteLaw law = pooled_law(offsets, sigma);
   const double mean = law.mean(), var = variance(law);
   double total = 0;

@@ -66,8 +66,8 @@ namespace {
 std::span<const PositionalHash> hashes_of(const HashParameters& hash,
                                           std::span<const PositionalHash> hashes) {
   if (static_cast<std::int64_t>(hashes.size()) != hash.s())
-    throw std::invalid_argument("ErrorOperator: " + std::to_string(hashes.size()) +
-                                " hashes given for s = " + std::to_string(hash.s()));
+    throw std::logic_error("ErrorOperator: " + std::to_string(hashes.size()) +
+                           " hashes given for s = " + std::to_string(hash.s()));
   return hashes;
 }
 

@@ -11,15 +11,15 @@ namespace poslsh {
 
 void validate_attention_shapes(Eigen::Index q_rows, Eigen::Index q_cols, Eigen::Index k_rows,
                                Eigen::Index k_cols, Eigen::Index v_rows, Eigen::Index v_cols) {
-  if (q_rows < 1) throw std::invalid_argument("attention needs n >= 1 query rows");
-  if (q_cols < 1 || v_cols < 1) throw std::invalid_argument("attention needs d >= 1 columns");
+  if (q_rows < 1) throw InputError("attention needs n >= 1 query rows");
+  if (q_cols < 1 || v_cols < 1) throw InputError("attention needs d >= 1 columns");
   if (k_rows != q_rows || v_rows != q_rows)
-    throw std::invalid_argument("q, k and v must have the same number of rows n, got " +
-                                std::to_string(q_rows) + ", " + std::to_string(k_rows) + ", " +
-                                std::to_string(v_rows));
+    throw InputError("q, k and v must have the same number of rows n, got " +
+                     std::to_string(q_rows) + ", " + std::to_string(k_rows) + ", " +
+                     std::to_string(v_rows));
   if (k_cols != q_cols)
-    throw std::invalid_argument("q and k must have the same number of columns d, got " +
-                                std::to_string(q_cols) + " and " + std::to_string(k_cols));
+    throw InputError("q and k must have the same number of columns d, got " +
+                     std::to_string(q_cols) + " and " + std::to_string(k_cols));
 }
 
 template <typename Scalar>
@@ -27,11 +27,10 @@ void detail::validate_head_stacks(const HeadStack<Scalar>& q, const HeadStack<Sc
                                   const HeadStack<Scalar>& v, std::int64_t heads) {
   for (const auto* s : {&q, &k, &v}) {
     if (s->heads != 1 && s->heads != heads)
-      throw std::invalid_argument("each of q, k, v must have 1 head (shared) or " +
-                                  std::to_string(heads) + " heads, got " +
-                                  std::to_string(s->heads));
+      throw InputError("each of q, k, v must have 1 head (shared) or " + std::to_string(heads) +
+                       " heads, got " + std::to_string(s->heads));
     if (s->heads < 1 || s->data.rows() % s->heads != 0)
-      throw std::invalid_argument("head stack rows must be a multiple of its head count");
+      throw std::logic_error("head stack rows must be a multiple of its head count");
   }
   validate_attention_shapes(q.n(), q.d(), k.n(), k.d(), v.n(), v.d());
 }
@@ -83,7 +82,7 @@ HeadStack<Scalar> exact_alibi_attention(const HeadStack<Scalar>& q, const HeadSt
                                         const HeadStack<Scalar>& v, std::span<const double> sigmas,
                                         Form form, const AttentionOptions& options) {
   const auto heads = static_cast<std::int64_t>(sigmas.size());
-  if (heads < 1) throw std::invalid_argument("multi-head attention needs at least one sigma");
+  if (heads < 1) throw std::logic_error("multi-head attention needs at least one sigma");
   detail::validate_head_stacks(q, k, v, heads);
   HeadStack<Scalar> out{heads, RowMatrix<Scalar>(heads * q.n(), v.d())};
   for (std::int64_t h = 0; h < heads; ++h)

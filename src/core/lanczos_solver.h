@@ -51,7 +51,7 @@ SpectralErrorResult symmetric_spectral_norm(const SymmetricOp& op,
                                             const SpectralErrorOptions& options = {}) {
   const std::int64_t n = op.rows();
   if (op.cols() != n)
-    throw std::invalid_argument("symmetric_spectral_norm: the operator must be square");
+    throw std::logic_error("symmetric_spectral_norm: the operator must be square");
   std::vector<double> x(static_cast<std::size_t>(std::max<std::int64_t>(n, 0))), y(x.size());
   const LanesProduct one_at_a_time = [&](const double* in, double* out, int lanes) {
     for (int l = 0; l < lanes; ++l) {

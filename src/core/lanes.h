@@ -14,7 +14,7 @@ namespace poslsh {
 inline constexpr int kMaxLanes = 8;
 
 // Calls f(std::integral_constant<int, L>{}) for L = lanes; throws
-// std::invalid_argument (naming `who`) unless 1 <= lanes <= kMaxLanes.
+// std::logic_error (naming `who`) unless 1 <= lanes <= kMaxLanes.
 template <class F>
 decltype(auto) dispatch_lanes(int lanes, const char* who, F&& f) {
   switch (lanes) {
@@ -35,8 +35,8 @@ decltype(auto) dispatch_lanes(int lanes, const char* who, F&& f) {
     case 8:
       return f(std::integral_constant<int, 8>{});
     default:
-      throw std::invalid_argument(std::string(who) + ": lanes must be in [1, 8], got " +
-                                  std::to_string(lanes));
+      throw std::logic_error(std::string(who) + ": lanes must be in [1, 8], got " +
+                             std::to_string(lanes));
   }
 }
 

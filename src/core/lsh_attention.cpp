@@ -109,8 +109,8 @@ RowMatrix<Scalar> lsh_attention(const ConstRowMatrixRef<Scalar>& q,
   validate_attention_shapes(q.rows(), q.cols(), k.rows(), k.cols(), v.rows(), v.cols());
   const Eigen::Index n = q.rows();
   if (mask.rows() != n)
-    throw std::invalid_argument("lsh_attention: the mask has n = " + std::to_string(mask.rows()) +
-                                " but q, k, v have " + std::to_string(n) + " rows");
+    throw std::logic_error("lsh_attention: the mask has n = " + std::to_string(mask.rows()) +
+                           " but q, k, v have " + std::to_string(n) + " rows");
   const bool causal = mask.form() == Form::kCausal;
   const std::int64_t hashes = mask.num_hashes();
   const std::int64_t units = (n + lsh_detail::kLshRowChunk - 1) / lsh_detail::kLshRowChunk;
@@ -159,7 +159,7 @@ HeadStack<Scalar> lsh_attention(const HeadStack<Scalar>& q, const HeadStack<Scal
                                 const HeadStack<Scalar>& v, std::span<const MaskMean> masks,
                                 const AttentionOptions& options) {
   const auto heads = static_cast<std::int64_t>(masks.size());
-  if (heads < 1) throw std::invalid_argument("multi-head LSH attention needs at least one mask");
+  if (heads < 1) throw std::logic_error("multi-head LSH attention needs at least one mask");
   detail::validate_head_stacks(q, k, v, heads);
   HeadStack<Scalar> out{heads, RowMatrix<Scalar>(heads * q.n(), v.d())};
   for (std::int64_t h = 0; h < heads; ++h)

@@ -19,7 +19,7 @@ namespace {
 std::vector<std::vector<std::int64_t>> partitions_of(std::int64_t n,
                                                      std::span<const PositionalHash> hashes) {
   check_mask_length(n);
-  if (hashes.empty()) throw std::invalid_argument("MaskMean needs at least one hash");
+  if (hashes.empty()) throw std::logic_error("MaskMean needs at least one hash");
   std::vector<std::vector<std::int64_t>> partitions;
   partitions.reserve(hashes.size());
   for (const auto& h : hashes) partitions.push_back(block_starts(h, n));
@@ -77,7 +77,7 @@ MaskMean::MaskMean(std::int64_t n, std::span<const PositionalHash> hashes, Form 
 MaskMean::MaskMean(std::int64_t n, std::span<const std::vector<std::int64_t>> partitions, Form form)
     : n_(n), form_(form) {
   check_mask_length(n);
-  if (partitions.empty()) throw std::invalid_argument("MaskMean needs at least one hash");
+  if (partitions.empty()) throw std::logic_error("MaskMean needs at least one hash");
   offsets_.reserve(partitions.size() + 1);
   offsets_.push_back(0);
   for (std::size_t k = 0; k < partitions.size(); ++k) {
@@ -88,10 +88,10 @@ MaskMean::MaskMean(std::int64_t n, std::span<const std::vector<std::int64_t>> pa
       largest_block_ = std::max(largest_block_, s[b + 1] - s[b]);
     }
     if (!valid)
-      throw std::invalid_argument("MaskMean: partition " + std::to_string(k) +
-                                  " is not a list of block starts 0 = p[0] < p[1] < ... < "
-                                  "p.back() = n = " +
-                                  std::to_string(n));
+      throw InputError("MaskMean: partition " + std::to_string(k) +
+                       " is not a list of block starts 0 = p[0] < p[1] < ... < "
+                       "p.back() = n = " +
+                       std::to_string(n));
     starts_.insert(starts_.end(), s.begin(), s.end());
     offsets_.push_back(static_cast<std::int64_t>(starts_.size()));
   }

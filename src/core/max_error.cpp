@@ -158,8 +158,10 @@ void run_offset_chunks(OffsetChunk (&chunks)[2], bool two_threads, const Run& ru
 // entrywise_error with sigma checked by the caller.
 EntrywiseError mask_errors(const MaskMean& mask, double sigma, int threads) {
   check::at_least("threads", threads, 1);
+  // Co-binning counts are differenced in 32 bits; s is the caller's choice.
   if (mask.num_hashes() >= (std::int64_t{1} << 31))
-    throw std::invalid_argument("entrywise_error: at most 2^31 - 1 hashes");
+    throw ArgumentError("s", "must be an integer < 2^31 for the entrywise errors",
+                        std::to_string(mask.num_hashes()));
   const std::int64_t n = mask.rows();
   const std::int64_t s = mask.num_hashes();
   const std::int64_t big = mask.largest_block();

@@ -272,7 +272,7 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
   NpyHeader h;
   try {
     h = parse_npy_header(header);
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     fail(name, std::string("malformed header: ") + e.what());
   }
   NpyArray arr;
@@ -319,7 +319,7 @@ HeadStack<double> parse_head_stack_npy(std::string_view bytes, const std::string
 void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, const double* data,
                NpyDtype dtype) {
   if (dtype != NpyDtype::kFloat32 && dtype != NpyDtype::kFloat64)
-    throw std::invalid_argument("write_npy: writes float32 or float64 only");
+    throw std::logic_error("write_npy: writes float32 or float64 only");
   if (shape.empty()) throw InputError("write_npy: shape must have rank >= 1");
   std::uint64_t count = 1;
   std::string dims;

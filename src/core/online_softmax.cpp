@@ -57,7 +57,7 @@ void OnlineSoftmax<Scalar>::accumulate(const ConstRowMatrixRef<Scalar>& q,
                                        Eigen::Index q1, Eigen::Index k0, Eigen::Index k1,
                                        const LogitRule& rule) {
   if (q0 < row0_ || q1 > row0_ + rows())
-    throw std::invalid_argument("OnlineSoftmax::accumulate: query range outside the state's rows");
+    throw std::logic_error("OnlineSoftmax::accumulate: query range outside the state's rows");
   for (Eigen::Index qa = q0; qa < q1; qa += kQueryTile) {
     const Eigen::Index qb = std::min(q1, qa + kQueryTile);
     for (Eigen::Index ka = k0; ka < k1; ka += kKeyTile) {
@@ -151,7 +151,7 @@ void OnlineSoftmax<Scalar>::accumulate_weighted(const ConstRowMatrixRef<Scalar>&
   using Array = Eigen::Array<Scalar, Eigen::Dynamic, 1>;
   const Eigen::Index rq = qb - qa, ck = kb - ka;
   if (qa < row0_ || qb > row0_ + rows() || rq > kQueryTile || ck > kKeyTile || rq < 0 || ck < 0)
-    throw std::invalid_argument("OnlineSoftmax::accumulate_weighted: tile outside the state");
+    throw std::logic_error("OnlineSoftmax::accumulate_weighted: tile outside the state");
   const Scalar scale = Scalar(1) / std::sqrt(static_cast<Scalar>(q.cols()));
   auto tile = s_.topLeftCorner(rq, ck);
   tile.noalias() = q.middleRows(qa, rq) * k.middleRows(ka, ck).transpose();

@@ -263,7 +263,7 @@ namespace {
 void validate_lanczos(std::int64_t n, std::size_t products, const SpectralErrorOptions& options) {
   check::at_least("n", n, 1);
   validate_spectral_error_options(options);
-  if (products == 0) throw std::invalid_argument("spectral_error: no product given");
+  if (products == 0) throw std::logic_error("spectral_error: no product given");
 }
 
 // The lanes split into G = min(products, lanes) groups, one per product (so
@@ -559,7 +559,7 @@ SpectralErrorResult run_spectra(const Op& op, Spectra::SortRule rule, double tol
                                 const SpectralErrorOptions& start) {
   const std::int64_t n = op.rows();
   SpectralErrorResult r;
-  if (n < 3) throw std::invalid_argument("the Spectra path needs n >= 3");
+  if (n < 3) throw std::logic_error("the Spectra path needs n >= 3");
   ncv = std::clamp<std::int64_t>(ncv, 2, n);
   ConstOpView<Op> view{op};
   Spectra::SymEigsSolver<ConstOpView<Op>> eigs(view, 1, static_cast<Eigen::Index>(ncv));

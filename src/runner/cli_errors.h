@@ -28,7 +28,7 @@ std::string cli_message(const std::exception& e);
 // codes, printing one line on stderr that starts with `who`:
 //   2  UsageError or InputError: the user's options or data ("error: ..."),
 //      an ArgumentError from the core named by its flag (flag_for);
-//   3  any other std::logic_error (std::invalid_argument included): a broken
+//   3  any other std::logic_error (a plain std::invalid_argument too): a broken
 //      invariant inside poslsh, i.e. a bug ("internal error: ... please
 //      report it with the command line and `poslsh --version`");
 //   1  any other std::exception: the run failed (I/O, memory, ...).

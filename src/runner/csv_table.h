@@ -15,7 +15,7 @@ namespace poslsh {
 
 class CsvTable {
  public:
-  // Throws std::invalid_argument naming the file on a missing file, an empty
+  // Throws InputError naming the file on a missing file, an empty
   // file, a column name that appears twice, or a row whose field count
   // differs from the header's.
   static CsvTable read(const std::string& path);
@@ -24,13 +24,13 @@ class CsvTable {
   const std::vector<std::string>& columns() const { return columns_; }
   std::size_t size() const { return rows_.size(); }
   bool has_column(const std::string& name) const;
-  // Index of a column; throws std::invalid_argument if absent.
+  // Index of a column; throws InputError if absent.
   std::size_t column(const std::string& name) const;
   const std::string& text(std::size_t row, const std::string& col) const;
-  // Field as a double; an empty field is NaN; a non-number throws std::invalid_argument.
+  // Field as a double; an empty field is NaN; a non-number throws InputError.
   double number(std::size_t row, const std::string& col) const;
   // Field as an integer in [lo, hi]; otherwise (NaN, fractional, out of
-  // range) throws std::invalid_argument "row L, column C: expected an integer
+  // range) throws InputError "row L, column C: expected an integer
   // in [lo, hi], got '...'", L = line_of(row).
   std::int64_t integer(std::size_t row, const std::string& col, std::int64_t lo,
                        std::int64_t hi) const;

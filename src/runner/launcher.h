@@ -1,7 +1,7 @@
 // Where `reproduce --shards N --launcher L` runs a sweep's shards: as local
 // processes, through GNU parallel, or as one SLURM job array per sweep. Each
 // shard is `poslsh <experiment> ... --shard K/N --out <dir>/<name>.K.csv`, the
-// same command the README's recipes run by hand, so what a launcher adds is
+// same command docs/cluster.md's recipes run by hand, so what a launcher adds is
 // only where and when the shards run, never what they compute.
 #pragma once
 

@@ -19,7 +19,7 @@ double half_binomial_tail(std::size_t m, std::size_t k) {
 }
 
 std::size_t sign_test_trials_needed(double tail_level) {
-  if (!(tail_level > 0)) throw std::invalid_argument("sign test: tail level must be > 0");
+  if (!(tail_level > 0)) throw std::logic_error("sign test: tail level must be > 0");
   std::size_t m = 1;
   while (std::ldexp(1.0, -static_cast<int>(m)) > tail_level) ++m;
   return m;
@@ -42,11 +42,10 @@ MedianInterval median_interval(std::span<const double> values, double level) {
 }
 
 RateInterval rate_interval(std::span<const double> slopes, double level) {
-  if (slopes.size() < 2) throw std::invalid_argument("rate_interval: needs at least two slopes");
-  if (!(level > 0 && level < 1))
-    throw std::invalid_argument("rate_interval: level must be in (0, 1)");
+  if (slopes.size() < 2) throw std::logic_error("rate_interval: needs at least two slopes");
+  if (!(level > 0 && level < 1)) throw std::logic_error("rate_interval: level must be in (0, 1)");
   for (double b : slopes)
-    if (std::isnan(b)) throw std::invalid_argument("rate_interval: a slope is NaN");
+    if (std::isnan(b)) throw std::logic_error("rate_interval: a slope is NaN");
   RateInterval r;
   r.trials = slopes.size();
   r.level = level;

@@ -70,7 +70,7 @@ struct RateInterval {
   std::size_t trials_needed = 0;  // the fewest trials for a testable line at this level
 };
 
-// Throws std::invalid_argument for fewer than two slopes, a NaN slope, or a
+// Throws std::logic_error (a caller's bug) for fewer than two slopes, a NaN slope, or a
 // level outside (0, 1).
 RateInterval rate_interval(std::span<const double> slopes, double level);
 

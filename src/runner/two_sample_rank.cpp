@@ -39,7 +39,7 @@ double hoeffding_tail(std::size_t m, std::size_t k, std::size_t u) {
 }  // namespace two_sample_rank_detail
 
 double rank_upper_tail(std::size_t m, std::size_t k, std::size_t u) {
-  if (m == 0 || k == 0) throw std::invalid_argument("rank test: both samples must be non-empty");
+  if (m == 0 || k == 0) throw std::logic_error("rank test: both samples must be non-empty");
   if (u == 0) return 1;
   if (u > m * k) return 0;
   if (m * k > kExactRankPairs) return two_sample_rank_detail::hoeffding_tail(m, k, u);
@@ -54,22 +54,21 @@ double smallest_rank_p(std::size_t m, std::size_t k) {
 }
 
 std::size_t rank_test_trials_needed(double level) {
-  if (!(level > 0)) throw std::invalid_argument("rank test: level must be > 0");
+  if (!(level > 0)) throw std::logic_error("rank test: level must be > 0");
   std::size_t m = 1;
   while (smallest_rank_p(m, m) > level) ++m;
   return m;
 }
 
 RankTest two_sample_rank_test(std::span<const double> x, std::span<const double> y) {
-  if (x.empty() || y.empty())
-    throw std::invalid_argument("rank test: both samples must be non-empty");
+  if (x.empty() || y.empty()) throw std::logic_error("rank test: both samples must be non-empty");
   RankTest r;
   r.m = x.size();
   r.k = y.size();
   for (double a : x) {
-    if (std::isnan(a)) throw std::invalid_argument("rank test: a value is NaN");
+    if (std::isnan(a)) throw std::logic_error("rank test: a value is NaN");
     for (double b : y) {
-      if (std::isnan(b)) throw std::invalid_argument("rank test: a value is NaN");
+      if (std::isnan(b)) throw std::logic_error("rank test: a value is NaN");
       r.above += a > b;
       r.below += a < b;
     }

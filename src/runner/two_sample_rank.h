@@ -31,7 +31,7 @@ struct RankTest {
   bool exact = true;                 // false: Hoeffding's bound
 };
 
-// Throws std::invalid_argument for an empty sample or a NaN value.
+// Throws std::logic_error (a caller's bug) for an empty sample or a NaN value.
 RankTest two_sample_rank_test(std::span<const double> x, std::span<const double> y);
 
 // P(U >= u) for m and k exchangeable distinct values (u > m k: 0).

@@ -104,7 +104,7 @@ def test_window_and_fixed_cost_what_lsh_costs_on_the_same_draws(s):
         keys = variant.keys_per_query(n)
         assert all(abs(k - want) <= 1 for k, want in zip(keys, lsh)), (variant.variant, keys, lsh)
         # ... and the biases really visit that many keys: count the finite entries.
-        b = variant(n, 0, 0)
+        b = variant.dense(n, 0, 0)
         for h in range(len(sigmas)):
             if variant.variant == "window":
                 assert np.isfinite(b[h].numpy()).sum() / n == pytest.approx(keys[h], rel=1e-12)
@@ -140,8 +140,8 @@ def test_layer_and_step_pick_the_trial():
     layers, seed = 3, 11
     bias = Bias("lsh", SIGMAS, layers, s=4, seed=seed)
     for step, layer in [(0, 0), (2, 1), (5, 2)]:
-        assert torch.equal(bias(24, layer, step), lsh_bias(seed, step * layers + layer, 4, SIGMAS, 24))
-    assert not torch.equal(bias(24, 0, 1), bias(24, 0, 0))  # fresh hashes every step
+        assert torch.equal(bias.dense(24, layer, step), lsh_bias(seed, step * layers + layer, 4, SIGMAS, 24))
+    assert not torch.equal(bias.dense(24, 0, 1), bias.dense(24, 0, 0))  # fresh hashes every step
 
 
 def test_torch_lsh_attention_equals_poslsh_lsh_attention():
@@ -205,10 +205,10 @@ def test_a_fixed_model_under_lsh_approaches_its_exact_alibi_outputs():
 
 def test_nobias_has_no_bias_and_exact_has_alibi():
     n = 12
-    nobias = Bias("nobias", SIGMAS, 1)(n, 0, 0)
+    nobias = Bias("nobias", SIGMAS, 1).dense(n, 0, 0)
     causal = torch.ones(n, n, dtype=torch.bool).tril()
     assert torch.all(nobias[:, causal] == 0) and torch.all(nobias[:, ~causal] == -math.inf)
-    exact = Bias("exact", SIGMAS, 1)(n, 0, 0)
+    exact = Bias("exact", SIGMAS, 1).dense(n, 0, 0)
     i, j = 9, 4
     assert exact[1, i, j].item() == pytest.approx(-(i - j) / SIGMAS[1])
     assert not torch.equal(exact, nobias)
@@ -218,11 +218,11 @@ def test_fixed_blocks_and_window_shapes():
     n = 20
     fixed = Bias("fixed", [2.0], 1, s=1, train_context=n)
     (w, u), = fixed.grids[0]
-    b = fixed(n, 0, 0)[0]
+    b = fixed.dense(n, 0, 0)[0]
     assert u == 0 and b[w, w].item() == 0 and b[w, w - 1].item() == -math.inf and b[w - 1, 0].item() == 0
     window = Bias("window", [2.0], 1, s=1, train_context=n)
     w = window.half_widths[0]
-    b = window(n, 0, 0)[0]
+    b = window.dense(n, 0, 0)[0]
     assert b[10, 10 - w].item() == pytest.approx(-w / 2.0) and b[10, 10 - w - 1].item() == -math.inf
 
 
@@ -390,21 +390,27 @@ def test_cells_report_cost_and_expected_blocks(corpus_file):
 
 def test_bench_times_every_variant_at_equal_cost():
     from poslsh.lm import bench
-    spec = bench.BenchSpec(n=[16, 32], s=[2], layers=1, heads=2, width=8, sigmas=[2.0, 4.0], tokens=64,
-                           repeats=1, threads=1)
+    spec = bench.BenchSpec(n=[96], s=[2], layers=1, heads=2, width=8, sigmas=[1.0, 2.0], tokens=192, batch=0,
+                           repeats=1, threads=1, variants=["window", "exact", "lsh", "exact-dense", "fixed-block"])
     lines = bench.run(spec, progress=lambda _: None).splitlines()
     assert lines[0].split(",") == bench.COLUMNS
-    rows = [dict(zip(bench.COLUMNS, line.split(","))) for line in lines[1:]]
-    assert [(r["n"], r["variant"], r["s"]) for r in rows][:5] == [
-        ("16", "exact", ""), ("16", "nobias", ""), ("16", "lsh", "2"), ("16", "fixed", "2"), ("16", "window", "2")]
-    assert len(rows) == 10 and all(float(r["cpu_seconds_per_step"]) > 0 for r in rows)
-    keys = {(r["n"], r["variant"]): float(r["keys_per_query"]) for r in rows}
-    for n in ("16", "32"):
-        assert keys[(n, "exact")] == (int(n) + 1) / 2
-        for v in ("fixed", "window"):  # matched to lsh's draws 0..3 (lsh's own mean here: the same draws)
-            assert abs(keys[(n, v)] - keys[(n, "lsh")]) <= 1, (n, v, keys)
+    rows = {(r["variant"], r["s"]): r for r in (dict(zip(bench.COLUMNS, line.split(","))) for line in lines[1:])}
+    assert list(rows) == [("exact-dense", ""), ("exact", ""), ("fixed-block", ""), ("lsh", "2"), ("window", "2")]
+    assert all(float(r["cpu_seconds_per_step"]) > 0 and float(r["peak_mib"]) > 50 for r in rows.values())
+    # Dense where the band is the whole context, banded where it pays (the band below n).
+    assert (rows[("exact-dense", "")]["attention"], rows[("exact-dense", "")]["band"]) == ("dense", "95")
+    for key in [("exact", ""), ("fixed-block", ""), ("lsh", "2"), ("window", "2")]:
+        assert rows[key]["attention"] == "banded" and int(rows[key]["band"]) < 64, key
+    assert rows[("exact-dense", "")]["step_vs_dense_exact"] == "1"
+    keys = {key: float(r["keys_per_query"]) for key, r in rows.items()}
+    assert keys[("exact", "")] == keys[("exact-dense", "")] == (96 + 1) / 2
+    assert abs(keys[("window", "2")] - keys[("lsh", "2")]) <= 1, keys  # matched to lsh's draws 0..3
+    good = dict(n=[16], s=[1], layers=1, heads=2, width=8, sigmas=[2.0, 4.0], tokens=64, batch=0, repeats=1,
+                threads=1, variants=["lsh"])
     with pytest.raises(ValueError, match="sigmas"):
-        bench.BenchSpec(n=[16], s=[1], layers=1, heads=2, width=8, sigmas=[2.0], tokens=64, repeats=1, threads=1)
+        bench.BenchSpec(**{**good, "sigmas": [2.0]})
+    with pytest.raises(ValueError, match="bench variants"):
+        bench.BenchSpec(**{**good, "variants": ["fixed-blocks"]})
 
 
 CLI = os.environ.get("POSLSH_CLI")

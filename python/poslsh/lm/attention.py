@@ -20,7 +20,21 @@ sigma_h (the `sigmas` setting; Press et al.'s slopes by default).
            at equal cost. At s = 1 it is one grid, the paper's fixed blocks;
 - window:  ALiBi restricted to keys i - w_h <= j <= i, w_h chosen so that a
            query attends to as many keys as under lsh at the same s, measured
-           on the same draws (equal cost, MATH §8).
+           on the same draws (equal cost, MATH §8);
+- fixed-block: the paper's fixed blocks (MATH §8): one grid of blocks of
+           width round(2 sigma_h) (E[pitch], the mean block of a positional
+           hash; `poslsh attention`'s fixed estimator), starting at 0, no bias
+           inside a block. Not matched in cost: about sigma_h keys per query,
+           near lsh's at s = 1.
+
+Every variant is also a band provider: a call gives the layer's bias either
+dense ([heads, n, n]) or banded (poslsh.lm.band: the bias of key i - t for
+0 <= t <= w), banded whenever that computes fewer logits (band.pays), which
+is exact whenever the weights vanish beyond the band: lsh (w: the draw's
+largest block - 1), the fixed grids and fixed-block (their widest block - 1),
+the window (its half-width). Exact ALiBi's band is certified from each
+layer's q and k (band.alibi_reach); nobias stays dense. `Bias.dense` gives
+the dense form of every variant (what the banded one is tested against).
 
 Cost is keys per query, summed over hashes or grids (what block-diagonal
 attention computes): a causal query i of a block starting at a visits the
@@ -43,7 +57,9 @@ import torch
 
 import poslsh
 
-VARIANTS = ("exact", "lsh", "nobias", "fixed", "window")
+from .band import AlibiBand, Banded, alibi_reach, band_values, pays
+
+VARIANTS = ("exact", "lsh", "nobias", "fixed", "window", "fixed-block")
 MATCHED = ("lsh", "fixed", "window")  # the variants with an s
 NEG_INF = float("-inf")
 
@@ -114,10 +130,44 @@ def hash_starts(seed: int, trial: int, s: int, sigma: float, n: int) -> list[np.
     return [poslsh.block_starts(p, u, n) for p, u in zip(pitch, shift)]
 
 
+def lsh_starts(seed: int, trial: int, s: int, sigmas: list[float], n: int) -> list[list[np.ndarray]]:
+    return [hash_starts(seed, trial, s, sigma, n) for sigma in sigmas]
+
+
+def grids_dense(grids: list[list[np.ndarray]], n: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """[heads, n, n]: the log of the mean of each head's block masks (-inf: no common block)."""
+    m = mean_of_block_masks(grids, n, dtype)
+    return masked(m.log(), m > 0)
+
+
+def grids_reach(grids: list[list[np.ndarray]]) -> int:
+    """The band of block-diagonal masks: a query sees at most its widest block - 1 keys back."""
+    return max(int(np.diff(starts).max()) for head in grids for starts in head) - 1
+
+
+def grids_band(grids: list[list[np.ndarray]], n: int) -> Banded:
+    """The banded form of grids_dense: values[h, i, t] is the log of the share of head h's
+    grids in which key i - t shares query i's block, i.e. t <= i - a(i); one mark per grid
+    at (i, i - a(i)), then a prefix sum over t from the far end (the same integer counts,
+    divided and logged as grids_dense does: the same values)."""
+    width = grids_reach(grids) + 1
+    rows = np.arange(n)
+    index = np.concatenate([(h * n + rows) * width + rows - block_start_of(starts)
+                            for h, head in enumerate(grids) for starts in head])
+    marks = torch.zeros(len(grids) * n * width)
+    marks.index_add_(0, torch.from_numpy(index), torch.ones(len(index)))
+    counts = marks.view(len(grids), n, width).flip(-1).cumsum(dim=-1).flip(-1)
+    m = counts / torch.tensor([len(head) for head in grids], dtype=torch.float32)[:, None, None]
+    return Banded(m.log().masked_fill(m <= 0, NEG_INF))
+
+
+def grids_form(grids: list[list[np.ndarray]], n: int):
+    return grids_band(grids, n) if pays(grids_reach(grids), n) else grids_dense(grids, n)
+
+
 def lsh_bias(seed: int, trial: int, s: int, sigmas: list[float], n: int,
              dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    m = mean_of_block_masks([hash_starts(seed, trial, s, sigma, n) for sigma in sigmas], n, dtype)
-    return masked(m.log(), m > 0)
+    return grids_dense(lsh_starts(seed, trial, s, sigmas, n), n, dtype)
 
 
 def lsh_keys_per_query(seed: int, s: int, sigmas: list[float], n: int, layers: int,
@@ -179,9 +229,17 @@ def fixed_keys(grids: list[tuple[int, int]], n: int) -> float:
     return sum(causal_keys(grid_starts(w, u, n)) for w, u in grids)
 
 
+def fixed_starts(grids_per_head: list[list[tuple[int, int]]], n: int) -> list[list[np.ndarray]]:
+    return [[grid_starts(w, u, n) for w, u in grids] for grids in grids_per_head]
+
+
 def fixed_bias(grids_per_head: list[list[tuple[int, int]]], n: int) -> torch.Tensor:
-    m = mean_of_block_masks([[grid_starts(w, u, n) for w, u in grids] for grids in grids_per_head], n)
-    return masked(m.log(), m > 0)
+    return grids_dense(fixed_starts(grids_per_head, n), n)
+
+
+def block_width(sigma: float) -> int:
+    """fixed-block's width: round(2 sigma) = E[pitch], at least 1."""
+    return max(1, round(2 * sigma))
 
 
 def window_bias(sigmas: list[float], half_widths: list[int], n: int) -> torch.Tensor:
@@ -190,13 +248,31 @@ def window_bias(sigmas: list[float], half_widths: list[int], n: int) -> torch.Te
     return masked(alibi_values(sigmas, n), keep)
 
 
+def window_form(sigmas: list[float], half_widths: list[int], n: int):
+    w = max(half_widths)
+    if not pays(w, n):
+        return window_bias(sigmas, half_widths, n)
+    scale = torch.tensor([1.0 / s for s in sigmas], dtype=torch.float32)[:, None]
+    return Banded(band_values(-scale * torch.arange(w + 1, dtype=torch.float32)[None, :], half_widths, n))
+
+
+def alibi_form(sigmas: list[float], n: int):
+    """Exact ALiBi: banded by each layer's certified band (band.AlibiBand) when even the
+    narrowest one (q, k = 0) pays, else dense."""
+    if pays(max(alibi_reach(s, 0.0) for s in sigmas), n):
+        return AlibiBand(sigmas, n, lambda: alibi_bias(sigmas, n))
+    return alibi_bias(sigmas, n)
+
+
 class Bias:
-    """The additive bias of one variant: bias(n, layer, draw) -> [heads, n, n].
+    """The bias of one variant: bias(n, layer, draw) -> a dense [heads, n, n] tensor or a
+    band (poslsh.lm.band: Banded, or AlibiBand, whose band comes from the layer's q, k);
+    bias.dense(n, layer, draw) -> the dense form, always.
 
     lsh draws hashes `seed` at trial draw * layers + layer. fixed and window are
     matched to lsh at s hashes of seed `cost_seed` over the draws cost_draws
     (first, count) at the context `train_context` (their shape is then fixed, also
-    at longer evaluation contexts)."""
+    at longer evaluation contexts). fixed-block has its width, round(2 sigma_h)."""
 
     def __init__(self, variant: str, sigmas: list[float], layers: int, s: int = 0, seed: int = 0,
                  train_context: int = 0, cost_seed: int = 0, cost_draws: tuple[int, int] = (0, 1)):
@@ -216,7 +292,9 @@ class Bias:
                 self.half_widths = [window_half_width(k, n) for k in self.lsh_keys]
             else:
                 self.grids = [fixed_grids(k, s, n) for k in self.lsh_keys]
-        self._fixed: dict[int, torch.Tensor] = {}
+        if variant == "fixed-block":
+            self.grids = [[(block_width(sigma), 0)] for sigma in sigmas]
+        self._fixed: dict[tuple[int, bool], object] = {}
 
     def arguments(self) -> dict:
         """The constructor's arguments (a kept model's config)."""
@@ -224,12 +302,19 @@ class Bias:
                 "seed": self.seed, "train_context": self.train_context, "cost_seed": self.cost_seed,
                 "cost_draws": list(self.cost_draws)}
 
-    def __call__(self, n: int, layer: int, draw: int) -> torch.Tensor:
+    def __call__(self, n: int, layer: int, draw: int):
+        return self._form(n, layer, draw, banded=True)
+
+    def dense(self, n: int, layer: int, draw: int) -> torch.Tensor:
+        return self._form(n, layer, draw, banded=False)
+
+    def _form(self, n: int, layer: int, draw: int, banded: bool):
         if self.variant == "lsh":
-            return lsh_bias(self.seed, draw * self.layers + layer, self.s, self.sigmas, n)
-        if n not in self._fixed:
-            self._fixed[n] = self._deterministic(n)
-        return self._fixed[n]
+            starts = lsh_starts(self.seed, draw * self.layers + layer, self.s, self.sigmas, n)
+            return grids_form(starts, n) if banded else grids_dense(starts, n)
+        if (n, banded) not in self._fixed:
+            self._fixed[(n, banded)] = self._deterministic(n, banded)
+        return self._fixed[(n, banded)]
 
     def keys_per_query(self, n: int, lsh_keys: list[float] | None = None) -> list[float]:
         """Per head, keys per causal query at context n (lsh: `lsh_keys`, measured on its draws)."""
@@ -237,18 +322,21 @@ class Bias:
             return list(lsh_keys or [])
         if self.variant == "window":
             return [window_keys(w, n) for w in self.half_widths]
-        if self.variant == "fixed":
+        if self.variant in ("fixed", "fixed-block"):
             return [fixed_keys(g, n) for g in self.grids]
         return [(n + 1) / 2] * len(self.sigmas)
 
-    def _deterministic(self, n: int) -> torch.Tensor:
+    def _deterministic(self, n: int, banded: bool):
         heads = len(self.sigmas)
         if self.variant == "exact":
-            return alibi_bias(self.sigmas, n)
+            return alibi_form(self.sigmas, n) if banded else alibi_bias(self.sigmas, n)
         if self.variant == "nobias":
             return masked(torch.zeros(heads, n, n), torch.ones(n, n, dtype=torch.bool))
-        if self.variant == "fixed":
-            return fixed_bias(self.grids, n)
+        if self.variant in ("fixed", "fixed-block"):
+            starts = fixed_starts(self.grids, n)
+            return grids_form(starts, n) if banded else grids_dense(starts, n)
+        if banded:
+            return window_form(self.sigmas, self.half_widths, n)
         return window_bias(self.sigmas, self.half_widths, n)
 
 
@@ -257,4 +345,6 @@ def describe(bias: Bias) -> str:
         return f"window s={bias.s} half-widths {bias.half_widths}"
     if bias.variant == "fixed":
         return f"fixed s={bias.s} widths {[sorted({w for w, _ in g}) for g in bias.grids]}"
+    if bias.variant == "fixed-block":
+        return f"fixed-block widths {[g[0][0] for g in bias.grids]}"
     return bias.variant + (f" s={bias.s}" if bias.variant == "lsh" else "")

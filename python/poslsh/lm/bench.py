@@ -1,38 +1,54 @@
-"""`poslsh bench lm`: seconds per training step of each attention variant, side by side.
+"""`poslsh bench lm`: seconds per training step and peak memory of each attention
+variant, side by side, against the context n.
 
-A step sees `tokens` bytes (tokens / n windows of n), as the configs' steps
-do (16 windows of 128, 8 of 256), so the contexts compare at equal bytes. For
-every context n and variant (exact, nobias, and lsh, fixed and window at
-every s, fixed and window matched to lsh's keys per query on its draws), the
-same model (same initial weights, same batch of random bytes) takes `repeats`
-AdamW steps after one untimed warm-up step; a step is forward, backward and
-update, with its bias built as training builds it (lsh: fresh hashes, from
-block starts). Also timed alone: building the step's biases. Each is timed as
-wall-clock and as this process's CPU time (one thread: the CPU time is what
-the step costs when the machine is shared, where wall-clock measures the
-other work too); the repeat with the least CPU time is kept. One row per
-(n, variant, s): keys per query (mean over heads), seconds per step (wall and
-CPU), CPU seconds of bias construction per step, and the CPU times relative to
-exact ALiBi at that n.
+A step sees `batch` windows of n (or, with batch 0, tokens / n windows: equal
+bytes per step). For every context n the points are (those of `variants`): exact ALiBi on dense
+[heads, n, n] attention (the reference every model trained with before banded
+attention), exact ALiBi as training runs it (banded by its certified band when
+that pays, poslsh.lm.band), nobias (dense), fixed-block, and lsh, fixed and
+window at every s (fixed and window matched to lsh's keys per query on its
+draws). Each point runs in a fresh Python process (one thread): the same model
+(same initial weights, same batch of random bytes) takes `repeats` AdamW steps
+after one untimed warm-up step; a step is forward, backward and update, with its
+biases built as training builds them (lsh: fresh hashes). Also timed alone:
+building the step's biases. The repeat with the least CPU time is kept (the CPU
+time is what a step costs on a shared machine). The process's peak resident
+memory (getrusage) is the point's peak, fixed overhead (Python, torch, the
+model) included. A point may use at most half the machine's memory (an address
+space limit): beyond it the row says so (peak_mib "over ...") instead of
+pushing the machine into swap.
 
-All variants run dense [heads, n, n] attention here, so a step's time differs
-between variants by the bias construction alone; keys per query is what a
-block-sparse kernel would pay.
+One row per point: n, variant, s, attention (banded or dense: what the step
+ran; exact's band is decided per layer from q and k, the row gives the first
+layer's of the first timed step), band (the widest w of that step; n - 1 when
+dense), keys per query (mean over heads; what block-diagonal attention
+computes), seconds per step (wall, CPU), CPU seconds of bias construction, peak
+MiB, and the CPU time and peak against dense exact ALiBi and against exact
+ALiBi as trained (banded where it pays) at that n.
 """
 from __future__ import annotations
 
+import json
+import os
+import resource
+import subprocess
+import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import torch
 
 from .attention import Bias, check_sigmas, lsh_keys_per_query
+from .band import Banded
 from .model import ByteTransformer, ModelShape, bits_per_byte
 from .train import TrainConfig, deterministic, optimizer
 
-COLUMNS = ["n", "variant", "s", "keys_per_query", "seconds_per_step", "cpu_seconds_per_step",
-           "bias_cpu_seconds_per_step", "step_vs_exact", "bias_vs_exact"]
+COLUMNS = ["n", "variant", "s", "attention", "band", "keys_per_query", "seconds_per_step",
+           "cpu_seconds_per_step", "bias_cpu_seconds_per_step", "peak_mib", "step_vs_dense_exact",
+           "step_vs_exact", "peak_vs_dense_exact"]
+DENSE_EXACT = "exact-dense"  # the reference point: exact ALiBi, dense attention
+POINTS = (DENSE_EXACT, "exact", "nobias", "fixed-block", "lsh", "fixed", "window")
 
 
 @dataclass
@@ -43,12 +59,20 @@ class BenchSpec:
     heads: int
     width: int
     sigmas: list[float]
-    tokens: int  # a step sees tokens // n windows of n
+    tokens: int  # batch 0: a step sees tokens // n windows of n
+    batch: int  # windows per step (0: tokens // n)
     repeats: int
     threads: int
+    variants: list[str]  # of POINTS, in any order (run in POINTS' order)
 
     def __post_init__(self):
         self.sigmas = check_sigmas(self.sigmas, self.heads)
+        unknown = sorted(set(self.variants) - set(POINTS))
+        if unknown or not self.variants:
+            raise ValueError(f"lm: bench variants must be of {', '.join(POINTS)} (got {self.variants})")
+
+    def windows(self, n: int) -> int:
+        return self.batch if self.batch > 0 else self.tokens // n
 
 
 def best_of(repeats: int, f) -> tuple[float, float]:
@@ -62,54 +86,128 @@ def best_of(repeats: int, f) -> tuple[float, float]:
     return best
 
 
-def variants(spec: BenchSpec, n: int):
-    yield "exact", 0, Bias("exact", spec.sigmas, spec.layers)
-    yield "nobias", 0, Bias("nobias", spec.sigmas, spec.layers)
+def points(spec: BenchSpec):
+    """(variant, s) of every point at one n, the dense exact reference first."""
+    for v in POINTS[:4]:
+        if v in spec.variants:
+            yield v, 0
     for s in spec.s:
-        yield "lsh", s, Bias("lsh", spec.sigmas, spec.layers, s=s)
-        for v in ("fixed", "window"):
-            yield v, s, Bias(v, spec.sigmas, spec.layers, s=s, train_context=n, cost_draws=(0, 4))
+        for v in POINTS[4:]:
+            if v in spec.variants:
+                yield v, s
 
 
-def step_seconds(spec: BenchSpec, n: int, bias: Bias) -> tuple[tuple[float, float], float]:
-    """(wall, CPU) seconds of a step, CPU seconds of building its biases."""
+def make_bias(spec: BenchSpec, variant: str, s: int, n: int) -> Bias:
+    name = "exact" if variant == DENSE_EXACT else variant
+    return Bias(name, spec.sigmas, spec.layers, s=s, train_context=n, cost_draws=(0, 4))
+
+
+def band_of(layer_bias, q: torch.Tensor, k: torch.Tensor, n: int) -> tuple[str, int]:
+    """What a layer's bias runs as: ('banded', w) or ('dense', n - 1)."""
+    resolved = layer_bias if isinstance(layer_bias, torch.Tensor) else layer_bias.resolve(q, k)
+    return ("banded", resolved.band) if isinstance(resolved, Banded) else ("dense", n - 1)
+
+
+def limit_memory() -> int:
+    """Caps this process's address space at half the machine's memory; the cap in MiB."""
+    half = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    resource.setrlimit(resource.RLIMIT_AS, (half, half))
+    return half >> 20
+
+
+def measure(spec: BenchSpec, variant: str, s: int, n: int) -> dict:
+    """One point, in this process: its timings, attention path and peak memory."""
+    deterministic(spec.threads)
     torch.manual_seed(0)
-    batch = spec.tokens // n
+    batch = spec.windows(n)
     cfg = TrainConfig(ModelShape(spec.layers, spec.heads, spec.width), n, batch, 1, 1e-3, 0, 0.1, 1, 0)
     model = ByteTransformer(cfg.shape)
     opt = optimizer(model, cfg)
     tokens = torch.randint(0, 256, (batch, n + 1), generator=torch.Generator().manual_seed(0))
+    bias = make_bias(spec, variant, s, n)
+    form = bias.dense if variant == DENSE_EXACT else bias
     draw = [0]
 
     def biases():
         draw[0] += 1
-        return [bias(n, layer, draw[0]) for layer in range(spec.layers)]
+        return [form(n, layer, draw[0]) for layer in range(spec.layers)]
 
     def step():
-        loss = bits_per_byte(model(tokens[:, :-1], biases()), tokens[:, 1:])
+        layers = biases()
+        loss = bits_per_byte(model(tokens[:, :-1], layers), tokens[:, 1:])
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
 
     step()  # warm-up: allocations, the deterministic variants' cached bias
-    return best_of(spec.repeats, step), best_of(spec.repeats, biases)[1]
+    with torch.no_grad():
+        q, k, _ = model.blocks[0].attn.qkv_heads(model.blocks[0].ln1(model.embed(tokens[:, :-1])))
+        attention, band = band_of(biases()[0], q, k, n)
+    wall, cpu = best_of(spec.repeats, step)
+    return {"attention": attention, "band": band, "wall": wall, "cpu": cpu,
+            "bias_cpu": best_of(spec.repeats, biases)[1],
+            "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def child(argument: str) -> None:
+    """`python3 -m poslsh.lm.bench JSON`: one point, its result as JSON on stdout."""
+    job = json.loads(argument)
+    cap = limit_memory()
+    try:
+        result = measure(BenchSpec(**job["spec"]), job["variant"], job["s"], job["n"])
+    except (MemoryError, RuntimeError) as e:  # torch reports a refused allocation as RuntimeError
+        if "memory" not in str(e).lower() and not isinstance(e, MemoryError):
+            raise
+        result = {"over_mib": cap}
+    print(json.dumps(result))
+
+
+def run_point(spec: BenchSpec, variant: str, s: int, n: int) -> dict:
+    job = json.dumps({"spec": asdict(spec), "variant": variant, "s": s, "n": n})
+    done = subprocess.run([sys.executable, "-m", "poslsh.lm.bench", job], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"bench lm: the point n={n} {variant} s={s} failed: {done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def keys_of(spec: BenchSpec, variant: str, s: int, n: int) -> float:
+    bias = make_bias(spec, variant, s, n)
+    lsh = lsh_keys_per_query(0, s, spec.sigmas, n, spec.layers, 0, 4) if variant == "lsh" else None
+    return float(np.mean(bias.keys_per_query(n, lsh)))
+
+
+def ratio(a, b) -> str:
+    return f"{a / b:.4g}" if a is not None and b else ""
+
+
+def row_of(n: int, variant: str, s: int, keys: float, r: dict, dense: dict, exact: dict) -> list:
+    if "over_mib" in r:
+        return [n, variant, s or "", "", "", f"{keys:.6g}", "", "", "", f"over {r['over_mib']}", "", "", ""]
+    return [n, variant, s or "", r["attention"], r["band"], f"{keys:.6g}", f"{r['wall']:.6g}",
+            f"{r['cpu']:.6g}", f"{r['bias_cpu']:.6g}", f"{r['peak_mib']:.1f}",
+            ratio(r["cpu"], dense.get("cpu")), ratio(r["cpu"], exact.get("cpu")),
+            ratio(r["peak_mib"], dense.get("peak_mib"))]
 
 
 def run(spec: BenchSpec, progress=print) -> str:
-    deterministic(spec.threads)
     lines = [",".join(COLUMNS)]
     for n in spec.n:
-        exact_step = exact_bias = None
-        for variant, s, bias in variants(spec, n):
-            (wall, step), build = step_seconds(spec, n, bias)
-            if variant == "exact":
-                exact_step, exact_bias = step, build
-            lsh = lsh_keys_per_query(0, s, spec.sigmas, n, spec.layers, 0, 4) if variant == "lsh" else None
-            keys = float(np.mean(bias.keys_per_query(n, lsh)))
-            row = [n, variant, s if s else "", f"{keys:.6g}", f"{wall:.6g}", f"{step:.6g}", f"{build:.6g}",
-                   f"{step / exact_step:.4g}", f"{build / exact_bias:.4g}"]
-            progress(f"n={n} {variant}{f' s={s}' if s else ''}: {1e3 * step:.1f} CPU ms/step "
-                     f"({step / exact_step:.2f}x exact; wall {1e3 * wall:.1f} ms), bias {1e3 * build:.2f} CPU ms, "
-                     f"{keys:.1f} keys/query")
-            lines.append(",".join(map(str, row)))
+        dense, exact = {}, {}
+        for variant, s in points(spec):
+            r = run_point(spec, variant, s, n)
+            dense = r if variant == DENSE_EXACT else dense
+            exact = r if variant == "exact" else exact
+            keys = keys_of(spec, variant, s, n)
+            lines.append(",".join(map(str, row_of(n, variant, s, keys, r, dense, exact))))
+            what = f"n={n} {variant}{f' s={s}' if s else ''}"
+            if "over_mib" in r:
+                progress(f"{what}: needs more than {r['over_mib']} MiB, not run")
+            else:
+                progress(f"{what}: {r['attention']} (band {r['band']}), {1e3 * r['cpu']:.1f} CPU ms/step "
+                         f"(wall {1e3 * r['wall']:.1f} ms), bias {1e3 * r['bias_cpu']:.2f} CPU ms, "
+                         f"peak {r['peak_mib']:.0f} MiB, {keys:.1f} keys/query")
     return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    child(sys.argv[1])

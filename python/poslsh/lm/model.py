@@ -3,8 +3,9 @@ embedding: position enters only through the attention bias, as in ALiBi).
 
 Pre-LayerNorm blocks of causal multi-head attention and a 4x GELU MLP, tied
 input and output embeddings, no dropout (training is then a deterministic
-function of the seed). forward(tokens, biases) takes one [heads, n, n] bias per
-layer (poslsh.lm.attention), so the same weights run under any variant.
+function of the seed). forward(tokens, biases) takes one bias per layer
+(poslsh.lm.attention: a dense [heads, n, n] tensor or a band, poslsh.lm.band),
+so the same weights run under any variant.
 """
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 from torch.nn import functional as F
+
+from .band import Banded, banded_attend
 
 VOCAB = 256  # bytes
 
@@ -32,8 +35,13 @@ class ModelShape:
             raise ValueError(f"lm: width ({self.width}) must be a multiple of heads ({self.heads})")
 
 
-def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
-    """softmax(q k^T / sqrt(d) + bias) v over [..., heads, n, d] tensors."""
+def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias) -> torch.Tensor:
+    """softmax(q k^T / sqrt(d) + bias) v over [..., heads, n, d] tensors; a band's bias
+    (resolve: its band from q and k) in O(n w) per head (poslsh.lm.band)."""
+    if not isinstance(bias, torch.Tensor):
+        bias = bias.resolve(q, k)
+    if isinstance(bias, Banded):
+        return banded_attend(q, k, v, bias.values)
     logits = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]) + bias
     return torch.softmax(logits, dim=-1) @ v
 
@@ -51,7 +59,7 @@ class Attention(nn.Module):
         q, k, v = self.qkv(x).view(b, n, 3, self.heads, w // self.heads).permute(2, 0, 3, 1, 4)
         return q, k, v
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, bias) -> torch.Tensor:
         y = attend(*self.qkv_heads(x), bias)
         return self.out(y.transpose(1, 2).reshape(x.shape))
 
@@ -64,7 +72,7 @@ class Block(nn.Module):
         self.mlp = nn.Sequential(nn.Linear(shape.width, 4 * shape.width), nn.GELU(),
                                  nn.Linear(4 * shape.width, shape.width))
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, bias) -> torch.Tensor:
         x = x + self.attn(self.ln1(x), bias)
         return x + self.mlp(self.ln2(x))
 
@@ -78,7 +86,7 @@ class ByteTransformer(nn.Module):
         self.ln = nn.LayerNorm(shape.width)
         self.apply(_init)
 
-    def forward(self, tokens: torch.Tensor, biases: list[torch.Tensor]) -> torch.Tensor:
+    def forward(self, tokens: torch.Tensor, biases: list) -> torch.Tensor:
         x = self.embed(tokens)
         for block, bias in zip(self.blocks, biases, strict=True):
             x = block(x, bias)
