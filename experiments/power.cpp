@@ -619,6 +619,15 @@ class Power : public SweptExperiment<PowerCell> {
 
   std::uint64_t seed() const override { return seed_; }
 
+  // Without the hash-law family its sizes say nothing: left out, so a run
+  // without it records the config it had before the family existed.
+  RecordedOptions recorded_options(const CLI::App&) const override {
+    RecordedOptions recorded;
+    if (sizes_.hash_law_sigma.empty())
+      recorded.omitted = {"hash-law-indices", "hash-law-trials"};
+    return recorded;
+  }
+
  private:
   std::vector<std::string> defect_names_;
   std::int64_t seeds_ = 20;

@@ -73,7 +73,8 @@ TEST_F(AttentionCli, TableRowsMatchTheLibraryAndPassTheChecks) {
   EXPECT_NE(c.out.find("info  beats-fixed["), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("info  window-at-equal-cost["), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("PASS  trials-distinct["), std::string::npos) << c.out;
-  EXPECT_NE(c.out.find("checks: 2 passed, 0 failed, 4 not applicable, 4 info"), std::string::npos)
+  EXPECT_NE(c.out.find("PASS  estimator: on all 12 rows"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("checks: 3 passed, 0 failed, 4 not applicable, 4 info"), std::string::npos)
       << c.out;
 }
 

@@ -124,8 +124,9 @@ CsvTable power_table(PowerTable kind) {
 // lsh rows only (the error-law and trials-distinct lines read nothing else):
 // tested and control errors interleaved (sound: no rank test can reject), or
 // every tested error above every control error (a biased sampler), or every
-// trial the same hashes (one hash_digest for all).
-enum class AttentionTable { kSound, kTestedAboveControl, kRepeatedTrials };
+// trial the same hashes (one hash_digest for all), or errors above their
+// certificate.
+enum class AttentionTable { kSound, kTestedAboveControl, kRepeatedTrials, kAboveCertificate };
 
 CsvTable attention_table(const std::string& section, AttentionTable kind) {
   const auto n = numbers(config_values(section, "n"));
@@ -143,7 +144,9 @@ CsvTable attention_table(const std::string& section, AttentionTable kind) {
       for (std::size_t h = 0; h < sigma.size(); ++h)
         for (const double ss : s)
           for (int j = 0; j < trials; ++j) {
-            const double shift = kind == AttentionTable::kTestedAboveControl ? 1.0 : 0.0;
+            const double shift = kind == AttentionTable::kTestedAboveControl  ? 1.0
+                                 : kind == AttentionTable::kAboveCertificate ? 20.0
+                                                                             : 0.0;
             const double tested = 0.1 + 0.002 * (2 * j) + shift, control = 0.1 + 0.002 * (2 * j + 1);
             const int digest = kind == AttentionTable::kRepeatedTrials ? 0 : j;
             text += fmt::format(
@@ -185,11 +188,13 @@ std::map<std::string, Walked> walked_sections() {
       {"attention",
        {att("attention", A::kSound),
         {{"tested errors above the control's", att("attention", A::kTestedAboveControl)},
-         {"every trial the same hashes", att("attention", A::kRepeatedTrials)}}}},
+         {"every trial the same hashes", att("attention", A::kRepeatedTrials)},
+         {"errors above their certificate", att("attention", A::kAboveCertificate)}}}},
       {"attention-length",
        {att("attention-length", A::kSound),
         {{"tested errors above the control's", att("attention-length", A::kTestedAboveControl)},
-         {"every trial the same hashes", att("attention-length", A::kRepeatedTrials)}}}},
+         {"every trial the same hashes", att("attention-length", A::kRepeatedTrials)},
+         {"errors above their certificate", att("attention-length", A::kAboveCertificate)}}}},
       {"power",
        {pow(P::kSound),
         {{"no defect detected", pow(P::kNothingDetected)},
