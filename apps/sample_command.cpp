@@ -42,7 +42,7 @@ Action add_sample_command(CLI::App& app) {
     require_at_least("--s", o->s, 1);
     const PlantedDefect defect = o->plant.resolve();
     AtomicFile file(o->out, "--out");
-    const auto hashes = draw_hashes(hash_drawer(o->seed, defect), o->trial, o->s, o->sigma);
+    const auto hashes = draw_hashes(o->seed, defect, o->trial, o->s, o->sigma);
     CsvWriter table(o->blocks ? std::vector<std::string>{"sample", "start", "end"}
                               : std::vector<std::string>{"sample", "pitch", "shift"});
     for (std::int64_t k = 0; k < o->s; ++k) {

@@ -483,8 +483,8 @@ class CellRows {
     if (!want_lsh && !matched_window) return;
     for (std::int64_t s : o_.s) {
       for (std::int64_t trial = 0; trial < o_.trials; ++trial) {
-        const auto hashes = draw_hashes(hash_drawer(seed, o_.plant.defect()),
-                                        static_cast<std::uint64_t>(trial), s, sigma_);
+        const auto hashes =
+            draw_hashes(seed, o_.plant.defect(), static_cast<std::uint64_t>(trial), s, sigma_);
         const MaskMean mask = estimator_mask(p_.n, hashes, form_, bug());
         const double kpq = lsh_keys_per_query(mask);
         if (want_lsh) {

@@ -180,7 +180,7 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
     // Lanczos starts.
     ConvergenceSettings head_settings = settings_;
     head_settings.seed = x.seed;
-    const auto hashes = draw_hashes(hash_drawer(x.seed, plant_.defect()), x.trial, x.hash);
+    const auto hashes = draw_hashes(x.seed, plant_.defect(), x.trial, x.hash.s(), x.hash.sigma());
     return {convergence_row(x.hash, x.trial, hashes, head_settings)};
   }
 

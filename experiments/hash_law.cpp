@@ -163,10 +163,16 @@ void span_rows(double sigma, const HashDrawer& draw, bool in_trial, std::vector<
 
 }  // namespace hash_law_cells
 
-std::vector<std::vector<std::string>> hash_law_cell_rows(double sigma, const HashLawSizes& sizes,
-                                                         const HashDrawer& draw) {
+std::vector<std::vector<std::string>> hash_law_index_rows(double sigma, const HashLawSizes& sizes,
+                                                          const HashDrawer& draw) {
   std::vector<std::vector<std::string>> rows;
   hash_law_cells::index_and_grid_rows(sigma, sizes, draw, rows);
+  return rows;
+}
+
+std::vector<std::vector<std::string>> hash_law_cell_rows(double sigma, const HashLawSizes& sizes,
+                                                         const HashDrawer& draw) {
+  std::vector<std::vector<std::string>> rows = hash_law_index_rows(sigma, sizes, draw);
   hash_law_cells::span_rows(sigma, draw, true, rows);
   hash_law_cells::span_rows(sigma, draw, false, rows);
   return rows;

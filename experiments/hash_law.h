@@ -60,7 +60,13 @@ struct HashLawSizes {
   std::int64_t trials = 4096;  // trials per index
 };
 
-// The rows of one sigma, probes in the order index, grid, span, far.
+// The index and grid probes' rows alone: what a sampler reached hash by hash
+// only below `indices` (the control sampler of control_sampler.h) can be
+// tested with.
+std::vector<std::vector<std::string>> hash_law_index_rows(double sigma, const HashLawSizes& sizes,
+                                                          const HashDrawer& draw);
+// The rows of one sigma, probes in the order index, grid, span, far,
+// index-span, far-index.
 std::vector<std::vector<std::string>> hash_law_cell_rows(double sigma, const HashLawSizes& sizes,
                                                          const HashDrawer& draw);
 

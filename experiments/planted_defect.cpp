@@ -67,6 +67,12 @@ std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t tr
   return hashes;
 }
 
+std::vector<PositionalHash> draw_hashes(std::uint64_t seed, const PlantedDefect& defect,
+                                        std::uint64_t trial, std::int64_t s, double sigma) {
+  if (defect.sampler == SamplerDefect::kNone) return poslsh::draw_hashes(seed, trial, s, sigma);
+  return draw_hashes(hash_drawer(seed, defect), trial, s, sigma);
+}
+
 std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t trial,
                                         const HashParameters& hash) {
   return draw_hashes(draw, trial, hash.s(), hash.sigma());

@@ -54,7 +54,13 @@ PlantedDefect parse_planted_defect(const std::string& name);
 // Hash k of (seed, trial) at sigma from the defect's sampler (the sound one
 // for a defect that is not in the sampler).
 HashDrawer hash_drawer(std::uint64_t seed, const PlantedDefect& defect);
-// The first s hashes of a trial: draw_hashes(seed, trial, s, sigma) for the
+// The first s hashes of (seed, trial) from the defect's sampler: the
+// library's draw_hashes itself, what C++ and Python users call, for the sound
+// one, and the planted sampler's hash-by-hash drawer otherwise. Checks
+// nothing (the caller checked s and sigma).
+std::vector<PositionalHash> draw_hashes(std::uint64_t seed, const PlantedDefect& defect,
+                                        std::uint64_t trial, std::int64_t s, double sigma);
+// The first s hashes of a trial from a drawer: draw_hashes(seed, trial, s, sigma) for the
 // sound sampler. Checks nothing: the caller checked s and sigma, or holds
 // them in a HashParameters (the second form).
 std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t trial, std::int64_t s,

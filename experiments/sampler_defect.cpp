@@ -88,6 +88,48 @@ std::string sampler_defect_name(SamplerDefect defect) {
   return "unknown";
 }
 
+namespace {
+
+// The defects confined to some hash indices or to some sigma: a
+// whole-sampler defect where they apply, the sound hash elsewhere.
+PositionalHash draw_confined_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t k,
+                                  double sigma, SamplerDefect defect) {
+  switch (defect) {
+    case SamplerDefect::kFirstHashZeroShift:
+      return k == 0 ? draw_hash(seed, trial, k, sigma, SamplerDefect::kZeroShift)
+                    : draw_hash(seed, trial, k, sigma);
+    case SamplerDefect::kFirstHashExponential:
+      return draw_hash(seed, trial, k, sigma,
+                       k == 0 ? SamplerDefect::kExponentialPitch : SamplerDefect::kNone);
+    case SamplerDefect::kGamma3PitchSigmaAtLeast32:
+      return draw_hash(seed, trial, k, sigma,
+                       sigma >= 32 ? SamplerDefect::kGamma3Pitch : SamplerDefect::kNone);
+    case SamplerDefect::kGamma3PitchSigmaBelow2:
+      return draw_hash(seed, trial, k, sigma,
+                       sigma < 2 ? SamplerDefect::kGamma3Pitch : SamplerDefect::kNone);
+    case SamplerDefect::kSecondHashZeroShift:
+      return draw_hash(seed, trial, k, sigma,
+                       k == 1 ? SamplerDefect::kZeroShift : SamplerDefect::kNone);
+    case SamplerDefect::kHash300Exponential:
+      return draw_hash(seed, trial, k, sigma,
+                       k == 300 ? SamplerDefect::kExponentialPitch : SamplerDefect::kNone);
+    case SamplerDefect::kPitchScale105OddPow2:
+    case SamplerDefect::kPitchScale105Fractional: {
+      int exponent = 0;
+      const bool pow2 = std::frexp(sigma, &exponent) == 0.5;  // sigma = 2^(exponent - 1)
+      const bool hit = defect == SamplerDefect::kPitchScale105OddPow2
+                           ? pow2 && (exponent - 1) % 2 != 0
+                           : sigma != std::floor(sigma);
+      return draw_hash(seed, trial, k, sigma,
+                       hit ? SamplerDefect::kPitchScale105 : SamplerDefect::kNone);
+    }
+    default:
+      return draw_hash(seed, trial, k, sigma);
+  }
+}
+
+}  // namespace
+
 PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t k, double sigma,
                          SamplerDefect defect) {
   switch (defect) {
@@ -136,17 +178,14 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
     case SamplerDefect::kRepeatLag4096:
       return draw_hash(seed, trial, k % 8192 >= 4096 ? k - 4096 : k, sigma);
     case SamplerDefect::kFirstHashZeroShift:
-      return k == 0 ? draw_hash(seed, trial, k, sigma, SamplerDefect::kZeroShift)
-                    : draw_hash(seed, trial, k, sigma);
     case SamplerDefect::kFirstHashExponential:
-      return draw_hash(seed, trial, k, sigma,
-                       k == 0 ? SamplerDefect::kExponentialPitch : SamplerDefect::kNone);
     case SamplerDefect::kGamma3PitchSigmaAtLeast32:
-      return draw_hash(seed, trial, k, sigma,
-                       sigma >= 32 ? SamplerDefect::kGamma3Pitch : SamplerDefect::kNone);
     case SamplerDefect::kGamma3PitchSigmaBelow2:
-      return draw_hash(seed, trial, k, sigma,
-                       sigma < 2 ? SamplerDefect::kGamma3Pitch : SamplerDefect::kNone);
+    case SamplerDefect::kSecondHashZeroShift:
+    case SamplerDefect::kHash300Exponential:
+    case SamplerDefect::kPitchScale105OddPow2:
+    case SamplerDefect::kPitchScale105Fractional:
+      return draw_confined_hash(seed, trial, k, sigma, defect);
     case SamplerDefect::kPitchCap10:
     case SamplerDefect::kPitchCap14: {
       // Redraws from streams no sound hash uses (k + j 2^48; k stays below 2^48).
@@ -156,24 +195,8 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
         h = draw_hash(seed, trial, k + (j << 48), sigma);
       return h;
     }
-    case SamplerDefect::kSecondHashZeroShift:
-      return draw_hash(seed, trial, k, sigma,
-                       k == 1 ? SamplerDefect::kZeroShift : SamplerDefect::kNone);
-    case SamplerDefect::kHash300Exponential:
-      return draw_hash(seed, trial, k, sigma,
-                       k == 300 ? SamplerDefect::kExponentialPitch : SamplerDefect::kNone);
     case SamplerDefect::kTrialLow32Bits:
       return draw_hash(seed, trial & 0xffffffffULL, k, sigma);
-    case SamplerDefect::kPitchScale105OddPow2:
-    case SamplerDefect::kPitchScale105Fractional: {
-      int exponent = 0;
-      const bool pow2 = std::frexp(sigma, &exponent) == 0.5;  // sigma = 2^(exponent - 1)
-      const bool hit = defect == SamplerDefect::kPitchScale105OddPow2
-                           ? pow2 && (exponent - 1) % 2 != 0
-                           : sigma != std::floor(sigma);
-      return draw_hash(seed, trial, k, sigma,
-                       hit ? SamplerDefect::kPitchScale105 : SamplerDefect::kNone);
-    }
   }
   return draw_hash(seed, trial, k, sigma);
 }

@@ -11,9 +11,11 @@
 
 #include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "experiments/control_sampler.h"
 #include "experiments/hash_law.h"
 #include "experiments/planted_defect.h"
 #include "runner/csv_table.h"
@@ -172,6 +174,37 @@ TEST(HashLaw, SpanBasesSpreadOverTheTrialRange) {
   for (std::int64_t i = 1; i < kSpanBases; ++i) high += span_base(i) >= (std::uint64_t{1} << 63);
   EXPECT_GT(high, 2);  // some bases have the top bit set, so t + 2^63 wraps
   EXPECT_LT(high, kSpanBases - 2);
+}
+
+// The control sampler (control_sampler.h), on which the error-law lines'
+// exactness rests, has the law at every index below 512 too: its hashes of a
+// trial come from one generator, so they are drawn a trial at a time.
+HashDrawer control_drawer(std::uint64_t seed, std::uint64_t bad_index = ~std::uint64_t{0}) {
+  auto cache = std::make_shared<std::pair<std::uint64_t, std::vector<PositionalHash>>>();
+  return [=](std::uint64_t trial, std::uint64_t k, double sigma) {
+    if (cache->second.empty() || cache->first != trial)
+      *cache = {trial, control_hashes(seed, trial, 512, sigma)};
+    PositionalHash h = cache->second.at(k);
+    if (k == bad_index) h = {h.pitch * 1.3, h.shift * 1.3};
+    return h;
+  };
+}
+
+TEST(HashLaw, ControlSamplerHasTheLawAtEveryIndex) {
+  const auto rows = [](const HashDrawer& draw) {
+    Rows all;
+    for (const double sigma : {1.0, 2.5198421}) {
+      auto part = hash_law_index_rows(sigma, {512, 2048}, draw);
+      all.insert(all.end(), part.begin(), part.end());
+    }
+    return all;
+  };
+  const auto sound = check_hash_law_table(as_table(rows(control_drawer(9))));
+  EXPECT_EQ(sound.size(), 6u) << dump(sound);
+  EXPECT_TRUE(failed(sound).empty()) << dump(sound);
+  // Negative control: index 77 of the control drawn 30% too long.
+  const auto bad = failed(check_hash_law_table(as_table(rows(control_drawer(9, 77)))));
+  EXPECT_NE(std::find(bad.begin(), bad.end(), "hash-index[sigma=1]"), bad.end());
 }
 
 }  // namespace hash_law_test
