@@ -100,10 +100,14 @@ Row count_row(double sigma, const std::string& probe, std::int64_t key, const st
 struct Counts {
   std::vector<std::int64_t> n;
   std::int64_t hashes = 0;
+  explicit Counts(std::size_t stats = 0) : n(stats, 0) {}
   void add(const std::vector<Statistic>& stats, const PositionalHash& h, double sigma) {
-    n.resize(stats.size());
     for (std::size_t j = 0; j < stats.size(); ++j) n[j] += stats[j].holds(h, sigma);
     ++hashes;
+  }
+  void add(const Counts& other) {
+    for (std::size_t j = 0; j < n.size(); ++j) n[j] += other.n[j];
+    hashes += other.hashes;
   }
   void append_rows(std::vector<Row>& rows, double sigma, const std::string& probe,
                    std::int64_t key, const std::vector<Statistic>& stats) const {
@@ -113,22 +117,24 @@ struct Counts {
   }
 };
 
+// The grid's bulk counts are the indices' summed, not counted again.
 void index_and_grid_rows(double sigma, const HashLawSizes& z, const HashDrawer& draw,
                          std::vector<Row>& rows) {
   const auto& bulk = hash_law_stats::bulk_statistics();
   const auto& tail = hash_law_stats::tail_statistics();
-  std::vector<Counts> per_index(static_cast<std::size_t>(z.indices));
-  Counts grid_bulk, grid_tail;
+  std::vector<Counts> per_index(static_cast<std::size_t>(z.indices), Counts(bulk.size()));
+  Counts grid_bulk(bulk.size()), grid_tail(tail.size());
   for (std::int64_t t = 0; t < z.trials; ++t)
     for (std::int64_t k = 0; k < z.indices; ++k) {
       const PositionalHash h =
           draw(static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(k), sigma);
       per_index[static_cast<std::size_t>(k)].add(bulk, h, sigma);
-      grid_bulk.add(bulk, h, sigma);
       grid_tail.add(tail, h, sigma);
     }
-  for (std::int64_t k = 0; k < z.indices; ++k)
+  for (std::int64_t k = 0; k < z.indices; ++k) {
     per_index[static_cast<std::size_t>(k)].append_rows(rows, sigma, "index", k, bulk);
+    grid_bulk.add(per_index[static_cast<std::size_t>(k)]);
+  }
   grid_bulk.append_rows(rows, sigma, "grid", 0, bulk);
   grid_tail.append_rows(rows, sigma, "grid", 0, tail);
 }
@@ -142,7 +148,7 @@ bool bit_equal(const PositionalHash& a, const PositionalHash& b) {
 // pooled ("far", "far-index").
 void span_rows(double sigma, const HashDrawer& draw, bool in_trial, std::vector<Row>& rows) {
   const auto& bulk = hash_law_stats::bulk_statistics();
-  Counts far;
+  Counts far(bulk.size());
   for (int j = 0; j < 64; ++j) {
     std::int64_t equal = 0;
     const std::uint64_t step = std::uint64_t{1} << j;
