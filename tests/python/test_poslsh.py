@@ -34,15 +34,6 @@ EXAMPLE = SOURCE_DIR / "python" / "examples" / "torch_block_mask.py"
 # ---- the CLI -------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def cli():
-    """The poslsh binary: $POSLSH_CLI, or bin/poslsh of the build tree the module came from."""
-    path = os.environ.get("POSLSH_CLI") or str(Path(poslsh.__file__).resolve().parents[1] / "bin" / "poslsh")
-    if not os.access(path, os.X_OK):
-        pytest.fail(f"no poslsh CLI at {path}: set POSLSH_CLI to the built binary")
-    return path
-
-
 def run_cli(cli, *args):
     return subprocess.run([cli, *map(str, args)], capture_output=True, text=True, timeout=120)
 

@@ -28,14 +28,6 @@ EXAMPLE = SOURCE_DIR / "python" / "examples" / "test_torch_verify.py"
 DOC = SOURCE_DIR / "docs" / "python-verify.md"
 
 
-@pytest.fixture(scope="session")
-def cli():
-    path = os.environ.get("POSLSH_CLI") or str(Path(poslsh.__file__).resolve().parents[1] / "bin" / "poslsh")
-    if not os.access(path, os.X_OK):
-        pytest.fail(f"no poslsh CLI at {path}: set POSLSH_CLI to the built binary")
-    return path
-
-
 def cli_verify(cli, flag, path, n, sigma, *extra):
     r = subprocess.run([cli, "verify", flag, str(path), "--n", str(n), "--sigma", repr(sigma), *extra],
                        capture_output=True, text=True, timeout=120)
