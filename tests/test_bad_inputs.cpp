@@ -153,6 +153,19 @@ TEST_F(BadInputs, NpyTensorsForAttention) {
 // bfloat16 (ml_dtypes.bfloat16 through np.save, '<V2'; or 'bfloat16'). The
 // attention table is the same, byte for byte, as for float64 files holding
 // the same (exactly widened) values.
+// `poslsh hash-law`: each bad option named, exit 2, nothing written.
+TEST_F(BadInputs, HashLawOptions) {
+  const std::string out = path("hl.csv");
+  for (const auto& [args, mention] : std::vector<std::pair<std::string, std::string>>{
+           {"--sigma -1", "--sigma"},
+           {"--sigma nan", "--sigma"},
+           {"--sigma 2 --indices 0", "--indices"},
+           {"--sigma 2 --trials 0", "--trials"},
+           {"--sigma 2 --indices 2000000", "--indices"},
+           {"--sigma 2 --plant-defect nosuch", "--plant-defect"}})
+    expect_rejected("hash-law " + args + " --out " + out, mention, out);
+}
+
 TEST_F(BadInputs, NpyHalfPrecisionTensorsAreRead) {
   const std::size_t count = 64 * 8;
   std::string bytes[3];
