@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "experiments/planted_defect.h"
-#include "runner/launcher.h"
+#include "apps/launcher.h"
 
 namespace CLI {
 class App;

@@ -40,7 +40,7 @@ void verify_inputs(const std::string& config, const std::string& sidecar) {
     const auto tag = line.rfind(" sha256 ");
     if (tag == std::string::npos || tag < 8)
       throw InputError(fmt::format("rerun: '{}' has a malformed input line: '{}'",
-                                   printable(sidecar, 200), printable(line, 200)));
+                                   detail::printable(sidecar, 200), detail::printable(line, 200)));
     const std::string path = line.substr(8, tag - 8);
     const std::string want = line.substr(tag + 8, 64);
     const std::string got = sha256_file(path, "rerun");
@@ -48,7 +48,7 @@ void verify_inputs(const std::string& config, const std::string& sidecar) {
       throw InputError(fmt::format(
           "rerun: input '{}' changed since the run (sha256 recorded {}, now {}); restore it or "
           "run the experiment afresh",
-          printable(path, 200), printable(want, 64), got));
+          detail::printable(path, 200), detail::printable(want, 64), got));
   }
 }
 
@@ -62,18 +62,18 @@ struct RerunOptions {
 RunRecord read_replayable(const std::string& sidecar) {
   RunRecord meta = RunRecord::read(sidecar, "rerun");
   if (meta.text("tool") != "poslsh")
-    throw InputError(fmt::format("rerun: '{}' was not written by poslsh", printable(sidecar, 200)));
+    throw InputError(fmt::format("rerun: '{}' was not written by poslsh", detail::printable(sidecar, 200)));
   const std::string experiment = meta.text("experiment");
   if (!is_sweep_experiment(experiment) && experiment != "sample")
     throw InputError(
         fmt::format("rerun: '{}' records experiment '{}', which rerun cannot replay (accepted: the "
                     "experiments of `poslsh --help`, and sample)",
-                    printable(sidecar, 200), printable(experiment)));
+                    detail::printable(sidecar, 200), detail::printable(experiment)));
   if (meta.has("merged_from"))
     throw InputError(fmt::format(
         "rerun: '{}' describes a merge of shards; rerun the experiment without --shard, or "
         "rerun each shard's sidecar",
-        printable(sidecar, 200)));
+        detail::printable(sidecar, 200)));
   return meta;
 }
 
@@ -104,7 +104,7 @@ int rerun(const RerunOptions& o) {
     std::fprintf(stderr,
                  "rerun: note: the run was made by poslsh %s (%s), this is %s (%s); a "
                  "different version may give different bytes\n",
-                 printable(version).c_str(), printable(commit).c_str(), kVersion, git_commit());
+                 detail::printable(version).c_str(), detail::printable(commit).c_str(), kVersion, git_commit());
   // The recorded options, as the config file the experiment reads.
   const auto toml =
       std::filesystem::temp_directory_path() / fmt::format("poslsh-rerun-{}.toml", ::getpid());

@@ -220,11 +220,11 @@ void validate_attention_options(const AttentionOptionsCli& o) {
   for (const auto& e : o.estimator)
     if (e != "lsh" && e != "fixed" && e != "window" && e != "band")
       throw UsageError(
-          fmt::format("--estimator accepts lsh, fixed, window, band (got '{}')", printable(e)));
+          fmt::format("--estimator accepts lsh, fixed, window, band (got '{}')", detail::printable(e)));
   validate_band_attention_options({.tol = o.band_tol, .attention = {}});  // the estimator's own check, up front
   if (o.reference != "dense" && o.reference != "band")
     throw UsageError(
-        fmt::format("--reference accepts dense, band (got '{}')", printable(o.reference)));
+        fmt::format("--reference accepts dense, band (got '{}')", detail::printable(o.reference)));
   if (!(o.reference_tol > 0 && o.reference_tol < 1))
     throw UsageError(fmt::format("--reference-tol must be a number in (0, 1), got {}",
                                  format_value(o.reference_tol)));
@@ -235,7 +235,7 @@ void validate_attention_options(const AttentionOptionsCli& o) {
     std::filesystem::create_directories(o.save_outputs, ec);
     if (ec || !std::filesystem::is_directory(o.save_outputs))
       throw UsageError(fmt::format("--save-outputs: cannot create the directory '{}' ({})",
-                                   printable(o.save_outputs, 200),
+                                   detail::printable(o.save_outputs, 200),
                                    ec ? ec.message() : "a file is in the way"));
   }
 }

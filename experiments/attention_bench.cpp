@@ -27,7 +27,7 @@
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/csv_writer.h"
-#include "runner/least_squares.h"
+#include "stats/least_squares.h"
 
 namespace poslsh {
 // A named namespace, not an anonymous one: the runner is a unity build.
@@ -68,6 +68,18 @@ struct Row {
   std::int64_t ref_rows = 0;  // query rows the errors are measured on
 };
 
+// One row of float64 exact ALiBi attention (symmetric) from its definition,
+// independent of the kernels it measures: softmax over every key of
+// q_i·k_j / sqrt(d) - |i - j| / sigma, weights on v.
+Eigen::RowVectorXd exact_row(const QkvData& data, Eigen::Index i, double sigma) {
+  const Eigen::Index n = data.k.data.rows();
+  const double scale = 1.0 / std::sqrt(static_cast<double>(data.q.data.cols()));
+  Eigen::ArrayXd logit = (data.k.data * data.q.data.row(i).transpose()).array() * scale;
+  for (Eigen::Index j = 0; j < n; ++j) logit[j] -= static_cast<double>(std::abs(i - j)) / sigma;
+  const Eigen::ArrayXd w = (logit - logit.maxCoeff()).exp();
+  return (w.matrix().transpose() * data.v.data) / w.sum();
+}
+
 // The float64 reference on evenly spaced 64-row tiles of query rows.
 struct Reference {
   std::vector<std::int64_t> tiles;  // tile indices
@@ -81,16 +93,10 @@ struct Reference {
     const std::int64_t count =
         std::min<std::int64_t>(tiles_total, (reference_rows + kQueryTile - 1) / kQueryTile);
     for (std::int64_t t = 0; t < count; ++t) tiles.push_back(t * tiles_total / count);
-    std::vector<OnlineSoftmax<double>> states;
-    for (int w = 0; w < threads; ++w) states.emplace_back(kQueryTile, d, d);
-    for_each_unit(count, threads, [&](std::int64_t u, int worker) {
+    for_each_unit(count, threads, [&](std::int64_t u, int) {
       const Eigen::Index q0 = tiles[u] * kQueryTile,
                          q1 = std::min<Eigen::Index>(n, q0 + kQueryTile);
-      auto& st = states[worker];
-      st.reset(q0);
-      st.accumulate(data.q.data, data.k.data, data.v.data, q0, q1, 0, n,
-                    LogitRule{1.0 / sigma, false, -1});
-      st.write_output(output, q1 - q0);
+      for (Eigen::Index i = q0; i < q1; ++i) output.row(i) = exact_row(data, i, sigma);
     });
     for (auto t : tiles) rows += std::min<std::int64_t>(n, (t + 1) * kQueryTile) - t * kQueryTile;
   }
@@ -216,7 +222,7 @@ void print_summary(const AttentionBenchOptions& o, const std::vector<Row>& rows,
     }
   }
   auto slope = [](const std::vector<double>& x, const std::vector<double>& y) {
-    return x.size() >= 2 ? fmt::format("{:.3f}", least_squares_slope(x, y)) : std::string("n/a");
+    return x.size() >= 2 ? fmt::format("{:.3f}", stats::least_squares_slope(x, y)) : std::string("n/a");
   };
   fmt::print("slope of log time vs log n: exact {}, band {}, lsh {}, window {}\n",
              slope(ln_ne, ln_e), slope(ln_n, ln_b), slope(ln_n, ln_l), slope(ln_n, ln_w));

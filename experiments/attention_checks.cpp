@@ -51,9 +51,10 @@
 #include "experiments/attention_length_fit.h"
 #include "experiments/attention_table.h"
 #include "runner/cli_common.h"
-#include "runner/least_squares.h"
-#include "runner/rate_interval.h"
-#include "runner/two_sample_rank.h"
+#include "stats/least_squares.h"
+#include "experiments/rate_interval.h"
+#include "stats/two_sample_rank.h"
+#include "stats/median_interval.h"
 
 namespace poslsh {
 
@@ -63,7 +64,7 @@ double finite(const CsvTable& t, std::size_t r, const std::string& c) {
   const double v = t.number(r, c);
   if (!std::isfinite(v))
     unusable(fmt::format("row {}: {} is '{}'; expected a finite number", CsvTable::line_of(r), c,
-                         printable(t.text(r, c))));
+                         detail::printable(t.text(r, c))));
   return v;
 }
 
@@ -208,11 +209,11 @@ void add_lsh_row(const Table& tb, std::size_t r, double s, double err, Group& g)
   const CsvTable& t = tb.t;
   if (!(s >= 1))
     unusable(fmt::format("{}: lsh row with s = '{}'; expected s >= 1", tb.row_name(r),
-                         printable(t.text(r, "s"))));
+                         detail::printable(t.text(r, "s"))));
   const double trial = t.number(r, "trial");
   if (!(trial >= 0))
     unusable(fmt::format("{}: lsh row with trial = '{}'; expected a number >= 0", tb.row_name(r),
-                         printable(t.text(r, "trial"))));
+                         detail::printable(t.text(r, "trial"))));
   auto& by_s = g.lsh_trials[trial];
   if (by_s.count(s))
     unusable(fmt::format("{}: a second lsh row for this (group, s, trial); expected one",
@@ -316,7 +317,7 @@ RateSlopes rate_slopes(const Group& g) {
       y.push_back(point.first);
       rb.push_back(point.second);
     }
-    const auto [lo, hi] = zero ? std::pair<double, double>{NAN, NAN} : slope_envelope(x, y, rb);
+    const auto [lo, hi] = zero ? std::pair<double, double>{NAN, NAN} : stats::slope_envelope(x, y, rb);
     if (std::isnan(lo)) {
       ++out.zero_trials;
     } else {
@@ -507,11 +508,11 @@ CheckOutcome window_line(const std::string& name, const Group& g) {
 // K and V: the exact two-sample rank test (two_sample_rank.h) on
 // rel_frobenius_error, max_error and scale_projection (the error along the
 // direction a wrong block scale biases it), level / 3 each.
-std::string rank_text(const char* what, const RankTest& r, const std::vector<double>& x,
+std::string rank_text(const char* what, const stats::RankTest& r, const std::vector<double>& x,
                       const std::vector<double>& y) {
   return fmt::format(
       "{}: median {:.4g} vs control {:.4g}, {} of {} pairs above, {} below, two-sided p {:.3g}",
-      what, median_interval(x, 0.5).median, median_interval(y, 0.5).median, r.above, r.m * r.k,
+      what, stats::median_interval(x, 0.5).median, stats::median_interval(y, 0.5).median, r.above, r.m * r.k,
       r.below, r.p);
 }
 
@@ -520,17 +521,17 @@ CheckOutcome error_law_line(const std::string& group, double s, const ErrorSampl
   const std::string check = fmt::format("error-law[{},s={}]", group, format_value(s));
   const bool projected = !e.projection.empty();
   const double each = level / (projected ? 3 : 2);
-  const std::size_t needed = rank_test_trials_needed(each);
-  if (e.rel.size() < 2 || smallest_rank_p(e.rel.size(), e.control_rel.size()) > each)
+  const std::size_t needed = stats::rank_test_trials_needed(each);
+  if (e.rel.size() < 2 || stats::smallest_rank_p(e.rel.size(), e.control_rel.size()) > each)
     return {check, Verdict::kNotApplicable,
             fmt::format("{} trials: even all errors above the control's leave p = {:.2g} > "
                         "{:.2g}; needs >= {} trials",
-                        e.rel.size(), smallest_rank_p(e.rel.size(), e.control_rel.size()), each,
+                        e.rel.size(), stats::smallest_rank_p(e.rel.size(), e.control_rel.size()), each,
                         needed)};
-  const RankTest rel = two_sample_rank_test(e.rel, e.control_rel);
-  const RankTest mx = two_sample_rank_test(e.max_error, e.control_max_error);
-  const std::optional<RankTest> proj =
-      projected ? std::optional(two_sample_rank_test(e.projection, e.control_projection))
+  const stats::RankTest rel = stats::two_sample_rank_test(e.rel, e.control_rel);
+  const stats::RankTest mx = stats::two_sample_rank_test(e.max_error, e.control_max_error);
+  const std::optional<stats::RankTest> proj =
+      projected ? std::optional(stats::two_sample_rank_test(e.projection, e.control_projection))
                 : std::nullopt;
   const bool fails = rel.p <= each || mx.p <= each || (proj && proj->p <= each);
   return {check, fails ? Verdict::kFail : Verdict::kPass,

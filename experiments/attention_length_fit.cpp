@@ -9,8 +9,10 @@
 #include <string>
 #include <tuple>
 
-#include "runner/least_squares.h"
-#include "runner/rate_interval.h"
+#include "stats/least_squares.h"
+#include "experiments/rate_interval.h"
+#include "stats/median_interval.h"
+#include "stats/binomial.h"
 
 namespace poslsh::attention_checks {
 
@@ -88,9 +90,9 @@ LengthFit fit_length(const LengthGroup& g) {
         rb.push_back(p.rel_bound);
       }
     }
-    if (ln_n.size() >= 2) f.max_growth.push_back(least_squares_slope(ln_n, max_error));
+    if (ln_n.size() >= 2) f.max_growth.push_back(stats::least_squares_slope(ln_n, max_error));
     if (x.size() < 2) continue;
-    const auto [lo, hi] = slope_envelope(x, y, rb);
+    const auto [lo, hi] = stats::slope_envelope(x, y, rb);
     if (std::isnan(lo)) {
       ++f.unresolved;
       continue;
@@ -158,7 +160,7 @@ CheckOutcome length_line(const std::string& key, const LengthFit& f, double c_to
   const std::size_t m = f.slopes.size();
   const std::size_t k = static_cast<std::size_t>(std::count_if(
       f.slopes.begin(), f.slopes.end(), [&](double v) { return v > c_tol; }));
-  const MedianInterval mi = median_interval(f.slopes, 2 * level);
+  const stats::MedianInterval mi = stats::median_interval(f.slopes, 2 * level);
   return {name, Verdict::kInfo,
           fmt::format(
               "descriptive, not a test: row errors away from the ends have one law whatever n, "
@@ -168,7 +170,7 @@ CheckOutcome length_line(const std::string& key, const LengthFit& f, double c_to
               "per-trial exponent c in error ~ n^c = {:.4f}; {} of {} independent trials above "
               "{:.3g} (P(Binomial({}, 1/2) >= {}) = {:.3g}); order-statistic interval "
               "[{:.4f}, {:.4f}] for the median; n:mean_rel_frobenius_error {}",
-              c_tol, mi.median, k, m, c_tol, m, k, half_binomial_tail(m, k), mi.low, mi.high,
+              c_tol, mi.median, k, m, c_tol, m, k, stats::half_binomial_tail(m, k), mi.low, mi.high,
               rel_points(f)) +
               max_note};
 }

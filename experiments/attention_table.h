@@ -21,7 +21,7 @@ inline double nonnegative(const CsvTable& t, std::size_t r, const std::string& c
   const double v = t.number(r, c);
   if (std::isnan(v) || v < 0 || (!allow_inf && std::isinf(v)))
     unusable(fmt::format("row {}: {} is '{}'; expected a {}number >= 0", CsvTable::line_of(r), c,
-                         printable(t.text(r, c)), allow_inf ? "" : "finite "));
+                         detail::printable(t.text(r, c)), allow_inf ? "" : "finite "));
   return v;
 }
 
@@ -55,7 +55,7 @@ struct Table {
     return fmt::format(
         "row {} ({} {}{})", CsvTable::line_of(r), group_of(r), t.text(r, "estimator"),
         s.empty() ? std::string()
-                  : fmt::format(" s={} trial={}", printable(s), printable(t.text(r, "trial"))));
+                  : fmt::format(" s={} trial={}", detail::printable(s), detail::printable(t.text(r, "trial"))));
   }
 };
 

@@ -13,13 +13,13 @@
 // empirical and predicted statistics.
 #pragma once
 
-#include "experiments/sampler_defect.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "experiments/experiment.h"
+#include "experiments/sampler_defect.h"
 #include "runner/csv_table.h"
 
 namespace poslsh {

@@ -5,14 +5,16 @@
 #include <poslsh/input_error.h>
 
 #include <algorithm>
-#include <boost/math/distributions/binomial.hpp>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
 
+#include "experiments/block_size_fit.h"
 #include "experiments/blocksize.h"
+#include "stats/binomial.h"
+#include "stats/chernoff.h"
 #include "runner/cli_common.h"
 #include "runner/csv_writer.h"
 
@@ -25,7 +27,7 @@ double positive_field(const CsvTable& t, std::size_t row, const std::string& col
   const double v = t.number(row, col);
   if (!std::isfinite(v) || !(v > 0))
     throw InputError(fmt::format("row {}, column {}: expected a finite number > 0, got '{}'",
-                                 CsvTable::line_of(row), col, printable(t.text(row, col))));
+                                 CsvTable::line_of(row), col, detail::printable(t.text(row, col))));
   return v;
 }
 
@@ -41,19 +43,6 @@ std::string cell_name(const BlocksizeCellStats& c) {
                        : fmt::format("n={},sigma={},s={}", c.n_text, c.sigma_text, c.s_text);
 }
 
-// Smallest k with P(Binomial(trials, p) > k) <= alpha.
-std::int64_t binomial_threshold(std::int64_t trials, double p, double alpha) {
-  if (p <= 0) return 0;
-  const boost::math::binomial_distribution<double> bin(static_cast<double>(trials), p);
-  std::int64_t k = static_cast<std::int64_t>(std::floor(static_cast<double>(trials) * p));
-  while (k > 0 &&
-         boost::math::cdf(boost::math::complement(bin, static_cast<double>(k - 1))) <= alpha)
-    --k;
-  while (k < trials &&
-         boost::math::cdf(boost::math::complement(bin, static_cast<double>(k))) > alpha)
-    ++k;
-  return k;
-}
 
 // The law of b_max as a table of log pmf over b = 1..last (the mass beyond
 // `last` is below 1e-40), with its mean and variance, and Chernoff bounds on
@@ -64,15 +53,16 @@ class LawMoments {
     double total = 0;
     for (std::int64_t b = 1; b <= law.n(); ++b) {
       const double m = pmf(law, b);
-      log_pmf_.push_back(m > 0 ? std::log(m) : -std::numeric_limits<double>::infinity());
+      law_.value.push_back(static_cast<double>(b));
+      law_.prob.push_back(m);
       total += m;
       mean_ += m * static_cast<double>(b);
       if (b >= law.n() || (m < 0.5 && survival(law, b) < 1e-40)) break;
     }
     mean_ /= total;
-    for (std::size_t i = 0; i < log_pmf_.size(); ++i) {
-      const double d = static_cast<double>(i + 1) - mean_;
-      variance_ += std::exp(log_pmf_[i]) * d * d;
+    for (std::size_t i = 0; i < law_.value.size(); ++i) {
+      const double d = law_.value[i] - mean_;
+      variance_ += law_.prob[i] * d * d;
     }
     variance_ /= total;
   }
@@ -80,41 +70,19 @@ class LawMoments {
   double sd() const { return std::sqrt(variance_); }
 
   // Upper bound on P(mean of T draws >= m) for m >= mean, or on
-  // P(mean of T draws <= m) for m <= mean: exp(-T sup_theta (theta m - log E e^(theta b))),
-  // theta over [0, 0.5/sigma] or [-50/sd, 0] (any theta gives a valid bound).
+  // P(mean of T draws <= m) for m <= mean, theta over [0, 0.5/sigma] or
+  // [-50/sd, 0]: the law is cut where its tail is below 1e-40, so theta stays
+  // where that cut cannot matter.
   double chernoff_tail(double m, std::int64_t trials) const {
     const bool upper = m >= mean_;
     const double lo = upper ? 0.0 : -50.0 / std::max(sd(), 1e-3);
     const double hi = upper ? 0.5 / sigma_ : 0.0;
-    const auto rate = [&](double theta) { return theta * m - log_mgf(theta); };
-    // Golden-section search: the rate is concave in theta.
-    const double g = (std::sqrt(5.0) - 1) / 2;
-    double a = lo, b = hi, x1 = b - g * (b - a), x2 = a + g * (b - a);
-    double f1 = rate(x1), f2 = rate(x2);
-    for (int it = 0; it < 100; ++it) {
-      if (f1 < f2) {
-        a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a), f2 = rate(x2);
-      } else {
-        b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = rate(x1);
-      }
-    }
-    const double best = std::max({f1, f2, rate(lo), rate(hi), 0.0});
-    return std::exp(-static_cast<double>(trials) * best);
+    return stats::chernoff_mean_tail(law_, m, static_cast<double>(trials), lo, hi);
   }
 
  private:
-  double log_mgf(double theta) const {
-    double top = -std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i < log_pmf_.size(); ++i)
-      top = std::max(top, log_pmf_[i] + theta * static_cast<double>(i + 1));
-    double sum = 0;
-    for (std::size_t i = 0; i < log_pmf_.size(); ++i)
-      sum += std::exp(log_pmf_[i] + theta * static_cast<double>(i + 1) - top);
-    return top + std::log(sum);
-  }
-
   double sigma_;
-  std::vector<double> log_pmf_;
+  stats::FiniteLaw law_;  // b = 1..last and its pmf
   double mean_ = 0, variance_ = 0;
 };
 
@@ -139,12 +107,12 @@ BlocksizeCellStats new_cell(const CsvTable& table, std::size_t r) {
       throw InputError(fmt::format(
           "row {}, column s: s = {} but s_log_c = {} needs s = max(1, ceil(c ln n)) = {:.17g} "
           "at n = {}",
-          CsvTable::line_of(r), c.s, printable(c.s_log_c_text), want, c.n));
+          CsvTable::line_of(r), c.s, detail::printable(c.s_log_c_text), want, c.n));
   }
   c.p = table.number(r, "p");
   if (!(c.p > 0 && c.p < 1))
     throw InputError(fmt::format("row {}, column p: expected a number in (0, 1), got '{}'",
-                                 CsvTable::line_of(r), printable(table.text(r, "p"))));
+                                 CsvTable::line_of(r), detail::printable(table.text(r, "p"))));
   return c;
 }
 
@@ -373,7 +341,7 @@ void bound_lines(const std::vector<BlocksizeCellStats>& cells, const Families& f
   double worst_excess = -1;
   std::string worst;
   for (const auto& c : cells) {
-    const std::int64_t limit = binomial_threshold(c.trials, c.p, level);
+    const std::int64_t limit = stats::binomial_upper_critical(c.trials, c.p, level);
     total_exceed += c.exceed_bound;
     total_rows += c.trials;
     const double excess = static_cast<double>(c.exceed_bound) / static_cast<double>(limit + 1);
@@ -439,7 +407,7 @@ void test_growth_point(GrowthPoint& g, double level) {
   // Trials that deviate from the law sit one below it: allow for up to
   // the Binomial(trials, rate) quantile at level / 4 of them.
   g.deviation_slack =
-      binomial_threshold(c.trials, law_deviation_rate(c.n, c.sigma, c.s), level / 4);
+      stats::binomial_upper_critical(c.trials, law_deviation_rate(c.n, c.sigma, c.s), level / 4);
   const double m = std::min(g.law_mean, c.mean_b_max + static_cast<double>(g.deviation_slack) /
                                                            static_cast<double>(c.trials));
   g.tail = law.chernoff_tail(m, c.trials);

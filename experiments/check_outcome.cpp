@@ -1,6 +1,6 @@
 #include "experiments/check_outcome.h"
 
-#include "runner/rate_interval.h"
+#include "experiments/rate_interval.h"
 
 namespace poslsh {
 

@@ -1,4 +1,6 @@
 #include "experiments/cobin_checks.h"
+#include "stats/dispersion.h"
+#include "stats/binomial.h"
 
 #include <fmt/format.h>
 #include <poslsh/argument_error.h>
@@ -37,7 +39,7 @@ CobinLevels cobin_levels(const std::vector<CobinGroup>& groups, double alpha) {
   for (const auto& g : groups) {
     l.rows += g.t.size();
     for (std::size_t j = 0; j < g.t.size(); ++j)
-      l.dispersion_rows += dispersion_test(g.cobinned[j], g.sumsq[j], g.hashes, g.batch,
+      l.dispersion_rows += stats::dispersion_test(g.cobinned[j], g.sumsq[j], g.hashes, g.batch,
                                            cobin_probability(g.sigma, g.t[j]))
                                .applicable;
   }
@@ -53,7 +55,7 @@ CheckOutcome mean_outcome(const CobinGroup& g, const CobinLevels& l) {
   std::size_t worst = 0;
   for (std::size_t j = 0; j < g.t.size(); ++j) {
     const double pv =
-        binomial_two_sided_p(g.cobinned[j], g.hashes, cobin_probability(g.sigma, g.t[j]));
+        stats::binomial_two_sided_p(g.cobinned[j], g.hashes, cobin_probability(g.sigma, g.t[j]));
     if (pv < worst_p) worst_p = pv, worst = j;
   }
   const double p_w = cobin_probability(g.sigma, g.t[worst]);
@@ -85,7 +87,7 @@ CheckOutcome dispersion_outcome(const CobinGroup& g, const CobinLevels& l) {
   std::int64_t worst_t = 0;
   std::size_t tested = 0;
   for (std::size_t j = 0; j < g.t.size(); ++j) {
-    const DispersionTest d = dispersion_test(g.cobinned[j], g.sumsq[j], g.hashes, g.batch,
+    const stats::DispersionTest d = stats::dispersion_test(g.cobinned[j], g.sumsq[j], g.hashes, g.batch,
                                              cobin_probability(g.sigma, g.t[j]));
     if (!d.applicable) continue;
     ++tested;

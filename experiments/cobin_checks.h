@@ -5,13 +5,13 @@
 // core alone, so the Python module links it (poslsh_verification).
 #pragma once
 
-#include <poslsh/cobinning.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "experiments/check_verdict.h"
+#include "experiments/cobinning.h"
 
 namespace poslsh {
 
@@ -40,7 +40,7 @@ std::string cobin_group_name(const CobinGroup& group);
 //     law (valid at every hash count, no normal approximation; docs/MATH.md
 //     §9) >= (alpha/3) / groups (the z it prints is for reading only);
 //  3. dispersion: the batch sum of squares of every applicable offset
-//     (dispersion_test: the Chernoff bound of the exactly known law of one
+//     (stats::dispersion_test: the Chernoff bound of the exactly known law of one
 //     batch's squared deviation) two-sided p-value >= (alpha/3) / applicable
 //     rows.
 // Three outcomes per group, in group order.

@@ -18,13 +18,14 @@
 // (E = exp(-t / sigma)) when the consumer is right.
 #pragma once
 
-#include <poslsh/cobinning.h>
 #include <poslsh/positional_hash.h>
 
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "experiments/cobinning.h"
 
 namespace poslsh {
 

@@ -6,7 +6,6 @@
 #include <poslsh/input_error.h>
 
 #include <algorithm>
-#include <boost/math/distributions/binomial.hpp>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -16,8 +15,9 @@
 #include <tuple>
 
 #include "experiments/convergence.h"
-#include "runner/least_squares.h"
-#include "runner/rate_interval.h"
+#include "stats/binomial.h"
+#include "stats/least_squares.h"
+#include "experiments/rate_interval.h"
 
 namespace poslsh {
 
@@ -37,15 +37,6 @@ constexpr std::size_t kMinRateSValues = 4;
 // for other printers (e.g. 12 significant digits) and nothing else.
 constexpr double kBoundRelTolerance = 1e-9;
 
-// The most violations a binomial(rows, p) exceeds with probability <= alpha.
-std::int64_t allowed_violations(std::int64_t rows, double p, double alpha) {
-  if (rows == 0) return 0;
-  if (p >= 1.0) return rows;
-  boost::math::binomial_distribution<double> b(static_cast<double>(rows), p);
-  for (std::int64_t k = 0; k <= rows; ++k)
-    if (boost::math::cdf(boost::math::complement(b, static_cast<double>(k))) <= alpha) return k;
-  return rows;
-}
 
 using Group = std::tuple<std::string, double, double>;  // form, n, sigma
 
@@ -59,7 +50,7 @@ double measured(const CsvTable& t, std::size_t r, const std::string& c) {
   const double v = t.number(r, c);
   if (!std::isfinite(v) || v < 0)
     unusable(fmt::format("row {}: {} is '{}'; expected a finite number >= 0", CsvTable::line_of(r),
-                         c, printable(t.text(r, c))));
+                         c, detail::printable(t.text(r, c))));
   return v;
 }
 
@@ -133,7 +124,7 @@ void parse_parameters(const CsvTable& table, const Columns& has, std::size_t r, 
     form = Form::kCausal;
   else if (has.form && form_name != "symmetric")
     unusable(fmt::format("row {}: form is '{}'; expected symmetric or causal", CsvTable::line_of(r),
-                         printable(form_name)));
+                         detail::printable(form_name)));
   const HashParameters hash = row_hash_parameters(r, n, sigma, s, p);
   x.p = p;
   x.group = {form_name, static_cast<double>(n), sigma};
@@ -161,7 +152,7 @@ void parse_spectral(const CsvTable& table, const Columns& has, std::size_t r, Ro
       unusable(
           fmt::format("row {}: spectral_upper is '{}'; expected a number >= spectral_lower "
                       "(+inf when nothing is certified)",
-                      CsvTable::line_of(r), printable(table.text(r, "spectral_upper"))));
+                      CsvTable::line_of(r), detail::printable(table.text(r, "spectral_upper"))));
   } else {
     x.spectral_upper =
         x.ok ? x.spectral_error * (1 + measured(table, r, "spectral_accuracy")) : kNaN;
@@ -182,7 +173,7 @@ Row parse_row(const CsvTable& table, const Columns& has, std::size_t r) {
   const std::string& status = table.text(r, "status");
   if (status != "ok" && status != "not_converged")
     unusable(fmt::format("row {}: status is '{}'; expected ok or not_converged",
-                         CsvTable::line_of(r), printable(status)));
+                         CsvTable::line_of(r), detail::printable(status)));
   x.ok = status == "ok";
   x.max_error = measured(table, r, "max_error");
   if (has.inf) x.inf_error = measured(table, r, "inf_error");
@@ -325,7 +316,7 @@ CheckOutcome bound_line(const Parsed& p, const Levels& l, const BoundKind& k) {
   for (const auto& [key, c] : p.cells) {
     total += c.*k.violations;
     total_trials += c.*k.trials;
-    failing_cells += c.*k.violations > allowed_violations(c.*k.trials, std::get<4>(key), l.bound);
+    failing_cells += c.*k.violations > stats::binomial_upper_critical(c.*k.trials, std::get<4>(key), l.bound);
   }
   const Verdict verdict =
       failing_cells > 0 ? Verdict::kFail : (k.info ? Verdict::kInfo : Verdict::kPass);
@@ -348,7 +339,7 @@ CheckOutcome spectral_interval_line(const Parsed& p, const Levels& l) {
     undecided += c.spectral_undecided;
     within += c.spectral_within;
     could_fail += c.spectral + c.spectral_undecided >
-                  allowed_violations(c.spectral_trials, std::get<4>(key), l.bound);
+                  stats::binomial_upper_critical(c.spectral_trials, std::get<4>(key), l.bound);
   }
   return {"spectral interval", could_fail > 0 ? Verdict::kInfo : Verdict::kNotApplicable,
           fmt::format(
@@ -418,7 +409,7 @@ GroupSlopes group_slopes(const std::map<double, std::map<double, double>>& trial
       continue;
     }
     if (x.size() >= kMinRateSValues) {
-      out.slopes.push_back(least_squares_slope(x, y));
+      out.slopes.push_back(stats::least_squares_slope(x, y));
       out.trials.push_back(trial);
     }
   }
@@ -555,7 +546,7 @@ void constant_lines(const Series& spectral_series, std::vector<CheckOutcome>& ou
     out.push_back({name, Verdict::kInfo,
                    fmt::format("fitted exponent of mean error sqrt(s)/sigma in ln n: {:.3f} "
                                "over {} values of n (theory allows up to 0.5)",
-                               least_squares_slope(x, y), x.size())});
+                               stats::least_squares_slope(x, y), x.size())});
   }
 }
 

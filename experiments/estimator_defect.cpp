@@ -1,6 +1,6 @@
 #include "experiments/estimator_defect.h"
 
-#include <poslsh/online_softmax.h>
+#include <poslsh/attention_options.h>
 
 namespace poslsh {
 

@@ -1,6 +1,6 @@
 #include "experiments/estimator_probe.h"
 
-#include <poslsh/online_softmax.h>
+#include <poslsh/attention_options.h>
 
 #include <algorithm>
 #include <cmath>

@@ -78,4 +78,9 @@ std::vector<std::vector<std::string>> hash_law_cell_rows(double sigma, const Has
 std::vector<CheckOutcome> check_hash_law_table(const CsvTable& table,
                                                double alpha = kCheckFamilyAlpha);
 
+// The sound law's probability of a hash statistic as a hash-law table names
+// it ("pitch<0.5", "shift<0.25", "pitch>=14", "equal"); false for an unknown
+// name.
+bool hash_law_statistic_probability(const std::string& name, double& p);
+
 }  // namespace poslsh

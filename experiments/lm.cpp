@@ -104,7 +104,7 @@ void validate(const LmOptions& o) {
   for (const auto& v : o.variant)
     if (std::find(kVariants.begin(), kVariants.end(), v) == kVariants.end())
       throw UsageError(
-          fmt::format("--variant accepts {} (got '{}')", fmt::join(kVariants, ", "), printable(v)));
+          fmt::format("--variant accepts {} (got '{}')", fmt::join(kVariants, ", "), detail::printable(v)));
   require_at_least("--s", o.s, 1);
   require_at_least("--seed", o.seed, 0);
   for (auto [name, value, min] : {std::tuple{"--seeds", o.seeds, 1},
@@ -165,12 +165,12 @@ void require_importable(const std::string& python) {
     throw UsageError(fmt::format(
         "--python: '{}' cannot import the package poslsh.lm (build it: cmake --build build "
         "--target poslsh_python, or pip install --no-build-isolation .)",
-        printable(python)));
+        detail::printable(python)));
   if (run_child({python, "-c", "import torch"}, true) != 0)
     throw UsageError(
         fmt::format("--python: '{}' cannot import torch (install Debian's "
                     "python3-torch: scripts/deps installs it)",
-                    printable(python)));
+                    detail::printable(python)));
 }
 
 // Runs `python3 -m poslsh.lm MODE ARG RESULT` and returns RESULT's text. Exit
@@ -439,7 +439,7 @@ void prepare_lm_python(const std::string& python) {
     throw UsageError(
         fmt::format("--python: '{}' is not an executable (accepted: a Python 3 "
                     "interpreter with numpy and torch, e.g. /usr/bin/python3)",
-                    printable(python)));
+                    detail::printable(python)));
   lm_cli::put_package_on_path();
   lm_cli::require_importable(python);
 }

@@ -45,7 +45,7 @@ void validate(const LmBenchOptions& o) {
   for (const auto& v : o.variant)
     if (std::find(kBenchVariants.begin(), kBenchVariants.end(), v) == kBenchVariants.end())
       throw UsageError(fmt::format("--variant accepts {} (got '{}')", fmt::join(kBenchVariants, ", "),
-                                   printable(v)));
+                                   detail::printable(v)));
   require_at_least("--batch", o.batch, 0);
   for (auto [name, value] : {std::pair{"--layers", o.layers},
                              {"--heads", o.heads},

@@ -2,15 +2,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <map>
 #include <optional>
 
 #include "experiments/lm.h"
 #include "runner/cli_common.h"
-#include "runner/least_squares.h"
-#include "runner/rate_interval.h"
+#include "stats/t_interval.h"
+#include "stats/least_squares.h"
+#include "experiments/rate_interval.h"
 #include "runner/sweep.h"  // CsvRow
 
 namespace poslsh {
@@ -58,23 +58,8 @@ double mean(const std::vector<double>& v) {
   return s / static_cast<double>(v.size());
 }
 
-struct Interval {
-  double mean = 0;
-  std::optional<double> low, high;  // 95% Student-t; none for a single value
-};
-
-Interval t_interval(const std::vector<double>& x) {
-  Interval out{mean(x), {}, {}};
-  if (x.size() < 2) return out;
-  double ss = 0;
-  for (double v : x) ss += (v - out.mean) * (v - out.mean);
-  const double k = static_cast<double>(x.size());
-  const boost::math::students_t dist(k - 1);
-  const double half =
-      boost::math::quantile(boost::math::complement(dist, 0.025)) * std::sqrt(ss / (k - 1) / k);
-  out.low = out.mean - half, out.high = out.mean + half;
-  return out;
-}
+using Interval = stats::TInterval;
+using stats::t_interval;
 
 struct SeedStats {
   std::size_t seeds = 0;
@@ -194,7 +179,7 @@ CheckOutcome rate_outcome(const RateGroup& g, double level) {
                         boundaries, kRateMinBoundaries)};
   std::vector<double> slopes;
   for (const auto& [trial, xy] : g.trials)
-    slopes.push_back(least_squares_slope(xy.first, xy.second));
+    slopes.push_back(stats::least_squares_slope(xy.first, xy.second));
   if (slopes.size() < kMinRateTrials ||
       std::any_of(slopes.begin(), slopes.end(), [](double s) { return !std::isfinite(s); }))
     return {check, Verdict::kNotApplicable,

@@ -18,13 +18,13 @@
 // (repeated or correlated neighbours) still falls inside one batch.
 #pragma once
 
-#include <poslsh/cobinning.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "experiments/cobin_checks.h"
+#include "experiments/cobinning.h"
 #include "experiments/consumer_cobinning.h"
 #include "experiments/experiment.h"
 #include "experiments/sampler_defect.h"

@@ -4,16 +4,18 @@
 #include <poslsh/argument_error.h>
 #include <poslsh/block_size.h>
 #include <poslsh/block_size_law.h>
-#include <poslsh/cobinning.h>
 #include <poslsh/pitch_law.h>
 
 #include <algorithm>
-#include <boost/math/distributions/binomial.hpp>
 #include <cmath>
 #include <iterator>
 #include <set>
 
+#include "experiments/block_size_fit.h"
 #include "experiments/cobin_checks.h"
+#include "experiments/cobinning.h"
+#include "stats/binomial.h"
+#include "stats/dispersion.h"
 
 namespace poslsh {
 
@@ -208,21 +210,6 @@ std::int64_t samples_to_catch_capped_pitch(double level) {
       std::ceil(std::log(level / (2.0 * kNumPitchCuts)) / std::log1p(-above)));
 }
 
-// Two-sided exact binomial p when only bounds on the count are known: between
-// `fewest` and `most` of `total` at or below a point of null probability
-// `below` (`above` = 1 - below). Each one-sided tail is taken at the bound
-// that makes it largest, so it is at least the true count's: a conservative
-// exact test (docs/MATH.md §9). Equal bounds give binomial_two_sided_p.
-double censored_cdf_point_p(std::int64_t fewest, std::int64_t most, std::int64_t total,
-                            double below, double above) {
-  if (below > 0.5) return censored_cdf_point_p(total - most, total - fewest, total, above, below);
-  const boost::math::binomial_distribution<double> law(static_cast<double>(total), below);
-  const double lower = boost::math::cdf(law, static_cast<double>(most));
-  const double upper =
-      fewest == 0 ? 1.0
-                  : boost::math::cdf(boost::math::complement(law, static_cast<double>(fewest - 1)));
-  return std::min(1.0, 2 * std::min(lower, upper));
-}
 
 // Where the pitches come from: hashes give them, blocks bound them.
 std::string pitch_source(const std::vector<VerifySample>& samples) {
@@ -250,7 +237,7 @@ CheckOutcome pitch_law_outcome(const std::vector<VerifySample>& samples, const V
     const double cut = c * o.sigma;
     std::int64_t surely = 0, possibly = 0;  // at most cut
     for (const auto& s : samples) surely += s.pitch_hi <= cut, possibly += s.pitch_lo <= cut;
-    const double p = censored_cdf_point_p(surely, possibly, total, cdf(law, cut), tail(law, cut));
+    const double p = stats::censored_binomial_two_sided_p(surely, possibly, total, cdf(law, cut), tail(law, cut));
     if (p < smallest)
       smallest = p, worst_cut = c,
       worst_observed = static_cast<double>(total - possibly) / static_cast<double>(total);
@@ -318,7 +305,7 @@ std::vector<CheckOutcome> lag_dispersion_outcomes(const std::vector<std::vector<
         sumsq += current * current;
         current = 0;
       }
-      const DispersionTest d = dispersion_statistic(total, sumsq, used, m, p);
+      const stats::DispersionTest d = stats::dispersion_statistic(total, sumsq, used, m, p);
       if (d.p_value < worst_p) worst_p = d.p_value, worst_ratio = d.ratio, worst_m = m;
     }
     out.push_back({name, worst_p >= level ? Verdict::kPass : Verdict::kFail,

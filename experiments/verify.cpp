@@ -22,7 +22,7 @@ bool require_columns(const CsvTable& t, const std::vector<std::string>& want) {
   for (const auto& c : t.columns()) got += (got.empty() ? "" : ",") + c;
   for (const auto& c : want) expected += (expected.empty() ? "" : ",") + c;
   throw InputError(fmt::format("header is '{}', expected exactly '{}' or 'trial,{}'",
-                               printable(got, 200), expected, expected));
+                               detail::printable(got, 200), expected, expected));
 }
 
 // Sample ids and positions: integers exact in a double.
@@ -102,10 +102,10 @@ std::vector<VerifySample> samples_from_hashes(const CsvTable& t, std::int64_t n)
     const double pitch = t.number(r, "pitch"), shift = t.number(r, "shift");
     if (!std::isfinite(pitch) || !(pitch > 0))
       throw InputError(fmt::format("row {}: pitch must be finite and > 0, got '{}'",
-                                   CsvTable::line_of(r), printable(t.text(r, "pitch"))));
+                                   CsvTable::line_of(r), detail::printable(t.text(r, "pitch"))));
     if (!std::isfinite(shift))
       throw InputError(fmt::format("row {}: shift must be finite, got '{}'", CsvTable::line_of(r),
-                                   printable(t.text(r, "shift"))));
+                                   detail::printable(t.text(r, "shift"))));
     out.push_back(sample_of_hash({pitch, shift}, n, trial));
   }
   return interleave_trials(std::move(out));

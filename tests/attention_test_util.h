@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 #include <poslsh/alibi_kernel.h>
-#include <poslsh/online_softmax.h>
+#include <poslsh/attention_options.h>
+
+#include "core/online_softmax.h"
 #include <poslsh/rng.h>
 
 #include <Eigen/Dense>

@@ -24,6 +24,13 @@ for f in include/poslsh/poslsh.h include/poslsh/types.h lib/libposlsh_core.a bin
          lib/cmake/poslsh/poslshConfigVersion.cmake lib/cmake/poslsh/poslshTargets.cmake; do
   [ -e "$tmp/prefix/$f" ] || fail "the install lacks $f"
 done
+# The installed headers are exactly the declared public list, and the
+# sources' include/poslsh/ holds nothing that list leaves out.
+declared=$(grep -v '^#' "$src/cmake/public_headers.txt" | sort)
+[ "$(ls "$tmp/prefix/include/poslsh" | sort)" = "$declared" ] ||
+  fail "the installed headers differ from cmake/public_headers.txt: $(diff <(ls "$tmp/prefix/include/poslsh" | sort) <(echo "$declared") | tr '\n' ' ')"
+[ "$(ls "$src/include/poslsh" | sort)" = "$declared" ] ||
+  fail "include/poslsh/ differs from cmake/public_headers.txt: $(diff <(ls "$src/include/poslsh" | sort) <(echo "$declared") | tr '\n' ' ')"
 # The public headers are the core's: none may include the runner's.
 if grep -rlE '#include "(runner|experiments|apps|core)/' "$tmp/prefix/include/poslsh"; then
   fail "an installed header includes the runner"
@@ -44,6 +51,15 @@ fi
 command -v nm >/dev/null || fail "nm not found (binutils)"
 if nm -C "$tmp/prefix/lib/libposlsh_core.a" | grep -E 'SamplerDefect|sampler_defect|hash_drawer'; then
   fail "the installed libposlsh_core.a holds a planted-defect sampler"
+fi
+# Nor the verifier's statistics or the kernels' scratch state outside the
+# private namespace: the functions the archive defines in namespace poslsh
+# (not poslsh::detail) are the public numerics.
+private='binomial|chernoff|chi_square|dispersion|median_interval|t_interval|rank_test|least_squares'
+private="$private|FiniteLaw|cobin|merged_cells|block_size_fit|OnlineSoftmax|LogitRule"
+if nm -C --defined-only "$tmp/prefix/lib/libposlsh_core.a" | sed -n 's/^[0-9a-f]* [TtWwVvBbDdRr] //p' |
+   grep -E '^poslsh::' | grep -v '^poslsh::detail::' | grep -E "$private"; then
+  fail "the installed libposlsh_core.a defines statistics or kernel scratch outside poslsh::detail"
 fi
 
 cmake -S "$src/examples/cpp" -B "$tmp/example" -DCMAKE_PREFIX_PATH="$tmp/prefix" \

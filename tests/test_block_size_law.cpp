@@ -18,7 +18,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "experiments/block_size_fit.h"
 #include "error_kinds.h"
+#include "stats/chi_square.h"
 
 namespace poslsh {
 namespace {
@@ -178,26 +180,26 @@ TEST(BlockSizeBound, MatchesUnionBoundAndHolds) {
 TEST(ChiSquare, HandComputedPValues) {
   // dof 2: P(chi2 > x) = exp(-x / 2) exactly.
   const std::vector<double> expected{10, 20, 30};
-  const ChiSquareResult a = chi_square_test(std::vector<double>{20, 20, 20}, expected);
+  const stats::ChiSquareResult a = stats::chi_square_test(std::vector<double>{20, 20, 20}, expected);
   EXPECT_NEAR(a.statistic, 100.0 / 10 + 0 + 100.0 / 30, 1e-12);
   EXPECT_EQ(a.dof, 2);
   EXPECT_NEAR(a.p_value, std::exp(-a.statistic / 2), 1e-15);
   EXPECT_NEAR(a.p_value, 0.0012726338013398079, 1e-15);
-  const ChiSquareResult b = chi_square_test(expected, expected);
+  const stats::ChiSquareResult b = stats::chi_square_test(expected, expected);
   EXPECT_EQ(b.statistic, 0.0);
   EXPECT_EQ(b.p_value, 1.0);
   // dof 1: P(chi2 > 4) = erfc(sqrt(2)) = 0.04550026...
-  const ChiSquareResult c =
-      chi_square_test(std::vector<double>{60, 40}, std::vector<double>{50, 50});
+  const stats::ChiSquareResult c =
+      stats::chi_square_test(std::vector<double>{60, 40}, std::vector<double>{50, 50});
   EXPECT_NEAR(c.statistic, 4.0, 1e-14);
   EXPECT_NEAR(c.p_value, std::erfc(std::sqrt(2.0)), 1e-14);
-  const ChiSquareResult single = chi_square_test(std::vector<double>{5}, std::vector<double>{5});
+  const stats::ChiSquareResult single = stats::chi_square_test(std::vector<double>{5}, std::vector<double>{5});
   EXPECT_FALSE(single.testable);
   testing::expect_broken_invariant([] {
-    chi_square_test(std::vector<double>{1, 2}, std::vector<double>{1});
+    stats::chi_square_test(std::vector<double>{1, 2}, std::vector<double>{1});
   });
   testing::expect_broken_invariant([] {
-    chi_square_test(std::vector<double>{1, 2}, std::vector<double>{1, 0});
+    stats::chi_square_test(std::vector<double>{1, 2}, std::vector<double>{1, 0});
   });
 }
 

@@ -1,6 +1,5 @@
 // Co-binning statistics (include/poslsh/cobinning.h) against brute force and closed forms.
 #include <gtest/gtest.h>
-#include <poslsh/cobinning.h>
 #include <poslsh/pitch_law.h>
 #include <poslsh/positional_hash.h>
 #include <poslsh/rng.h>
@@ -10,7 +9,11 @@
 #include <cmath>
 
 #include "error_kinds.h"
+#include "experiments/cobinning.h"
 #include "experiments/consumer_cobinning.h"
+#include "stats/binomial.h"
+#include "stats/chernoff.h"
+#include "stats/dispersion.h"
 
 namespace poslsh {
 namespace {
@@ -121,13 +124,13 @@ TEST(Cobinning, TwoSidedBinomialPValueMatchesNaiveSums) {
       if (j <= k) lo += pj;
       if (j >= k) hi += pj;
     }
-    EXPECT_NEAR(binomial_two_sided_p(k, h, p), std::min(1.0, 2 * std::min(lo, hi)), 1e-12) << k;
+    EXPECT_NEAR(stats::binomial_two_sided_p(k, h, p), std::min(1.0, 2 * std::min(lo, hi)), 1e-12) << k;
   }
 }
 
 // The exact law of a sum of `count` i.i.d. copies of an integer-valued law, by
 // convolution: the oracle of the Chernoff bound at small counts.
-std::vector<double> exact_sum_law(const FiniteLaw& law, int count) {
+std::vector<double> exact_sum_law(const stats::FiniteLaw& law, int count) {
   std::vector<double> dist = {1.0};
   for (int c = 0; c < count; ++c) {
     std::vector<double> next(dist.size() + law.value.size() - 1, 0.0);
@@ -143,7 +146,7 @@ std::vector<double> exact_sum_law(const FiniteLaw& law, int count) {
 // validity), and is not loose beyond the polynomial factor of the bound
 // (its power): checked against the exact convolution at 40 copies.
 TEST(Cobinning, ChernoffBoundHoldsAgainstTheExactTailAndIsNearlyTight) {
-  const FiniteLaw law{{0, 1, 2, 3, 4}, {0.4, 0.3, 0.15, 0.1, 0.05}};
+  const stats::FiniteLaw law{{0, 1, 2, 3, 4}, {0.4, 0.3, 0.15, 0.1, 0.05}};
   const int count = 40;
   const auto dist = exact_sum_law(law, count);
   const double mean = count * law.mean();
@@ -154,26 +157,26 @@ TEST(Cobinning, ChernoffBoundHoldsAgainstTheExactTailAndIsNearlyTight) {
       if (j <= s) lower += dist[j];
     }
     const double tail = static_cast<double>(s) >= mean ? upper : lower;
-    const double p = chernoff_two_sided_p(law, static_cast<double>(s), count);
+    const double p = stats::chernoff_two_sided_p(law, static_cast<double>(s), count);
     EXPECT_GE(p, std::min(1.0, 2 * tail) * (1 - 1e-9)) << "sum " << s;
     if (tail > 1e-12) {
       EXPECT_LE(p, 2 * tail * 40) << "sum " << s;  // O(sqrt(count)) slack
     }
   }
   // Outside the support: impossible under the null.
-  EXPECT_EQ(chernoff_two_sided_p(law, 4.0 * count + 1, count), 0.0);
+  EXPECT_EQ(stats::chernoff_two_sided_p(law, 4.0 * count + 1, count), 0.0);
   // At the edge: exactly twice P(every copy at the maximum).
-  EXPECT_NEAR(chernoff_two_sided_p(law, 4.0 * count, count), 2 * std::pow(0.05, count),
+  EXPECT_NEAR(stats::chernoff_two_sided_p(law, 4.0 * count, count), 2 * std::pow(0.05, count),
               1e-9 * std::pow(0.05, count));
 }
 
 // A deliberately loose optimiser would only cost power, but the rate must be
 // the supremum: compare with a fine grid over lambda.
 TEST(Cobinning, ChernoffCriticalDeviationMatchesTheLevel) {
-  const FiniteLaw law{{0, 1, 2, 3, 4}, {0.4, 0.3, 0.15, 0.1, 0.05}};
+  const stats::FiniteLaw law{{0, 1, 2, 3, 4}, {0.4, 0.3, 0.15, 0.1, 0.05}};
   for (const double dir : {1.0, -1.0}) {
-    const double d = chernoff_critical_deviation(law, 10000, 1e-6, dir);
-    EXPECT_NEAR(chernoff_two_sided_p(law, 10000 * (law.mean() + dir * d), 10000), 1e-6, 1e-8);
+    const double d = stats::chernoff_critical_deviation(law, 10000, 1e-6, dir);
+    EXPECT_NEAR(stats::chernoff_two_sided_p(law, 10000 * (law.mean() + dir * d), 10000), 1e-6, 1e-8);
     // The grid's best lambda gives no smaller bound than the optimiser's.
     double best = 0;
     for (int i = 1; i <= 4000; ++i) {
@@ -195,7 +198,7 @@ TEST(Cobinning, PooledScaleTestUsesTheExactGeometricLaw) {
   const std::vector<std::int64_t> t = {1, 4, 9, 20};
   const double q = std::exp(-1 / sigma);
   double mean = 0, second = 0;
-  FiniteLaw law{{0, 1, 2, 3, 4}, {0, 0, 0, 0, 0}};
+  stats::FiniteLaw law{{0, 1, 2, 3, 4}, {0, 0, 0, 0, 0}};
   for (std::int64_t r = 1; r < 2000; ++r) {
     const double pr = std::pow(q, r - 1) * (1 - q);  // P(R = r)
     double x = 0;
@@ -219,12 +222,12 @@ TEST(Cobinning, PooledScaleTestUsesTheExactGeometricLaw) {
   const auto r = pooled_scale_test(t, counts, h, sigma);
   EXPECT_NEAR(r.z, z, 1e-9);
   EXPECT_NEAR(r.z, 1.0, 0.5 / sd + 1e-12);
-  EXPECT_NEAR(r.p_value, chernoff_two_sided_p(law, total, h), 1e-9);
+  EXPECT_NEAR(r.p_value, stats::chernoff_two_sided_p(law, total, h), 1e-9);
   // Near the mean the bound is 2 exp(-z^2 / 2) to first order.
   EXPECT_NEAR(r.p_value, std::min(1.0, 2 * std::exp(-z * z / 2)), 0.05);
 }
 
-// dispersion_test against its definition: the sum of (K_b - m p)^2 and the
+// stats::dispersion_test against its definition: the sum of (K_b - m p)^2 and the
 // Chernoff bound of the law of (K - m p)^2 under Binomial(m, p).
 TEST(Cobinning, DispersionTestIsTheChernoffBoundOfTheBatchLaw) {
   const std::int64_t m = 16;
@@ -239,9 +242,9 @@ TEST(Cobinning, DispersionTestIsTheChernoffBoundOfTheBatchLaw) {
     sumsq += k * k;
     observed += (k - m * p) * (k - m * p);
   }
-  const DispersionTest d = dispersion_test(k_total, sumsq, batches * m, m, p);
+  const stats::DispersionTest d = stats::dispersion_test(k_total, sumsq, batches * m, m, p);
   ASSERT_TRUE(d.applicable);
-  FiniteLaw law;
+  stats::FiniteLaw law;
   double mu2 = 0, mu4 = 0;
   const boost::math::binomial_distribution<double> b(m, p);
   for (std::int64_t k = 0; k <= m; ++k) {
@@ -253,13 +256,13 @@ TEST(Cobinning, DispersionTestIsTheChernoffBoundOfTheBatchLaw) {
   }
   EXPECT_NEAR(d.ratio, observed / (batches * mu2), 1e-12);
   EXPECT_NEAR(d.z, (observed - batches * mu2) / std::sqrt(batches * (mu4 - mu2 * mu2)), 1e-9);
-  EXPECT_NEAR(d.p_value, chernoff_two_sided_p(law, observed, batches), 1e-12);
+  EXPECT_NEAR(d.p_value, stats::chernoff_two_sided_p(law, observed, batches), 1e-12);
   EXPECT_LT(d.p_value, 1e-6);  // over-dispersed: 1.5x the binomial variance
   // Every batch at the null mean's nearest counts: under-dispersed, detected.
-  const DispersionTest flat = dispersion_test(6 * batches, 36 * batches, batches * m, m, p);
+  const stats::DispersionTest flat = stats::dispersion_test(6 * batches, 36 * batches, batches * m, m, p);
   EXPECT_LT(flat.p_value, 1e-10);
   // Not applicable where the batch count is nearly always 0.
-  EXPECT_FALSE(dispersion_test(1, 1, 1600, 16, 0.01).applicable);
+  EXPECT_FALSE(stats::dispersion_test(1, 1, 1600, 16, 0.01).applicable);
 }
 
 TEST(Cobinning, DetectableScaleErrorShrinksLikeOneOverRootH) {

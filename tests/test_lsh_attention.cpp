@@ -120,7 +120,7 @@ TEST(OnlineSoftmaxWeighted, MatchesDenseAttentionWithMultiplicities) {
     hi[r] = r == 5 ? lo[r] : std::min<Eigen::Index>(kb, lo[r] + 5 + (r * 13) % 40);
     for (Eigen::Index j = lo[r]; j < hi[r]; ++j) bias(r, j) = mult(r, j) = 1 + (r + j) % 3;
   }
-  OnlineSoftmax<double> st(rows, d, d);
+  detail::OnlineSoftmax<double> st(rows, d, d);
   st.reset(0);
   for (const auto& [a, b] : {std::pair{ka, split}, std::pair{split, kb}}) {
     std::vector<Eigen::Index> rl(rows), rh(rows);

@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
-#include <poslsh/cobinning.h>
 #include <poslsh/positional_hash.h>
 #include <poslsh/rng.h>
 
 #include <cmath>
 
 #include "core/gamma2.h"  // a private header
+#include "experiments/cobinning.h"
 
 namespace poslsh {
 namespace {

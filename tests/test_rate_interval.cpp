@@ -14,7 +14,9 @@
 #include <random>
 #include <vector>
 
-#include "runner/rate_interval.h"
+#include "experiments/rate_interval.h"
+#include "stats/median_interval.h"
+#include "stats/binomial.h"
 
 namespace poslsh {
 namespace {
@@ -32,11 +34,11 @@ double tail_by_counting(int m, int k) {
 TEST(RateInterval, BinomialTailsAreExact) {
   for (int m : {1, 3, 8, 20, 40})
     for (int k = 0; k <= m + 1; ++k)
-      EXPECT_NEAR(half_binomial_tail(m, k), tail_by_counting(m, k), 1e-12 * tail_by_counting(m, 0))
+      EXPECT_NEAR(stats::half_binomial_tail(m, k), tail_by_counting(m, k), 1e-12 * tail_by_counting(m, 0))
           << m << " " << k;
-  EXPECT_EQ(sign_test_trials_needed(1.0 / 256), 8u);
-  EXPECT_EQ(sign_test_trials_needed(1.0 / 257), 9u);
-  EXPECT_EQ(sign_test_trials_needed(5e-6), 18u);  // 2^-18 = 3.8e-6
+  EXPECT_EQ(stats::sign_test_trials_needed(1.0 / 256), 8u);
+  EXPECT_EQ(stats::sign_test_trials_needed(1.0 / 257), 9u);
+  EXPECT_EQ(stats::sign_test_trials_needed(5e-6), 18u);  // 2^-18 = 3.8e-6
 }
 
 // Fraction of `tables` simulated tables of m slopes from `draw` that the
@@ -70,8 +72,8 @@ TEST(RateInterval, FalseAlarmOnHeavyTailedSlopesIsAtMostTheLevel) {
     // P(Binomial(m, 1/2) >= k*), k* the smallest count whose tail is
     // <= level / 2; the lower side (P(slope < -0.6) = 0.31) adds little.
     std::size_t k = 0;
-    while (half_binomial_tail(m, k) > level / 2) ++k;
-    const double edge = half_binomial_tail(m, k);
+    while (stats::half_binomial_tail(m, k) > level / 2) ++k;
+    const double edge = stats::half_binomial_tail(m, k);
     EXPECT_LE(rate, level / 2 + four_sim_errors(level / 2, tables)) << m;
     EXPECT_GE(rate, edge - four_sim_errors(edge, tables)) << m;
   }
@@ -110,7 +112,7 @@ TEST(RateInterval, DependentGroupsNeedTheTrialAsTheUnit) {
       }
       means.push_back(mean);
     }
-    naive += half_binomial_tail(groups * trials, above) <= level / 2;
+    naive += stats::half_binomial_tail(groups * trials, above) <= level / 2;
     by_trial += rate_interval(means, level).fails;
   }
   EXPECT_LE(static_cast<double>(by_trial) / tables, level + four_sim_errors(level, tables));
@@ -145,7 +147,7 @@ TEST(RateInterval, MedianIntervalCoversAtItsStatedRate) {
   std::vector<double> v(15);
   for (int r = 0; r < reps; ++r) {
     for (auto& x : v) x = e(rng);
-    const MedianInterval mi = median_interval(v, 0.1);
+    const stats::MedianInterval mi = stats::median_interval(v, 0.1);
     missed += !(mi.low <= std::log(2.0) && std::log(2.0) <= mi.high);
     coverage = mi.coverage;
   }

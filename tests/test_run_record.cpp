@@ -102,9 +102,9 @@ TEST(RunRecord, MalformedSidecarsAndMissingFieldsAreInputErrorsNamingTheFile) {
 }
 
 TEST(RunRecord, PrintableEscapesWhatWouldBreakAMessage) {
-  EXPECT_EQ(printable("ok"), "ok");
-  EXPECT_EQ(printable(std::string("a\nb\x1b[2J\xff", 8)), "a\\x0ab\\x1b[2J\\xff");
-  EXPECT_EQ(printable(std::string(50, 'x')), std::string(40, 'x') + "...");
+  EXPECT_EQ(detail::printable("ok"), "ok");
+  EXPECT_EQ(detail::printable(std::string("a\nb\x1b[2J\xff", 8)), "a\\x0ab\\x1b[2J\\xff");
+  EXPECT_EQ(detail::printable(std::string(50, 'x')), std::string(40, 'x') + "...");
 }
 
 class RunRecordCli : public testing::CliTest {};

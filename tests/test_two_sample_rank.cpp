@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "error_kinds.h"
-#include "runner/two_sample_rank.h"
+#include "stats/two_sample_rank.h"
 
 namespace poslsh {
 namespace {
@@ -39,32 +39,32 @@ TEST(TwoSampleRank, TailsMatchEveryOrdering) {
   for (std::size_t m : {1, 2, 3, 5})
     for (std::size_t k : {1, 2, 4, 6})
       for (std::size_t u = 0; u <= m * k + 1; ++u)
-        EXPECT_NEAR(rank_upper_tail(m, k, u), brute_tail(m, k, u), 1e-12)
+        EXPECT_NEAR(stats::rank_upper_tail(m, k, u), brute_tail(m, k, u), 1e-12)
             << "m=" << m << " k=" << k << " u=" << u;
 }
 
 TEST(TwoSampleRank, SmallestPAndTrialsNeeded) {
-  EXPECT_NEAR(smallest_rank_p(17, 17), 2.0 / 2333606220.0, 1e-18);  // 2 / C(34, 17)
-  EXPECT_EQ(rank_test_trials_needed(0.05), 4u);                      // 2 / C(8, 4) = 0.029
-  EXPECT_EQ(rank_test_trials_needed(2.7e-6), 12u);  // 2/C(22,11) = 2.8e-6, 2/C(24,12) = 7.4e-7
+  EXPECT_NEAR(stats::smallest_rank_p(17, 17), 2.0 / 2333606220.0, 1e-18);  // 2 / C(34, 17)
+  EXPECT_EQ(stats::rank_test_trials_needed(0.05), 4u);                      // 2 / C(8, 4) = 0.029
+  EXPECT_EQ(stats::rank_test_trials_needed(2.7e-6), 12u);  // 2/C(22,11) = 2.8e-6, 2/C(24,12) = 7.4e-7
   // Beyond the exact range Hoeffding's bound: 2 exp(-min(m, k) / 2).
-  EXPECT_FALSE(two_sample_rank_test(std::vector<double>(100, 1.0), std::vector<double>(100, 0.0))
+  EXPECT_FALSE(stats::two_sample_rank_test(std::vector<double>(100, 1.0), std::vector<double>(100, 0.0))
                    .exact);
-  EXPECT_NEAR(smallest_rank_p(100, 100), 2 * std::exp(-50.0), 1e-30);
+  EXPECT_NEAR(stats::smallest_rank_p(100, 100), 2 * std::exp(-50.0), 1e-30);
 }
 
 TEST(TwoSampleRank, SeparatedSamplesRejectAndTiesCountForNeither) {
   std::vector<double> x(10), y(10);
   std::iota(x.begin(), x.end(), 100.0);
   std::iota(y.begin(), y.end(), 0.0);
-  RankTest r = two_sample_rank_test(x, y);
+  stats::RankTest r = stats::two_sample_rank_test(x, y);
   EXPECT_EQ(r.above, 100u);
   EXPECT_EQ(r.below, 0u);
   EXPECT_NEAR(r.p, 2.0 / 184756.0, 1e-15);  // 2 / C(20, 10)
-  r = two_sample_rank_test(y, x);
+  r = stats::two_sample_rank_test(y, x);
   EXPECT_NEAR(r.p, 2.0 / 184756.0, 1e-15);
   // All values equal (no block boundary in any trial): nothing to reject.
-  r = two_sample_rank_test(std::vector<double>(10, 0.3), std::vector<double>(10, 0.3));
+  r = stats::two_sample_rank_test(std::vector<double>(10, 0.3), std::vector<double>(10, 0.3));
   EXPECT_EQ(r.above + r.below, 0u);
   EXPECT_EQ(r.p, 1.0);
 }
@@ -80,7 +80,7 @@ TEST(TwoSampleRank, LevelHoldsWithTies) {
     std::vector<double> x(8), y(8);
     for (auto& v : x) v = atom(gen);
     for (auto& v : y) v = atom(gen);
-    rejections += two_sample_rank_test(x, y).p <= 0.05;
+    rejections += stats::two_sample_rank_test(x, y).p <= 0.05;
   }
   // Binomial(4000, 0.05) exceeds 260 with probability < 1e-3.
   EXPECT_LE(rejections, 260);
@@ -92,16 +92,16 @@ TEST(TwoSampleRank, ShiftedSampleIsDetected) {
   std::vector<double> x(17), y(17);
   for (auto& v : x) v = normal(gen) + 3;
   for (auto& v : y) v = normal(gen);
-  EXPECT_LT(two_sample_rank_test(x, y).p, 1e-6);
+  EXPECT_LT(stats::two_sample_rank_test(x, y).p, 1e-6);
 }
 
 TEST(TwoSampleRank, BadInputThrows) {
   // Its callers (the attention checks) pass finite, non-empty samples.
   testing::expect_broken_invariant(
-      [] { two_sample_rank_test(std::vector<double>{}, std::vector<double>{1}); });
+      [] { stats::two_sample_rank_test(std::vector<double>{}, std::vector<double>{1}); });
   testing::expect_broken_invariant(
-      [] { two_sample_rank_test(std::vector<double>{NAN}, std::vector<double>{1}); });
-  testing::expect_broken_invariant([] { rank_test_trials_needed(0); });
+      [] { stats::two_sample_rank_test(std::vector<double>{NAN}, std::vector<double>{1}); });
+  testing::expect_broken_invariant([] { stats::rank_test_trials_needed(0); });
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #pragma once
 
 #include <poslsh/exact_attention.h>
-#include <poslsh/online_softmax.h>
+#include <poslsh/attention_options.h>
 #include <poslsh/types.h>
 
 #include <cstdint>

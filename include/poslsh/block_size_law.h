@@ -79,46 +79,4 @@ double law_deviation_rate(std::int64_t n, double sigma, std::int64_t s);
 bool law_applies(const HashParameters& hash, std::int64_t trials);
 bool law_applies(std::int64_t n, double sigma, std::int64_t s, std::int64_t trials);
 
-// Pearson chi-square test of observed counts against expected counts (no
-// parameters fitted: dof = cells - 1). The caller merges cells.
-struct ChiSquareResult {
-  double statistic = 0;
-  int dof = 0;
-  double p_value = 1;
-  bool testable = false;  // false when fewer than two cells
-};
-// Throws std::logic_error when the sizes differ or an expected count is <= 0.
-ChiSquareResult chi_square_test(std::span<const double> observed, std::span<const double> expected);
-
-// Cells of consecutive b values [lo, hi] whose expected count under the law for
-// `trials` trials is >= min_expected; the lowest cell starts at 1 and the last
-// one ends at n. Built from the law only, never from the data.
-struct LawCell {
-  std::int64_t lo = 0, hi = 0;
-  double expected = 0;
-};
-std::vector<LawCell> merged_cells(const BlockSizeLaw& law, std::int64_t trials,
-                                  double min_expected = 5.0);
-
-// Goodness of fit of a b_max sample to the law, cells merged to expected
-// count >= 5. Throws std::logic_error on a value outside [1, n] or an
-// empty sample.
-//
-// The verdict rests on exact tails, not on the chi-square: at every cut point
-// b between two cells, #{trials with b_max <= b} ~ Binomial(trials, P(b_max <=
-// b)) exactly under the law, and cdf_p_value is (number of cut points) x the
-// smallest two-sided exact binomial p-value over them (Bonferroni, so a valid
-// p-value under any dependence between the cuts). The chi-square statistic
-// (`test`) is reported only: its asymptotic tail is not trusted at the levels
-// the checks use (a single expected-5 cell carries a far heavier tail).
-struct BlockSizeFit {
-  ChiSquareResult test;
-  double cdf_p_value = 1;
-  int cdf_cuts = 0;            // cut points tested (cells - 1); 0: not testable
-  std::int64_t worst_cut = 0;  // the cut point with the smallest p-value
-  std::vector<LawCell> cells;
-  std::vector<std::int64_t> observed;  // per cell
-};
-BlockSizeFit block_size_fit(std::span<const std::int64_t> sample, const BlockSizeLaw& law);
-
 }  // namespace poslsh

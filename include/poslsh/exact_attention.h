@@ -9,7 +9,7 @@
 #pragma once
 
 #include <poslsh/alibi_kernel.h>
-#include <poslsh/online_softmax.h>
+#include <poslsh/attention_options.h>
 #include <poslsh/types.h>
 
 #include <Eigen/Dense>

@@ -20,9 +20,12 @@ class InputError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+namespace detail {
+
 // Text from an input file echoed in a message: at most `max` bytes, control
 // and non-ASCII bytes as \xNN, so that a hostile file cannot break the
-// message's single line or send escape sequences to the terminal.
+// message's single line or send escape sequences to the terminal. Not part
+// of the API: shared by poslsh's own readers and CLI.
 inline std::string printable(std::string_view text, std::size_t max = 40) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
@@ -39,5 +42,7 @@ inline std::string printable(std::string_view text, std::size_t max = 40) {
   if (text.size() > max) out += "...";
   return out;
 }
+
+}  // namespace detail
 
 }  // namespace poslsh

@@ -23,7 +23,7 @@
 
 #include <poslsh/exact_attention.h>
 #include <poslsh/mask_mean.h>
-#include <poslsh/online_softmax.h>
+#include <poslsh/attention_options.h>
 
 #include <span>
 

@@ -7,13 +7,13 @@
 #include <poslsh/alibi_heads.h>
 #include <poslsh/alibi_kernel.h>
 #include <poslsh/argument_error.h>
+#include <poslsh/attention_options.h>
 #include <poslsh/attention_bounds.h>
 #include <poslsh/band_attention.h>
 #include <poslsh/baseline_attention.h>
 #include <poslsh/block_size.h>
 #include <poslsh/block_size_law.h>
 #include <poslsh/bounds.h>
-#include <poslsh/cobinning.h>
 #include <poslsh/error_operator.h>
 #include <poslsh/exact_attention.h>
 #include <poslsh/hash_parameters.h>
@@ -22,7 +22,6 @@
 #include <poslsh/mask_mean.h>
 #include <poslsh/max_error.h>
 #include <poslsh/npy.h>
-#include <poslsh/online_softmax.h>
 #include <poslsh/pitch_law.h>
 #include <poslsh/positional_hash.h>
 #include <poslsh/rng.h>

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include "online_softmax.h"
 
 namespace poslsh {
 
@@ -120,12 +121,12 @@ BandBound band_bound(const ConstRowMatrixRef<Scalar>& q, const ConstRowMatrixRef
 template <typename Scalar>
 void band_tile(const BandBound& bb, const ConstRowMatrixRef<Scalar>& q,
                const ConstRowMatrixRef<Scalar>& k, const ConstRowMatrixRef<Scalar>& v,
-               std::int64_t unit, OnlineSoftmax<Scalar>& st, BandAttentionResult<Scalar>& result,
+               std::int64_t unit, detail::OnlineSoftmax<Scalar>& st, BandAttentionResult<Scalar>& result,
                double& beta, double& keys) {
   const Eigen::Index n = bb.n;
   const bool causal = bb.causal;
   const Eigen::Index q0 = unit * kQueryTile, q1 = std::min<Eigen::Index>(n, q0 + kQueryTile);
-  const LogitRule rule{1.0 / bb.sigma, causal, -1};
+  const detail::LogitRule rule{1.0 / bb.sigma, causal, -1};
   const Eigen::Index end = causal ? q1 : n;  // keys beyond are masked for every row
   // Adds the keys [a, b) to the tile (nothing when empty) and counts them.
   auto add = [&](Eigen::Index a, Eigen::Index b) {
@@ -201,7 +202,7 @@ BandAttentionResult<Scalar> band_exact_attention(const ConstRowMatrixRef<Scalar>
       band_detail::band_bound<Scalar>(q, k, v, sigma, causal, options.tol);
   const int workers =
       static_cast<int>(std::min<std::int64_t>(resolve_threads(options.attention.threads), units));
-  std::vector<OnlineSoftmax<Scalar>> states;
+  std::vector<detail::OnlineSoftmax<Scalar>> states;
   for (int w = 0; w < workers; ++w) {
     states.emplace_back(kQueryTile, q.cols(), v.cols());
     states.back().track_max_abs_logit(true);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include "online_softmax.h"
 
 namespace poslsh {
 
@@ -35,11 +36,11 @@ RowMatrix<Scalar> sliding_window_attention(const ConstRowMatrixRef<Scalar>& q,
   check::at_least("half_width", half_width, 0);
   const Eigen::Index n = q.rows();
   const bool causal = form == Form::kCausal;
-  const LogitRule rule{1.0 / sigma, causal, half_width};
+  const detail::LogitRule rule{1.0 / sigma, causal, half_width};
   const std::int64_t units = (n + kQueryTile - 1) / kQueryTile;
   const int workers =
       static_cast<int>(std::min<std::int64_t>(resolve_threads(options.threads), units));
-  std::vector<OnlineSoftmax<Scalar>> states;
+  std::vector<detail::OnlineSoftmax<Scalar>> states;
   for (int w = 0; w < workers; ++w) states.emplace_back(kQueryTile, q.cols(), v.cols());
   RowMatrix<Scalar> out(n, v.cols());
   for_each_unit(units, workers, [&](std::int64_t unit, int worker) {

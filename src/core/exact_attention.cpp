@@ -6,6 +6,7 @@
 #include <string>
 
 #include "head_stacks.h"
+#include "online_softmax.h"
 
 namespace poslsh {
 
@@ -45,7 +46,7 @@ RowMatrix<Scalar> exact_alibi_attention(const ConstRowMatrixRef<Scalar>& q,
   const Eigen::Index n = q.rows();
   const std::int64_t units = (n + kQueryTile - 1) / kQueryTile;
   const int workers = std::min<std::int64_t>(resolve_threads(options.threads), units);
-  std::vector<OnlineSoftmax<Scalar>> states;
+  std::vector<detail::OnlineSoftmax<Scalar>> states;
   for (int w = 0; w < workers; ++w) states.emplace_back(kQueryTile, q.cols(), v.cols());
   std::vector<Scalar> beta(static_cast<std::size_t>(workers), Scalar(0));
   RowMatrix<Scalar> out(n, v.cols());
@@ -53,7 +54,7 @@ RowMatrix<Scalar> exact_alibi_attention(const ConstRowMatrixRef<Scalar>& q,
     stats->row_max.resize(n);
     stats->row_sum.resize(n);
   }
-  const LogitRule rule{1.0 / sigma, form == Form::kCausal, -1};
+  const detail::LogitRule rule{1.0 / sigma, form == Form::kCausal, -1};
   for_each_unit(units, workers, [&](std::int64_t unit, int worker) {
     const Eigen::Index q0 = unit * kQueryTile, q1 = std::min<Eigen::Index>(n, q0 + kQueryTile);
     auto& st = states[static_cast<std::size_t>(worker)];

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "head_stacks.h"
+#include "online_softmax.h"
 
 namespace poslsh {
 
@@ -25,7 +26,7 @@ struct LshScratch {
         mult(kQueryTile, kKeyTile + 1),
         cur(static_cast<std::size_t>(hashes)),
         blocks(static_cast<std::size_t>(kQueryTile * hashes)) {}
-  OnlineSoftmax<Scalar> st;
+  detail::OnlineSoftmax<Scalar> st;
   RowMatrix<Scalar> mult;        // multiplicities of one tile, one spare column (difference array)
   std::vector<std::size_t> cur;  // per hash: block of the row
   std::vector<std::pair<Eigen::Index, Eigen::Index>> blocks;  // per (row, hash): its keys

@@ -41,7 +41,7 @@ class HeaderParser {
         h.shape = tuple();
         have_shape = true;
       } else {
-        throw InputError("unknown header key '" + printable(key) + "'");
+        throw InputError("unknown header key '" + detail::printable(key) + "'");
       }
       skip_ws();
       if (peek() == ',') {
@@ -223,7 +223,7 @@ std::pair<NpyDtype, std::size_t> npy_element_type(const std::string& descr,
   // say 'bfloat16'. A torch bfloat16 tensor saved via .view(torch.int16) is
   // '<i2', indistinguishable from integers, and stays refused.
   if (descr == "<V2" || descr == "bfloat16") return {NpyDtype::kBFloat16, 2};
-  fail(name, "unsupported dtype '" + printable(descr) +
+  fail(name, "unsupported dtype '" + detail::printable(descr) +
                  "' (accepted: " + std::string(kAcceptedDtypes) + ")");
 }
 

@@ -1,5 +1,5 @@
 #include <poslsh/argument_error.h>
-#include <poslsh/online_softmax.h>
+#include "online_softmax.h"
 
 #include <algorithm>
 #include <atomic>
@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace poslsh {
+namespace poslsh::detail {
 namespace {
 // exp(x) is a normal number for x >= kExpFloor: float e^-87 = 1.6e-38 >
 // FLT_MIN = 1.18e-38; double e^-708 = 3.3e-308 > DBL_MIN = 2.2e-308.
@@ -194,34 +194,4 @@ void OnlineSoftmax<Scalar>::write_output(Eigen::Ref<RowMatrix<Scalar>> out,
 template class OnlineSoftmax<float>;
 template class OnlineSoftmax<double>;
 
-int resolve_threads(int threads) {
-  check::at_least("threads", threads, 0);  // 0: every hardware thread
-  if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return threads;
-}
-
-int for_each_unit(std::int64_t units, int threads,
-                  const std::function<void(std::int64_t unit, int worker)>& work) {
-  const int workers = static_cast<int>(
-      std::max<std::int64_t>(1, std::min<std::int64_t>(resolve_threads(threads), units)));
-  std::atomic<std::int64_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto run = [&](int worker) {
-    try {
-      for (std::int64_t u = next++; u < units; u = next++) work(u, worker);
-    } catch (...) {
-      std::lock_guard lock(error_mutex);
-      if (!error) error = std::current_exception();
-      next = units;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int w = 1; w < workers; ++w) pool.emplace_back(run, w);
-  run(0);
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-  return workers;
-}
-
-}  // namespace poslsh
+}  // namespace poslsh::detail

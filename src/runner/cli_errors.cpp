@@ -1,37 +1,44 @@
 #include "runner/cli_errors.h"
 
+#include <fmt/format.h>
 #include <poslsh/argument_error.h>
 #include <poslsh/input_error.h>
 
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 
 #include "runner/text_format.h"
 
 namespace poslsh {
 
+namespace {
+
+// How the CLI spells the core's arguments. The runner knows the flags every
+// sweep has; each experiment registers its own (experiments/argument_flags.cpp).
+std::map<std::string, std::string, std::less<>>& flag_table() {
+  static std::map<std::string, std::string, std::less<>> table = {
+      {"heads", "--alibi-heads"}, {"n", "--n"},           {"s", "--s"},
+      {"sigma", "--sigma"},       {"threads", "--threads"}, {"trials", "--trials"}};
+  return table;
+}
+
+}  // namespace
+
+bool register_argument_flag(std::string_view argument, std::string_view flag) {
+  const auto [it, added] = flag_table().emplace(std::string(argument), std::string(flag));
+  if (!added && it->second != flag)
+    throw std::logic_error(fmt::format("register_argument_flag: {} is already {}, not {}", argument,
+                                       it->second, flag));
+  return true;
+}
+
 std::string flag_for(std::string_view argument) {
-  // The one place that knows how the CLI spells the core's arguments. An
-  // argument without a flag (a hash's pitch, an internal count) is reported
-  // by its meaning.
-  static const std::map<std::string_view, std::string_view> kFlags = {
-      {"band_tol", "--band-tol"},
-      {"batch", "--batch"},
-      {"heads", "--alibi-heads"},
-      {"max_iterations", "--max-lanczos"},
-      {"n", "--n"},
-      {"p", "--p"},
-      {"points", "--points"},
-      {"rel_tol", "--spectral-tol"},
-      {"s", "--s"},
-      {"sigma", "--sigma"},
-      {"starts", "--lanczos-starts"},
-      {"threads", "--threads"},
-      {"trials", "--trials"},
-      {"upper_q", "--upper-q"},
-      {"upper_width", "--upper-width"}};
-  const auto it = kFlags.find(argument);
-  return it == kFlags.end() ? std::string() : std::string(it->second);
+  // An argument without a flag (a hash's pitch, an internal count) is
+  // reported by its meaning.
+  const auto& table = flag_table();
+  const auto it = table.find(argument);
+  return it == table.end() ? std::string() : it->second;
 }
 
 std::string cli_message(const std::exception& e) {

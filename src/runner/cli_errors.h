@@ -20,6 +20,10 @@ class UsageError : public std::runtime_error {
 // The flag that sets the core argument named `argument` by meaning ("sigma"
 // -> "--sigma", "rel_tol" -> "--spectral-tol"); empty when no flag does.
 std::string flag_for(std::string_view argument);
+// Declares that `flag` sets the core argument `argument` (an experiment's
+// own option); returns true, for a static initialiser. Throws
+// std::logic_error when the argument already has another flag.
+bool register_argument_flag(std::string_view argument, std::string_view flag);
 // What the CLI prints for `e`: an ArgumentError's message with its flag
 // (flag_for; by meaning when no flag sets it), otherwise e.what().
 std::string cli_message(const std::exception& e);

@@ -72,7 +72,7 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& name) {
     std::vector<std::string> fields;
     if (!split(line, fields))
       throw InputError(fmt::format("'{}' line {}: a quoted field is not closed properly",
-                                   printable(name), lineno));
+                                   detail::printable(name), lineno));
     if (t.columns_.empty()) {
       // A repeated name makes every column look-up ambiguous: no reader can use it.
       // (A hash map, not a pairwise scan: a header of 10^5 names took 20 s.)
@@ -82,18 +82,18 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& name) {
         const auto [at, fresh] = first.emplace(fields[j], j);
         if (!fresh)
           throw InputError(fmt::format("'{}' header: column '{}' appears twice (columns {} and {})",
-                                       printable(name), printable(fields[j]), at->second + 1,
+                                       detail::printable(name), detail::printable(fields[j]), at->second + 1,
                                        j + 1));
       }
       t.columns_ = std::move(fields);
       continue;
     }
     if (fields.size() != t.columns_.size())
-      throw InputError(fmt::format("'{}' line {}: {} fields, header has {}", printable(name),
+      throw InputError(fmt::format("'{}' line {}: {} fields, header has {}", detail::printable(name),
                                    lineno, fields.size(), t.columns_.size()));
     t.rows_.push_back(std::move(fields));
   }
-  if (t.columns_.empty()) throw InputError(fmt::format("'{}' is empty", printable(name)));
+  if (t.columns_.empty()) throw InputError(fmt::format("'{}' is empty", detail::printable(name)));
   return t;
 }
 
@@ -106,7 +106,7 @@ bool CsvTable::has_column(const std::string& name) const {
 std::size_t CsvTable::column(const std::string& name) const {
   for (std::size_t i = 0; i < columns_.size(); ++i)
     if (columns_[i] == name) return i;
-  throw InputError(fmt::format("'{}' has no column '{}'", printable(name_), printable(name)));
+  throw InputError(fmt::format("'{}' has no column '{}'", detail::printable(name_), detail::printable(name)));
 }
 
 const std::string& CsvTable::text(std::size_t row, const std::string& col) const {
@@ -120,8 +120,8 @@ double CsvTable::number(std::size_t row, const std::string& col) const {
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (end != s.c_str() + s.size())
-    throw InputError(fmt::format("'{}' row {} column '{}': '{}' is not a number", printable(name_),
-                                 line_of(row), printable(col), printable(s)));
+    throw InputError(fmt::format("'{}' row {} column '{}': '{}' is not a number", detail::printable(name_),
+                                 line_of(row), detail::printable(col), detail::printable(s)));
   return v;
 }
 
@@ -131,7 +131,7 @@ std::int64_t CsvTable::integer(std::size_t row, const std::string& col, std::int
   if (!std::isfinite(v) || v != std::floor(v) || v < static_cast<double>(lo) ||
       v > static_cast<double>(hi))
     throw InputError(fmt::format("row {}, column {}: expected an integer in [{}, {}], got '{}'",
-                                 line_of(row), printable(col), lo, hi, printable(text(row, col))));
+                                 line_of(row), detail::printable(col), lo, hi, detail::printable(text(row, col))));
   return static_cast<std::int64_t>(v);
 }
 

@@ -30,7 +30,7 @@ class RangeParser {
 
   [[noreturn]] void fail(const std::string& why) const {
     throw UsageError(fmt::format("{}: bad range '{}' ({}); ranges are {}", option_,
-                                 printable(token_, 60), why, range_syntax(kind_)));
+                                 detail::printable(token_, 60), why, range_syntax(kind_)));
   }
 
   Parts split() const {
@@ -51,9 +51,9 @@ class RangeParser {
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
     if (ec == std::errc::result_out_of_range && end == digits.data() + digits.size())
-      fail(fmt::format("{} '{}' does not fit a 64-bit integer", what, printable(field)));
+      fail(fmt::format("{} '{}' does not fit a 64-bit integer", what, detail::printable(field)));
     if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty())
-      fail(fmt::format("{} '{}' is not an integer", what, printable(field)));
+      fail(fmt::format("{} '{}' is not an integer", what, detail::printable(field)));
     return v;
   }
 
@@ -64,7 +64,7 @@ class RangeParser {
   };
 
   Decimal decimal(std::string_view field, const char* what) const {
-    const auto bad = [&] { fail(fmt::format("{} '{}' is not a number", what, printable(field))); };
+    const auto bad = [&] { fail(fmt::format("{} '{}' is not a number", what, detail::printable(field))); };
     std::size_t i = 0;
     bool negative = false;
     if (i < field.size() && (field[i] == '+' || field[i] == '-')) negative = field[i++] == '-';
@@ -82,7 +82,7 @@ class RangeParser {
       if (point) ++fraction;
       if (d.m == 0 && c == '0') continue;  // leading zeros are not significant
       if (++significant > 36)
-        fail(fmt::format("{} '{}' has more than 36 significant digits", what, printable(field)));
+        fail(fmt::format("{} '{}' has more than 36 significant digits", what, detail::printable(field)));
       d.m = d.m * 10 + (c - '0');
     }
     if (digits == 0) bad();
@@ -95,7 +95,7 @@ class RangeParser {
       const std::size_t start = i;
       for (; i < field.size() && field[i] >= '0' && field[i] <= '9'; ++i)
         if ((exponent = exponent * 10 + (field[i] - '0')) > 100000)
-          fail(fmt::format("{} '{}' is out of range for a double", what, printable(field)));
+          fail(fmt::format("{} '{}' is out of range for a double", what, detail::printable(field)));
       if (i == start) bad();
       if (exp_negative) exponent = -exponent;
     }
@@ -108,7 +108,7 @@ class RangeParser {
     }
     const double v = to_double(d);
     if (!std::isfinite(v) || (v == 0 && d.m != 0))
-      fail(fmt::format("{} '{}' is out of range for a double", what, printable(field)));
+      fail(fmt::format("{} '{}' is out of range for a double", what, detail::printable(field)));
     return d;
   }
 

@@ -40,7 +40,7 @@ RunRecord RunRecord::parse(const std::string& text, const std::string& path,
   try {
     record.fields_ = Json::parse(text);
   } catch (const Json::exception& e) {  // a syntax error, or a number out of range
-    record.fail(fmt::format("is not a JSON sidecar ({})", printable(e.what(), 200)));
+    record.fail(fmt::format("is not a JSON sidecar ({})", detail::printable(e.what(), 200)));
   }
   if (!record.fields_.is_object()) record.fail("is not a JSON object");
   return record;

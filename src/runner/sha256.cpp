@@ -96,7 +96,7 @@ std::string sha256_hex(std::string_view bytes) {
 std::string sha256_file(const std::string& path, const std::string& component) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw InputError(fmt::format("{}: '{}' is not readable", component, printable(path, 200)));
+    throw InputError(fmt::format("{}: '{}' is not readable", component, detail::printable(path, 200)));
   Sha256 s;
   std::vector<char> chunk(1 << 16);
   while (in) {
@@ -105,7 +105,7 @@ std::string sha256_file(const std::string& path, const std::string& component) {
   }
   if (in.bad())
     throw InputError(
-        fmt::format("{}: '{}' could not be read to the end", component, printable(path, 200)));
+        fmt::format("{}: '{}' could not be read to the end", component, detail::printable(path, 200)));
   return s.hex();
 }
 

@@ -97,27 +97,6 @@ class CobinCounts {
   std::vector<std::int64_t> cobinned_, batch_sumsq_, current_;
 };
 
-// Two-sided exact binomial p-value of k successes in h trials at rate p:
-// min(1, 2 min(P(X <= k), P(X >= k))).
-double binomial_two_sided_p(std::int64_t k, std::int64_t h, double p);
-
-// A law on finitely many values (probabilities summing to 1).
-struct FiniteLaw {
-  std::vector<double> value, prob;
-  double mean() const;
-};
-
-// Two-sided p-value bound from the Chernoff inequality for the sum S of
-// `count` i.i.d. copies of V ~ law: with d = S / count - E[V] and I the Cramer
-// rate function of the law, min(1, 2 exp(-count I(E[V] + d))). Valid for any
-// count and any law (P(S / count - E V >= d) <= exp(-count I(E V + d)) for
-// d >= 0, the same below), so a test rejecting when it is <= alpha has
-// false-alarm probability <= alpha with no approximation.
-double chernoff_two_sided_p(const FiniteLaw& law, double sum, double count);
-// The smallest deviation |d| of the mean in direction dir (+1 or -1) whose
-// chernoff_two_sided_p is <= level; infinity when none within the support.
-double chernoff_critical_deviation(const FiniteLaw& law, double count, double level, double dir);
-
 // The pooled test over the offsets of one anchor: sum_t K_t = sum over hashes
 // of Y = #{t : t < R}, whose exact law is P(Y >= j) = exp(-t_j / sigma) (t_j
 // the j-th smallest offset). p-value: the Chernoff bound above with that law;
@@ -128,25 +107,6 @@ struct PooledScaleTest {
 PooledScaleTest pooled_scale_test(std::span<const std::int64_t> offsets,
                                   std::span<const std::int64_t> cobinned, std::int64_t hashes,
                                   double sigma);
-
-// The dispersion test of one offset: S = sum_b (K_b - m p)^2 over the B batches
-// of m hashes, p the null rate: under the null a sum of B i.i.d. copies of
-// (K - m p)^2, K ~ Binomial(m, p), so its p-value is the Chernoff bound with
-// that exact law. Dependence between the hashes of a batch moves S off B m p q
-// (repeated hashes inflate it, antithetic ones deflate it); a wrong mean also
-// inflates it, by B m^2 (p' - p)^2, which the mean and scale tests see first.
-// Applicable only when m min(p, 1 - p) >= 2 and B >= 100 (a design rule for
-// power, not for validity: the bound holds for any p and B).
-struct DispersionTest {
-  bool applicable = false;
-  double z = 0, p_value = 1, ratio = 1;  // ratio: observed / expected sum of squares
-};
-DispersionTest dispersion_test(std::int64_t cobinned, std::int64_t batch_sumsq, std::int64_t hashes,
-                               std::int64_t batch, double p);
-// The same statistic without the applicability rule (any batch >= 1, any
-// number of whole batches >= 1): for callers that choose their own batches.
-DispersionTest dispersion_statistic(std::int64_t cobinned, std::int64_t batch_sumsq,
-                                    std::int64_t hashes, std::int64_t batch, double p);
 
 // The smallest kernel-scale error |c - 1| (pitch scaled by c) that the pooled
 // test at two-sided level alpha detects with probability `power` from `hashes`

@@ -13,13 +13,14 @@
 // (vectorised exp of -inf is not guaranteed to give exactly 0) but set to 0.
 #pragma once
 
+#include <poslsh/attention_options.h>
 #include <poslsh/types.h>
 
 #include <Eigen/Dense>
 #include <cstdint>
 #include <functional>
 
-namespace poslsh {
+namespace poslsh::detail {
 
 // logit(i, j) = q_i·k_j / sqrt(d) - slope |i - j| for keys j the rule keeps:
 // j <= i when causal, |i - j| <= band when band >= 0.
@@ -29,19 +30,7 @@ struct LogitRule {
   std::int64_t band = -1;
 };
 
-// Execution options common to the attention routines.
-struct AttentionOptions {
-  // Worker threads; 0 means std::thread::hardware_concurrency(). Work is cut
-  // into units fixed by n alone, and every query row is computed by the same
-  // operation sequence whoever runs it, so results are bit-identical for any
-  // thread count.
-  int threads = 1;
-};
 
-// Tile sizes. Queries are processed kQueryTile rows at a time against keys
-// kKeyTile columns at a time.
-inline constexpr Eigen::Index kQueryTile = 64;
-inline constexpr Eigen::Index kKeyTile = 256;
 
 template <typename Scalar>
 class OnlineSoftmax {
@@ -106,14 +95,5 @@ class OnlineSoftmax {
 extern template class OnlineSoftmax<float>;
 extern template class OnlineSoftmax<double>;
 
-// Runs work(unit, worker) for unit = 0 .. units-1 on `threads` workers (0: all
-// hardware threads); worker in [0, workers). Units are handed out dynamically.
-// Returns the number of workers used. Exceptions from work are rethrown.
-int for_each_unit(std::int64_t units, int threads,
-                  const std::function<void(std::int64_t unit, int worker)>& work);
 
-// Resolves AttentionOptions::threads (0 -> hardware threads, at least 1);
-// throws ArgumentError naming threads when it is negative.
-int resolve_threads(int threads);
-
-}  // namespace poslsh
+}  // namespace poslsh::detail

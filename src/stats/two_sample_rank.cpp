@@ -1,11 +1,11 @@
-#include "runner/two_sample_rank.h"
+#include "stats/two_sample_rank.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
 
-namespace poslsh {
+namespace poslsh::stats {
 
 namespace two_sample_rank_detail {
 
@@ -81,4 +81,4 @@ RankTest two_sample_rank_test(std::span<const double> x, std::span<const double>
   return r;
 }
 
-}  // namespace poslsh
+}  // namespace poslsh::stats

@@ -1,8 +1,8 @@
-#include "runner/least_squares.h"
+#include "stats/least_squares.h"
 
 #include <cmath>
 
-namespace poslsh {
+namespace poslsh::stats {
 
 double least_squares_slope(const std::vector<double>& x, const std::vector<double>& y) {
   // Centred sums: the uncentred formula cancels badly for x = log n at large n.
@@ -35,4 +35,4 @@ std::pair<double, double> slope_envelope(const std::vector<double>& x, const std
   return {least_squares_slope(x, lo), least_squares_slope(x, hi)};
 }
 
-}  // namespace poslsh
+}  // namespace poslsh::stats

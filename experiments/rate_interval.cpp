@@ -1,45 +1,17 @@
-#include "runner/rate_interval.h"
+#include "experiments/rate_interval.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/math/distributions/binomial.hpp>
 #include <cmath>
 #include <iterator>
 #include <stdexcept>
 #include <vector>
 
+#include "stats/binomial.h"
+#include "stats/median_interval.h"
+
 namespace poslsh {
-
-double half_binomial_tail(std::size_t m, std::size_t k) {
-  if (k == 0) return 1;
-  if (k > m) return 0;
-  const boost::math::binomial_distribution<double> b(static_cast<double>(m), 0.5);
-  return boost::math::cdf(boost::math::complement(b, static_cast<double>(k - 1)));
-}
-
-std::size_t sign_test_trials_needed(double tail_level) {
-  if (!(tail_level > 0)) throw std::logic_error("sign test: tail level must be > 0");
-  std::size_t m = 1;
-  while (std::ldexp(1.0, -static_cast<int>(m)) > tail_level) ++m;
-  return m;
-}
-
-MedianInterval median_interval(std::span<const double> values, double level) {
-  std::vector<double> v(values.begin(), values.end());
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size();
-  // Largest k with P(b_(k) > median) + P(b_(m+1-k) < median) <=
-  // 2 P(Binomial(m, 1/2) <= k - 1) <= level; k = 1 ([min, max]) when none.
-  std::size_t k = 1;
-  while (k + 1 <= (m + 1) / 2 && 2 * half_binomial_tail(m, m - k) <= level) ++k;
-  MedianInterval out;
-  out.median = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
-  out.low = v[k - 1];
-  out.high = v[m - k];
-  out.coverage = 1 - 2 * half_binomial_tail(m, m - k + 1);
-  return out;
-}
 
 RateInterval rate_interval(std::span<const double> slopes, double level) {
   if (slopes.size() < 2) throw std::logic_error("rate_interval: needs at least two slopes");
@@ -49,16 +21,16 @@ RateInterval rate_interval(std::span<const double> slopes, double level) {
   RateInterval r;
   r.trials = slopes.size();
   r.level = level;
-  r.median = median_interval(slopes, level);
+  r.median = stats::median_interval(slopes, level);
   for (double b : slopes) {
     r.above += b > kRateSlopeHigh;
     r.below += b < kRateSlopeLow;
   }
-  r.p_above = half_binomial_tail(r.trials, r.above);
-  r.p_below = half_binomial_tail(r.trials, r.below);
+  r.p_above = stats::half_binomial_tail(r.trials, r.above);
+  r.p_below = stats::half_binomial_tail(r.trials, r.below);
   r.fails = std::min(r.p_above, r.p_below) <= level / 2;
-  r.testable = half_binomial_tail(r.trials, r.trials) <= level / 2;
-  r.trials_needed = sign_test_trials_needed(level / 2);
+  r.testable = stats::half_binomial_tail(r.trials, r.trials) <= level / 2;
+  r.trials_needed = stats::sign_test_trials_needed(level / 2);
   return r;
 }
 

@@ -18,7 +18,7 @@
 #include <cstddef>
 #include <span>
 
-namespace poslsh {
+namespace poslsh::stats {
 
 inline constexpr std::size_t kExactRankPairs = 4096;
 
@@ -45,4 +45,4 @@ double smallest_rank_p(std::size_t m, std::size_t k);
 // is <= level.
 std::size_t rank_test_trials_needed(double level);
 
-}  // namespace poslsh
+}  // namespace poslsh::stats

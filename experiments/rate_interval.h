@@ -27,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "stats/median_interval.h"
+
 namespace poslsh {
 
 inline constexpr double kRateSlopeLow = -0.6, kRateSlopeHigh = -0.4;
@@ -45,23 +47,8 @@ inline double rate_expected_boundaries(double s_min, double n, double sigma) {
   return s_min * n / (2 * sigma);
 }
 
-// P(Binomial(m, 1/2) >= k), exactly (1 for k = 0, 0 for k > m).
-double half_binomial_tail(std::size_t m, std::size_t k);
-
-// The fewest trials m whose all-on-one-side tail 2^-m is <= tail_level.
-std::size_t sign_test_trials_needed(double tail_level);
-
-// An order-statistic interval [low, high] for the median of m independent
-// draws: P(low <= median <= high) >= coverage under any law.
-struct MedianInterval {
-  double median = 0, low = 0, high = 0, coverage = 0;
-};
-// The narrowest symmetric one with coverage >= 1 - level, or [min, max] with
-// its own coverage 1 - 2^(1-m) when m is too small for that.
-MedianInterval median_interval(std::span<const double> values, double level);
-
 struct RateInterval {
-  MedianInterval median;
+  stats::MedianInterval median;
   std::size_t trials = 0, above = 0, below = 0;  // trials above the band, below it
   double p_above = 1, p_below = 1;               // exact tails P(Binomial(m, 1/2) >= above / below)
   double level = 0;

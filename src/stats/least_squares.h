@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace poslsh {
+namespace poslsh::stats {
 
 // Slope of the least-squares line through (x[i], y[i]); NaN when x has fewer
 // than two distinct values.
@@ -20,4 +20,4 @@ double least_squares_slope(const std::vector<double>& x, const std::vector<doubl
 std::pair<double, double> slope_envelope(const std::vector<double>& x, const std::vector<double>& e,
                                          const std::vector<double>& rb);
 
-}  // namespace poslsh
+}  // namespace poslsh::stats

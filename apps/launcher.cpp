@@ -1,4 +1,4 @@
-#include "runner/launcher.h"
+#include "apps/launcher.h"
 
 #include <fmt/format.h>
 #include <poslsh/input_error.h>
@@ -58,7 +58,7 @@ Launcher parse_launcher(const std::string& name) {
   if (name == "parallel") return Launcher::kParallel;
   if (name == "slurm") return Launcher::kSlurm;
   throw UsageError(
-      fmt::format("--launcher accepts local, parallel, slurm (got '{}')", printable(name)));
+      fmt::format("--launcher accepts local, parallel, slurm (got '{}')", detail::printable(name)));
 }
 
 const char* launcher_name(Launcher launcher) {
