@@ -13,6 +13,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -88,6 +90,14 @@ inline constexpr double kShownLevel = 0.05;
 struct PowerRate {
   std::int64_t seeds = 0, failed = 0;
 };
+// (defect, family, check) -> rate, in first-seen order; "any" rows per
+// (defect, family) and (defect, "all"). Throws InputError on a table that is
+// not a power table.
+struct PowerRates {
+  std::vector<std::tuple<std::string, std::string, std::string>> order;
+  std::map<std::tuple<std::string, std::string, std::string>, PowerRate> rates;
+};
+PowerRates power_rates(const CsvTable& t);
 // Whether the seeds show the claim (one-sided 95% bound) or refute it at
 // `level` (one-sided (1 - level) bound).
 bool power_shown(const PowerRate& r);
