@@ -39,7 +39,7 @@ Action add_sample_command(CLI::App& app) {
   return [o, cmd] {
     require_at_least("--n", o->n, 1);
     require_positive_finite("--sigma", o->sigma);
-    require_at_least("--s", o->s, 1);
+    require_hash_count("--s", {o->s});
     const PlantedDefect defect = o->plant.resolve();
     AtomicFile file(o->out, "--out");
     const auto hashes = draw_hashes(o->seed, defect, o->trial, o->s, o->sigma);

@@ -214,7 +214,7 @@ void declare_attention_options(CLI::App& cmd, AttentionOptionsCli& o, bool sigma
 
 // The options that do not depend on the data (the scales are resolved before).
 void validate_attention_options(const AttentionOptionsCli& o) {
-  require_at_least("--s", o.s, 1);
+  require_hash_count("--s", o.s);
   require_at_least("--trials", o.trials, 1);
   require_nonempty("--estimator", o.estimator.size());
   for (const auto& e : o.estimator)

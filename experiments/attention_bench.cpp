@@ -52,7 +52,7 @@ void validate_attention_bench(const AttentionBenchOptions& o) {
   require_nonempty("--n", o.n.size());
   require_at_least("--n", o.n, 2);
   require_at_least("--d", o.d, 1);
-  require_at_least("--s", o.s, 1);
+  require_hash_count("--s", {o.s});
   require_at_least("--repeats", o.repeats, 1);
   require_at_least("--reference-rows", o.reference_rows, 1);
   require_positive_finite("--sigma", o.sigma);

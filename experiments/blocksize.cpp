@@ -119,7 +119,7 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
     for (const auto n : n_) check_block_size_length(n);
     scales_ = resolve_alibi_scales(cmd, sigma_, alibi_heads_, independent_heads_, false);
     if (s_.empty() && s_log_.empty()) throw UsageError("--s or --s-log needs at least one value");
-    require_at_least("--s", s_, 1);
+    require_hash_count("--s", s_);
     require_positive_finite("--s-log", s_log_);
     require_at_least("--trials", trials_, 1);
     require_open_unit("--p", p_);

@@ -141,7 +141,7 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
     require_nonempty("--n", n_.size());
     for (auto n : n_) check_mask_length(n);  // before a 2^32-position mask is built
     require_nonempty("--s", s_.size());
-    require_at_least("--s", s_, 1);
+    require_hash_count("--s", s_);
     require_at_least("--trials", trials_, 1);
     require_open_unit("--p", settings_.p);
     validate_solver_options();
@@ -292,7 +292,7 @@ Action add_convergence_bench(CLI::App& bench) {
     require_at_least("--n-row", o->n_row, 3);
     require_at_least("--n-dense", o->n_dense, 3);
     require_positive_finite("--sigma", o->sigma);
-    require_at_least("--s", o->s, 1);
+    require_hash_count("--s", {o->s});
     require_at_least("--trials", o->trials, 1);
     require_at_least("--threads", o->threads, 0);
     require_at_least("--scipy-n", o->n_scipy, 3);

@@ -105,7 +105,7 @@ void validate(const LmOptions& o) {
     if (std::find(kVariants.begin(), kVariants.end(), v) == kVariants.end())
       throw UsageError(
           fmt::format("--variant accepts {} (got '{}')", fmt::join(kVariants, ", "), detail::printable(v)));
-  require_at_least("--s", o.s, 1);
+  require_hash_count("--s", o.s);
   require_at_least("--seed", o.seed, 0);
   for (auto [name, value, min] : {std::tuple{"--seeds", o.seeds, 1},
                                   {"--layers", o.layers, 1},

@@ -40,7 +40,7 @@ void validate(const LmBenchOptions& o) {
   require_nonempty("--n", o.n.size());
   require_at_least("--n", o.n, 2);
   require_nonempty("--s", o.s.size());
-  require_at_least("--s", o.s, 1);
+  require_hash_count("--s", o.s);
   require_nonempty("--variant", o.variant.size());
   for (const auto& v : o.variant)
     if (std::find(kBenchVariants.begin(), kBenchVariants.end(), v) == kBenchVariants.end())

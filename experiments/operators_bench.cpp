@@ -56,7 +56,7 @@ Action add_operators_bench(CLI::App& bench) {
   return [o] {
     require_at_least("--n", o->n, 1);
     require_positive_finite("--sigma", o->sigma);
-    require_at_least("--s", o->s, 1);
+    require_hash_count("--s", {o->s});
     require_at_least("--repeats", o->repeats, 1);
     const auto hashes = draw_hashes(o->seed, 0, o->s, o->sigma);
     const MaskMean m(o->n, hashes);

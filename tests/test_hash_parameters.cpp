@@ -70,8 +70,9 @@ TEST(HashParameters, EveryDomainErrorNamesItsParameter) {
       {16, kNotANumber, 8, "sigma", "sigma must be a finite number > 0 (got nan)"},
       {16, kInfinity, 8, "sigma", "sigma must be a finite number > 0 (got inf)"},
       {16, -kInfinity, 8, "sigma", "sigma must be a finite number > 0 (got -inf)"},
-      {16, 4.0, 0, "s", "s must be an integer >= 1 (got 0)"},
-      {16, 4.0, -2, "s", "s must be an integer >= 1 (got -2)"},
+      {16, 4.0, 0, "s", "s must be an integer in [1, 2^31 - 1] (got 0)"},
+      {16, 4.0, -2, "s", "s must be an integer in [1, 2^31 - 1] (got -2)"},
+      {16, 4.0, kMaxHashes + 1, "s", "s must be an integer in [1, 2^31 - 1] (got 2147483648)"},
       // Several bad: the first of n, sigma, s is named.
       {0, kNotANumber, 0, "n", "n must be an integer >= 1 (got 0)"},
       {16, kNotANumber, 0, "sigma", "sigma must be a finite number > 0 (got nan)"},
@@ -85,7 +86,7 @@ TEST(HashParameters, EveryDomainErrorNamesItsParameter) {
 TEST(HashParameters, RawCoreEntriesStillRefuseBadValues) {
   const std::string bad_sigma = "sigma must be a finite number > 0 (got -1)";
   const std::string bad_n = "n must be an integer >= 1 (got 0)";
-  const std::string bad_s = "s must be an integer >= 1 (got 0)";
+  const std::string bad_s = "s must be an integer in [1, 2^31 - 1] (got 0)";
   const auto hashes = draw_hashes(1, 0, 4, 2.0);
   EXPECT_EQ(argument_refusal([] { spectral_bound(64, -1.0, 4, 0.01); }, "sigma"), bad_sigma);
   EXPECT_EQ(argument_refusal([] { spectral_bound_terms(0, 2.0, 4, 0.01); }, "n"), bad_n);

@@ -35,7 +35,7 @@ TEST(ArgumentErrors, CoreNamesTheArgumentByMeaning) {
   };
   const std::vector<Case> cases = {
       {[] { draw_hashes(0, 0, 4, -1.0); }, "sigma", "sigma must be a finite number > 0 (got -1)"},
-      {[] { draw_hashes(0, 0, 0, 2.0); }, "s", "s must be an integer >= 1 (got 0)"},
+      {[] { draw_hashes(0, 0, 0, 2.0); }, "s", "s must be an integer in [1, 2^31 - 1] (got 0)"},
       {[] { alibi_head_sigmas(0); }, "heads", "heads must be an integer >= 1 (got 0)"},
       {[] {
          block_starts(PositionalHash{-1.0, 0.0}, 8);
@@ -132,7 +132,13 @@ TEST_F(ArgumentErrorsCli, MessagesNameTheFlag) {
   expect_usage_error("sample --n 8 --sigma -1 --s 4 --out " + path("o.csv"),
                      "error: --sigma must be a finite number > 0 (got -1)");
   expect_usage_error("sample --n 8 --sigma 2 --s 0 --out " + path("o.csv"),
-                     "error: --s must be an integer >= 1 (got 0)");
+                     "error: --s must be an integer in [1, 2^31 - 1] (got 0)");
+  // A count no draw can hold is the caller's mistake, not a failed allocation
+  // (it was std::length_error, exit 3, before s had an upper bound).
+  for (const char* command : {"sample --n 8 --sigma 2", "blocksize --n 64 --sigma 2",
+                              "convergence --n 64 --sigma 2", "attention --n 64 --sigma 2"})
+    expect_usage_error(std::string(command) + " --s 4611686018427387904 --out " + path("o.csv"),
+                       "error: --s must be an integer in [1, 2^31 - 1] (got 4611686018427387904)");
   expect_usage_error("blocksize --n 64 --alibi-heads 0 --out " + path("o.csv"),
                      "error: --alibi-heads must be an integer >= 1 (got 0)");
 }

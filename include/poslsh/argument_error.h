@@ -37,11 +37,17 @@ class ArgumentError : public InputError {
 // The shortest text that reads back to the same double; "nan", "inf", "-inf".
 std::string format_value(double value);
 
+// The most hashes one draw may hold: a hash index is an int32 in code that
+// stores positions and block ids in 32 bits, and more would not fit in memory.
+inline constexpr std::int64_t kMaxHashes = (std::int64_t{1} << 31) - 1;
+
 // Each throws ArgumentError naming `argument` unless the value is acceptable.
 namespace check {
 void positive_finite(std::string_view argument, double value);                   // finite, > 0
 void at_least(std::string_view argument, std::int64_t value, std::int64_t min);  // integer
 void open_unit(std::string_view argument, double value);                         // 0 < value < 1
+// A number of hashes s: an integer in [1, kMaxHashes].
+void hash_count(std::string_view argument, std::int64_t value);
 }  // namespace check
 
 }  // namespace poslsh

@@ -54,6 +54,12 @@ void at_least(std::string_view argument, std::int64_t value, std::int64_t min) {
                         std::to_string(value));
 }
 
+void hash_count(std::string_view argument, std::int64_t value) {
+  if (value < 1 || value > kMaxHashes)
+    throw ArgumentError(std::string(argument), "must be an integer in [1, 2^31 - 1]",
+                        std::to_string(value));
+}
+
 void open_unit(std::string_view argument, double value) {
   if (!(value > 0 && value < 1))
     throw ArgumentError(std::string(argument), "must be a number in (0, 1)", format_value(value));

@@ -35,7 +35,7 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
 std::vector<PositionalHash> draw_hashes(std::uint64_t seed, std::uint64_t trial, std::int64_t s,
                                         double sigma) {
   check::positive_finite("sigma", sigma);
-  check::at_least("s", s, 1);
+  check::hash_count("s", s);
   std::vector<PositionalHash> hashes;
   hashes.reserve(static_cast<std::size_t>(s));
   for (std::int64_t k = 0; k < s; ++k) hashes.push_back(draw_hash(seed, trial, k, sigma));

@@ -41,6 +41,10 @@ void require_at_least(const std::string& option, const std::vector<std::int64_t>
   for (auto v : values) require_at_least(option, v, min);
 }
 
+void require_hash_count(const std::string& option, const std::vector<std::int64_t>& values) {
+  for (auto v : values) check_option(option, [&] { check::hash_count(option, v); });
+}
+
 void require_open_unit(const std::string& option, double value) {
   check_option(option, [&] { check::open_unit(option, value); });
 }
