@@ -25,7 +25,7 @@ struct Checker {
   std::function<std::vector<CheckOutcome>(const CsvTable&, double alpha)> run;
 };
 
-// The verdict of a rate test (src/runner/rate_interval.h): FAIL when the interval
+// The verdict of a rate test (experiments/rate_interval.h): FAIL when the interval
 // lies outside the band, PASS when it is inside and the test could have
 // failed, info when it has too few trials for that.
 struct RateInterval;

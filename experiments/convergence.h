@@ -71,7 +71,7 @@ double convergence_memory_bytes(std::int64_t n, double sigma, std::int64_t s,
 //     spectral_accuracy) on ok rows instead, and the output says so.
 //  2. rate: per (form, n, sigma) group and trial, the least-squares slope of
 //     log(error) vs log s over s >= 4 (>= 4 such s); the trial slopes are
-//     independent; the exact sign test of runner/rate_interval.h (any law of
+//     independent; the exact sign test of experiments/rate_interval.h (any law of
 //     the slopes) at the group's level: FAIL only when the order-statistic
 //     interval for the median lies outside [-0.6, -0.4]; info when too few
 //     trials could fail it; n/a with fewer than 3 trials. Spectral and

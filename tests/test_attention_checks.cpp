@@ -5,7 +5,7 @@
 // assertion is deterministic; the tables from the sound sampler are checked at
 // alpha = 1e-3, so a fresh seed would make a sound-table assertion here fail
 // with probability <= 1e-3 (every threshold is an exact tail: the error-law
-// lines are exact rank tests, runner/two_sample_rank.h; the rate and length
+// lines are exact rank tests, stats/two_sample_rank.h; the rate and length
 // lines are descriptive).
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Co-binning statistics (include/poslsh/cobinning.h) against brute force and closed forms.
+// Co-binning counts and statistics (experiments/cobinning.h, src/stats/) against brute force and closed forms.
 #include <gtest/gtest.h>
 #include <poslsh/pitch_law.h>
 #include <poslsh/positional_hash.h>

@@ -1,4 +1,4 @@
-// The rate test's exact sign test (runner/rate_interval.h) against
+// The rate test's exact sign test (experiments/rate_interval.h) against
 // independent computation, its false-alarm rate on heavy-tailed slopes
 // (measured, fixed seeds), its power against an error flat in s, and the
 // repeated-trials bound against a Monte Carlo of the sound hash.

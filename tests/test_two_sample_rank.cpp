@@ -1,5 +1,5 @@
 // The exact two-sample rank test of the attention error-law lines
-// (runner/two_sample_rank.h): its tails against brute-force enumeration of
+// (stats/two_sample_rank.h): its tails against brute-force enumeration of
 // every ordering, its level with ties (conservative), Hoeffding's bound
 // beyond the exact range, and its power on a shifted sample.
 #include <gtest/gtest.h>
