@@ -1,0 +1,17 @@
+#include "runner/allocator.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace poslsh {
+
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest accepted threshold
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_TOP_PAD, 64 << 20);
+#endif
+}
+
+}  // namespace poslsh
