@@ -309,7 +309,7 @@ def corpus_file(tmp_path_factory):
 
 
 def tiny_spec(corpus_path, **changes):
-    fields = dict(corpus=corpus_path, variant="exact", s=0, seed=0, phase="train", layers=1, heads=2, width=8,
+    fields = dict(corpus=corpus_path, variant="exact", s=0, seed=0, phase="train", base="exact", layers=1, heads=2, width=8,
                   sigmas=[2.0, 8.0], context=16, batch=2, steps=4, lr=3e-3, warmup=1, weight_decay=0.1,
                   checkpoint_every=2, finetune_steps=3, curve_every=2, curve_batches=2, eval_lengths=[1, 4],
                   eval_batches=2, eval_batch=2, swap_s=[1, 4], swap_trials=2, checkpoint="",
@@ -353,6 +353,44 @@ def test_finetune_cells_are_deterministic_and_share_the_exact_model(corpus_file,
     assert [r for r in lsh1 if r[10] == "curve_val_bpb"][0][2] == 0  # the swap-in point of the curve
     other, _, _ = cell.run(spec("e", variant="lsh", s=2, seed=1))
     assert value(other, "val_bpb", 16) != value(lsh1, "val_bpb", 16)  # negative control
+
+
+def test_finetune_from_nobias_starts_from_the_nobias_model_and_resumes(corpus_file, tmp_path, monkeypatch):
+    text = corpus.load(corpus_file)
+    nobias_spec = tiny_spec(corpus_file, variant="nobias", checkpoint=str(tmp_path / "nobias_seed0.pt"))
+    nobias = cell.pretrain(nobias_spec, text, "nobias", Path(nobias_spec.checkpoint), "")
+    exact = cell.pretrain(tiny_spec(corpus_file), text, "exact", None, "")
+    spec = lambda d, **kw: tiny_spec(corpus_file, phase="finetune", base="nobias",  # noqa: E731
+                                     base_checkpoint=str(tmp_path / "nobias_seed0.pt"),
+                                     checkpoint=str(tmp_path / d / "ft.pt"), **kw)
+    # The swap-in value (before the first step) is the nobias model's own loss under lsh.
+    lsh = cell.make_bias(spec("a", variant="lsh", s=2), "lsh", 0, 4, 3)
+    eval_bias = cell.eval_bias_of(spec("a", variant="lsh", s=2), "lsh", lsh)
+    before = evaluate.batch_bits(nobias.model, eval_bias, text.validation, 16, 2, 2).mean()
+    from_exact = evaluate.batch_bits(exact.model, eval_bias, text.validation, 16, 2, 2).mean()
+    assert before != from_exact  # negative control: the bases differ
+    (tmp_path / "a").mkdir()
+    rows, _, _ = cell.run(spec("a", variant="lsh", s=2))
+    assert value(rows, "val_bpb", 16, "swapin") == float(before)
+    # Deterministic, and a fine-tune interrupted at its third step (draw 4 + 2)
+    # resumes from its checkpoint (two steps in) to the same rows.
+    (tmp_path / "b").mkdir()
+    original = attention.Bias.__call__
+
+    def interrupted(self, n, layer, draw):
+        if draw == 6:
+            raise KeyboardInterrupt
+        return original(self, n, layer, draw)
+
+    monkeypatch.setattr(attention.Bias, "__call__", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cell.run(spec("b", variant="lsh", s=2))
+    monkeypatch.undo()
+    assert len(torch.load(tmp_path / "b" / "ft.pt")["losses"]) == 2
+    resumed, _, _ = cell.run(spec("b", variant="lsh", s=2))
+    assert resumed == rows
+    with pytest.raises(ValueError, match="base"):
+        tiny_spec(corpus_file, phase="finetune", base="window")
 
 
 def test_position_buckets_add_up_to_the_whole_window(corpus_file):

@@ -6,9 +6,10 @@ this module returns into lm.csv in cell order. A row is (eval, eval_s, step,
 pos_lo, pos_hi, trial, layer, head, sigma, context, metric, value, stderr,
 count); None is a cell that does not apply.
 
-phase 'train' (from scratch) and 'finetune' (from the exact-ALiBi model of the
-same seed, continued for finetune_steps with the variant, on the same batches
-for every variant; variant exact is the control):
+phase 'train' (from scratch) and 'finetune' (from the model of variant `base`,
+exact ALiBi or nobias, of the same seed, continued for finetune_steps with the
+variant, on the same batches for every variant; variant exact is the control
+of either base):
 - train_bpb: mean training loss over the last tenth of the steps;
 - curve_train_bpb / curve_val_bpb at `step` (steps done in the phase): the
   learning curve, every curve_every steps, validation on curve_batches batches;
@@ -38,7 +39,7 @@ import numpy as np
 import torch
 
 from . import corpus as corpus_module
-from .attention import Bias, check_sigmas, lsh_keys_per_query
+from .attention import MATCHED, Bias, check_sigmas, lsh_keys_per_query
 from .evaluate import (EVAL_SEED_OFFSET, attention_inputs, batch_bits, bucket_bits, evaluation_starts,
                        position_bits, position_buckets, swap_in_errors)
 from .model import ModelShape
@@ -54,6 +55,7 @@ class CellSpec:
     s: int
     seed: int
     phase: str  # "train" or "finetune"
+    base: str  # finetune: the variant of the base model ("exact" or "nobias")
     layers: int
     heads: int
     width: int
@@ -74,7 +76,7 @@ class CellSpec:
     swap_s: list[int]
     swap_trials: int
     checkpoint: str  # "" : no checkpoint
-    base_checkpoint: str  # the exact model of this seed (finetune; "" : none)
+    base_checkpoint: str  # the base model of this seed (finetune; "" : none)
     qkv_dir: str  # "" : no export
     keep_dir: str  # "" : keep no model
     file_stem: str
@@ -84,6 +86,8 @@ class CellSpec:
     def __post_init__(self):
         if self.phase not in ("train", "finetune"):
             raise ValueError(f"lm: phase must be train or finetune (got '{self.phase}')")
+        if self.base not in ("exact", "nobias"):
+            raise ValueError(f"lm: base must be exact or nobias (got '{self.base}')")
         self.sigmas = check_sigmas(self.sigmas, self.heads)
 
     def train_config(self) -> TrainConfig:
@@ -197,7 +201,7 @@ def tail_row(spec: CellSpec, losses: list[float]) -> Row:
 
 
 def make_bias(spec: CellSpec, variant: str, seed: int, first_draw: int, draws: int) -> Bias:
-    return Bias(variant, spec.sigmas, spec.layers, s=spec.s if variant != "exact" else 0, seed=seed,
+    return Bias(variant, spec.sigmas, spec.layers, s=spec.s if variant in MATCHED else 0, seed=seed,
                 train_context=spec.context, cost_seed=spec.seed, cost_draws=(first_draw, draws))
 
 
@@ -265,7 +269,7 @@ def run(spec: CellSpec) -> tuple[list[Row], float, float | None]:
         eval_bias, rows, draws = eval_bias_of(spec, spec.variant, bias), [], (0, spec.steps)
     else:
         base_path = Path(spec.base_checkpoint) if spec.base_checkpoint else None
-        base = pretrain(spec, text, "exact", base_path, f"{label} (its exact-ALiBi base)" if label else "")
+        base = pretrain(spec, text, spec.base, base_path, f"{label} (its {spec.base} base)" if label else "")
         trained, bias, eval_bias, rows = finetune(spec, text, base, label)
         draws = (spec.steps, spec.finetune_steps)
     seconds = time.monotonic() - t0
@@ -279,7 +283,8 @@ def run(spec: CellSpec) -> tuple[list[Row], float, float | None]:
         rows += swap_in_rows(model, spec, text.validation)
     if spec.keep_dir:
         save_model(Path(spec.keep_dir) / spec.file_stem, model, bias,
-                   {"phase": spec.phase, "seed": spec.seed, "steps": spec.steps,
+                   {"phase": spec.phase, "base": spec.base if spec.phase == "finetune" else "",
+                    "seed": spec.seed, "steps": spec.steps,
                     "finetune_steps": spec.finetune_steps if spec.phase == "finetune" else 0,
                     "context": spec.context, "corpus": spec.corpus})
     return rows, seconds, trained.seconds_per_step()
