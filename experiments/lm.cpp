@@ -63,6 +63,10 @@ struct LmOptions {
   // trained without positional bias); each fine-tune's reference is the
   // exact-ALiBi fine-tune from the same base.
   std::vector<std::string> finetune_from = {"exact"};
+  // lsh's hashes: "shared" (one draw per layer and step, rescaled per head by
+  // sigma_h, as `poslsh attention` draws them) or "per-head" (each head its
+  // own independent draw: trial (step * layers + layer) * heads + head).
+  std::string draws = "shared";
   std::string keep_models;  // "": keep no model
   std::string python = "/usr/bin/python3";
   SweepOptions sweep;
@@ -163,6 +167,9 @@ void validate(const LmOptions& o) {
   require_at_least("--eval-lengths", o.eval_lengths, 1);
   require_at_least("--swap-s", o.swap_s, 1);
   require_positive_finite("--margin", o.margin);
+  if (o.draws != "shared" && o.draws != "per-head")
+    throw UsageError(
+        fmt::format("--draws accepts shared, per-head (got '{}')", printable(o.draws)));
   require_nonempty("--finetune-from", o.finetune_from.size());
   for (std::size_t i = 0; i < o.finetune_from.size(); ++i) {
     const std::string& b = o.finetune_from[i];
@@ -246,6 +253,7 @@ std::string cell_spec(const LmOptions& o, const Training& t, const fs::path& wor
       {"seed", t.seed},
       {"phase", t.phase == "train" ? "train" : "finetune"},
       {"base", t.base.empty() ? "exact" : t.base},
+      {"draws", o.draws},
       {"layers", o.layers},
       {"heads", o.heads},
       {"width", o.width},
@@ -412,6 +420,10 @@ class Lm : public SweptExperiment<Training> {
                    "positional bias); the exact-ALiBi fine-tune of each is the reference")
         ->capture_default_str()
         ->delimiter(',');
+    cmd.add_option("--draws", o_.draws,
+                   "Hash draws of positional LSH: shared (one per layer and step, rescaled per "
+                   "head) or per-head (each head its own independent draw)")
+        ->capture_default_str();
     cmd.add_option("--margin", o_.margin,
                    "Equivalence margin in bits per byte (> 0): a paired difference is comparable "
                    "only when its whole 95% interval lies within +-margin, worse or better only "

@@ -308,6 +308,7 @@ TEST_F(LmCli, BadOptionsAreOneLineErrorsAndWriteNothing) {
   expect_usage_error("lm --margin inf" + out, "--margin");
   expect_usage_error("lm --finetune-from window" + out, "--finetune-from");
   expect_usage_error("lm --finetune-from exact,exact" + out, "--finetune-from");
+  expect_usage_error("lm --draws per-layer" + out, "--draws");
   expect_usage_error("bench lm --sigmas 1,2 --out " + path("b.csv"), "--sigmas");
   expect_usage_error("bench lm --n 100 --out " + path("b.csv"), "--tokens");
   expect_usage_error("bench lm --variant exact,fixed-blocks --out " + path("b.csv"), "--variant");

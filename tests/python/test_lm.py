@@ -171,6 +171,40 @@ def shifted_by_one(bias):
     return out
 
 
+def test_per_head_draws_give_each_head_its_own_hashes_from_a_documented_stream():
+    n, s, layers, seed, sigmas = 64, 3, 2, 11, [4.0, 4.0, 4.0]
+    shared = Bias("lsh", sigmas, layers, s=s, seed=seed)
+    per_head = Bias("lsh", sigmas, layers, s=s, seed=seed, draws="per-head")
+    draw, layer = 5, 1
+    a, b = shared.dense(n, layer, draw), per_head.dense(n, layer, draw)
+    # Equal scales: shared heads are one draw (identical); per-head heads differ pairwise.
+    assert torch.equal(a[0], a[1]) and torch.equal(a[1], a[2])
+    assert not torch.equal(b[0], b[1]) and not torch.equal(b[1], b[2]) and not torch.equal(b[0], b[2])
+    # The stream: head h at (draw, layer) is poslsh trial (draw * layers + layer) * heads + h.
+    for h in range(3):
+        trial = (draw * layers + layer) * 3 + h
+        expected = attention.grids_dense([attention.hash_starts(seed, trial, s, 4.0, n)], n)[0]
+        assert torch.equal(b[h], expected)
+    # Same seed, same bits (banded form too); another seed, other bits (negative control).
+    again = Bias("lsh", sigmas, layers, s=s, seed=seed, draws="per-head")
+    assert torch.equal(again.dense(n, layer, draw), b)
+    form = lambda bias: getattr(bias(n, layer, draw), "values", None)  # noqa: E731  (banded or dense)
+    assert form(again) is not None and torch.equal(form(again), form(per_head))
+    other = Bias("lsh", sigmas, layers, s=s, seed=seed + 1, draws="per-head")
+    assert not torch.equal(other.dense(n, layer, draw), b)
+    with pytest.raises(ValueError, match="draws"):
+        Bias("lsh", sigmas, layers, s=s, draws="per-layer")
+
+
+def test_per_head_draws_reach_cost_and_matched_baselines(corpus_file):
+    rows, _, _ = cell.run(tiny_spec(corpus_file, variant="lsh", s=2, eval_lengths=[1], draws="per-head"))
+    keys = [r[11] for r in rows if r[10] == "keys_per_query" and r[7] is not None]
+    assert keys == attention.lsh_keys_per_query(0, 2, [2.0, 8.0], 16, 1, 0, 4, "per-head")
+    assert keys != attention.lsh_keys_per_query(0, 2, [2.0, 8.0], 16, 1, 0, 4)
+    window = Bias("window", [2.0, 8.0], 1, s=2, train_context=16, cost_draws=(0, 4), draws="per-head")
+    assert window.lsh_keys == keys  # equal cost is matched on the draws lsh trains with
+
+
 def test_lsh_attention_approaches_exact_alibi_and_a_shifted_mask_does_not():
     heads, n, d = 2, 64, 8
     g = torch.Generator().manual_seed(1)
@@ -309,8 +343,8 @@ def corpus_file(tmp_path_factory):
 
 
 def tiny_spec(corpus_path, **changes):
-    fields = dict(corpus=corpus_path, variant="exact", s=0, seed=0, phase="train", base="exact", layers=1, heads=2, width=8,
-                  sigmas=[2.0, 8.0], context=16, batch=2, steps=4, lr=3e-3, warmup=1, weight_decay=0.1,
+    fields = dict(corpus=corpus_path, variant="exact", s=0, seed=0, phase="train", base="exact",
+                  draws="shared", layers=1, heads=2, width=8, sigmas=[2.0, 8.0], context=16, batch=2, steps=4, lr=3e-3, warmup=1, weight_decay=0.1,
                   checkpoint_every=2, finetune_steps=3, curve_every=2, curve_batches=2, eval_lengths=[1, 4],
                   eval_batches=2, eval_batch=2, swap_s=[1, 4], swap_trials=2, checkpoint="",
                   base_checkpoint="", qkv_dir="", keep_dir="", file_stem="m", threads=1, progress=False)

@@ -56,6 +56,7 @@ class CellSpec:
     seed: int
     phase: str  # "train" or "finetune"
     base: str  # finetune: the variant of the base model ("exact" or "nobias")
+    draws: str  # lsh hashes: "shared" by a layer's heads or "per-head" (attention.head_trial)
     layers: int
     heads: int
     width: int
@@ -152,7 +153,7 @@ def swap_in_rows(model, spec: CellSpec, data) -> list[Row]:
     layers, seed, sigmas = spec.layers, EVAL_SEED_OFFSET + spec.seed, spec.sigmas
     rows = []
     for s in spec.swap_s:
-        lsh = Bias("lsh", sigmas, layers, s=s, seed=seed)
+        lsh = Bias("lsh", sigmas, layers, s=s, seed=seed, draws=spec.draws)
         rows.append(loss_row("lsh", s, spec.context, "val_bpb",
                              batch_bits(model, lsh, data, spec.context, spec.eval_batches, spec.eval_batch)))
     x, _ = windows(data, evaluation_starts(data, spec.context, spec.eval_batches, spec.eval_batch)[0],
@@ -160,7 +161,8 @@ def swap_in_rows(model, spec: CellSpec, data) -> list[Row]:
     qkv = attention_inputs(model, Bias("exact", sigmas, layers), x)
     if spec.qkv_dir:
         export_qkv(qkv, Path(spec.qkv_dir))
-    for s, trial, layer, head, error in swap_in_errors(qkv, sigmas, spec.swap_s, spec.swap_trials, seed):
+    for s, trial, layer, head, error in swap_in_errors(qkv, sigmas, spec.swap_s, spec.swap_trials, seed,
+                                                       spec.draws):
         rows.append(row("lsh", s, spec.context, "output_error", error, trial=trial, layer=layer,
                         head=head, sigma=sigmas[head]))
     return rows
@@ -182,7 +184,8 @@ def cost_rows(spec: CellSpec, bias: Bias, first_draw: int, draws: int) -> list[R
 
 
 def lsh_keys_of(spec: CellSpec, first_draw: int, draws: int) -> list[float]:
-    return lsh_keys_per_query(spec.seed, spec.s, spec.sigmas, spec.context, spec.layers, first_draw, draws)
+    return lsh_keys_per_query(spec.seed, spec.s, spec.sigmas, spec.context, spec.layers, first_draw, draws,
+                              spec.draws)
 
 
 def curve_rows(spec: CellSpec, trained: Trained) -> list[Row]:
@@ -202,7 +205,7 @@ def tail_row(spec: CellSpec, losses: list[float]) -> Row:
 
 def make_bias(spec: CellSpec, variant: str, seed: int, first_draw: int, draws: int) -> Bias:
     return Bias(variant, spec.sigmas, spec.layers, s=spec.s if variant in MATCHED else 0, seed=seed,
-                train_context=spec.context, cost_seed=spec.seed, cost_draws=(first_draw, draws))
+                train_context=spec.context, cost_seed=spec.seed, cost_draws=(first_draw, draws), draws=spec.draws)
 
 
 def validation_curve(spec: CellSpec, eval_bias: Bias, data):
@@ -239,7 +242,7 @@ def eval_bias_of(spec: CellSpec, variant: str, bias: Bias) -> Bias:
     """lsh is evaluated with hashes of a seed training never used; the others as trained."""
     if variant != "lsh":
         return bias
-    return Bias("lsh", spec.sigmas, spec.layers, s=spec.s, seed=EVAL_SEED_OFFSET + spec.seed)
+    return Bias("lsh", spec.sigmas, spec.layers, s=spec.s, seed=EVAL_SEED_OFFSET + spec.seed, draws=spec.draws)
 
 
 def finetune(spec: CellSpec, text, base: Trained, label: str) -> tuple[Trained, Bias, Bias, list[Row]]:
