@@ -5,10 +5,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
 
+#include "apps/cli_app.h"
 #include "cli_harness.h"
 #include "experiments/lm.h"
 #include "runner/csv_table.h"
@@ -327,6 +330,51 @@ TEST_F(LmCli, AnUnreadableCorpusOrABadShardIsOneLineAndWritesNothing) {
   expect_usage_error("lm --shard 3/2 --out " + path("lm.csv"), "--shard");
   EXPECT_FALSE(std::filesystem::exists(path("lm.csv")));
   EXPECT_FALSE(std::filesystem::exists(path("lm.checkpoints")));
+}
+
+// configs/lm-long.toml, read by the CLI's own config parsing: the values of
+// one `poslsh lm` option.
+std::vector<std::string> long_config_values(const std::string& option) {
+  const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/lm-long.toml";
+  CliApp cli;
+  std::vector<std::string> args = {"poslsh", "lm", "--config", config, "--out", "/nonexistent/x.csv"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  cli.parse(static_cast<int>(argv.size()), argv.data());
+  const CLI::Option* o = cli.app().get_subcommand("lm")->get_option("--" + option);
+  std::vector<std::string> values = o->results();
+  if (values.empty()) values = {o->get_default_str()};
+  return values;
+}
+
+// The long-context config parses, every option passes `poslsh lm`'s own
+// validation (the run stops first at the interpreter, which comes after
+// every other option's check, writing nothing), and it is the experiment it
+// says: n >= 2048, sigma * s <= n / 8 for every head and s, evaluations at
+// 2n and 4n, three seeds, every variant, fine-tunes from exact and nobias.
+TEST_F(LmCli, LongContextConfigIsAcceptedAndIsTheLongContextExperiment) {
+  const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/lm-long.toml";
+  expect_usage_error("lm --config " + config + " --python /nonexistent/python3 --out " +
+                         path("long.csv"),
+                     "--python");
+  EXPECT_FALSE(std::filesystem::exists(path("long.csv")));
+  const double n = std::stod(long_config_values("context").front());
+  EXPECT_GE(n, 2048);
+  for (const auto& sigma : long_config_values("sigmas"))
+    for (const auto& s : long_config_values("s"))
+      EXPECT_LE(std::stod(sigma) * std::stod(s), n / 8) << "sigma " << sigma << ", s " << s;
+  std::vector<std::string> s = long_config_values("s");
+  EXPECT_EQ(s, (std::vector<std::string>{"1", "4", "10"}));
+  std::vector<std::string> lengths = long_config_values("eval-lengths");
+  for (const std::string m : {"2", "4"})
+    EXPECT_NE(std::find(lengths.begin(), lengths.end(), m), lengths.end()) << m;
+  EXPECT_EQ(long_config_values("seeds"), std::vector<std::string>{"3"});
+  std::vector<std::string> variants = long_config_values("variant");
+  std::sort(variants.begin(), variants.end());
+  EXPECT_EQ(variants, (std::vector<std::string>{"exact", "fixed", "fixed-block", "lsh", "nobias",
+                                                "window"}));
+  EXPECT_EQ(long_config_values("finetune-from"), (std::vector<std::string>{"exact", "nobias"}));
+  EXPECT_GT(std::stoi(long_config_values("finetune-steps").front()), 0);
 }
 
 }  // namespace
