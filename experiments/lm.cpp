@@ -296,10 +296,10 @@ std::string as_number(const std::string& text) {
   return text.empty() ? text : format_value(std::stod(text));
 }
 
-// The cell's rows: the child's fields (python/poslsh/lm/cell.py's Row: eval,
+// The cell's rows: the child's fields (python/poslsh/lm/rows.py's Row: eval,
 // eval_s, step, pos_lo, pos_hi, trial, layer, head, sigma, context, metric,
 // value, stderr, count) after the cell's own (variant, train_s, seed, phase,
-// steps), the timings last.
+// steps), then the run's margin, the timings last.
 std::vector<CsvRow> cell_rows(const LmOptions& o, const Training& t, const std::string& text) {
   std::vector<std::vector<std::string>> lines;
   std::string seconds, step_seconds;
