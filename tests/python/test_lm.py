@@ -489,8 +489,8 @@ CLI = os.environ.get("POSLSH_CLI")
 TINY_CLI = ["--layers", "1", "--heads", "2", "--width", "8", "--context", "16", "--batch", "2",
             "--steps", "3", "--warmup", "1", "--seeds", "1", "--s", "2", "--eval-lengths", "1,2",
             "--eval-batches", "2", "--eval-batch", "2", "--swap-s", "1,4", "--swap-trials", "3",
-            "--variant", "exact,lsh", "--finetune-steps", "2", "--curve-every", "2", "--curve-batches", "2",
-            "--no-timing", "--quiet"]
+            "--variant", "exact,lsh", "--finetune-steps", "2", "--finetune-from", "exact,nobias",
+            "--curve-every", "2", "--curve-batches", "2", "--no-timing", "--quiet"]
 
 
 def run_cli(args, cwd, **kw):
@@ -518,6 +518,10 @@ def test_cli_table_is_the_same_on_one_and_two_threads(tmp_path):
     table = (tmp_path / "t1.csv").read_text()
     assert "lsh,2,0,train,3,exact," in table and "exact,,0,train,3,lsh,4,,,,2,0,1," in table
     assert "lsh,2,0,finetune,2,swapin," in table and "exact,,0,finetune,2,self,,2,,,,,,," in table
+    # From nobias, which this run does not train itself: the first fine-tune trains the base
+    # under its lock, the others read it (and the table is still the same on two threads).
+    assert "lsh,2,0,finetune-nobias,2,swapin," in table and "exact,,0,finetune-nobias,2,self," in table
+    assert ",0.02,," in table  # the default margin, in every row
     # The exported Q, K, V run through `poslsh attention --qkv` and its checks.
     r = subprocess.run([CLI, "attention", "--qkv", str(tmp_path / "t1_qkv" / "seed0" / "layer0"),
                         "--alibi-heads", "2", "--causal", "--s", "1,4", "--trials", "3", "--quiet",
