@@ -46,13 +46,14 @@ const std::vector<std::string>& lm_summary_columns();
 std::string lm_margin_verdict(double low, double high, double margin);
 
 // One summary row per (variant, train_s, phase, eval, eval_s, step, pos_lo,
-// pos_hi, head, context, metric): the mean over seeds, a 95% Student-t interval over the seeds' values and the
-// validation batches' standard error of that mean; output errors are averaged
-// over trials, layers and heads first. Loss rows also carry the table's
-// margin and, paired by seed, the difference to exact ALiBi (vs_exact_*:
-// the same phase's exact model; fine-tunes: the exact-ALiBi fine-tune from
-// the same base) and, for lsh, to fixed-block (vs_fixed_block_*: the paper's
-// claim 3), each with its lm_margin_verdict (one seed: undecided).
+// pos_hi, head, context, metric): the mean over seeds, a 95% Student-t
+// interval over the seeds' values and the validation batches' standard error
+// of that mean; output errors are averaged over trials, layers and heads
+// first. Loss rows also carry the table's margin and, paired by seed, the
+// difference to exact ALiBi (vs_exact_*: the same phase's exact model;
+// fine-tunes: the exact-ALiBi fine-tune from the same base) and, for lsh, to
+// fixed-block (vs_fixed_block_*: the paper's claim 3), each with its
+// lm_margin_verdict (one seed: undecided).
 std::string lm_summary_csv(const CsvTable& table);
 
 // Checks of an lm table (every line info: nothing here can FAIL):

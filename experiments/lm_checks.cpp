@@ -157,8 +157,9 @@ double table_margin(const CsvTable& t) {
       unusable(fmt::format("row {}, column margin: expected a finite number > 0, got '{}'",
                            CsvTable::line_of(r), t.text(r, "margin")));
     if (r > 0 && m != margin)
-      unusable(fmt::format("row {}, column margin: {} differs from the table's {} (one margin a run)",
-                           CsvTable::line_of(r), format_value(m), format_value(margin)));
+      unusable(
+          fmt::format("row {}, column margin: {} differs from the table's {} (one margin a run)",
+                      CsvTable::line_of(r), format_value(m), format_value(margin)));
     margin = m;
   }
   return margin;
@@ -701,10 +702,7 @@ std::vector<std::string> verdict_row(const std::string& claim, const std::string
   return {claim, comparison, d ? mean_and_interval(*d, "+") : "", verdict_of(d, margin)};
 }
 
-}  // namespace lm_checks
-
-LmLossTable lm_verdict_table(const CsvTable& summary) {
-  using namespace lm_checks;
+LmLossTable verdict_table(const CsvTable& summary) {
   LmLossTable t;
   const std::string n = training_context(summary);
   double margin = NAN;
@@ -740,5 +738,9 @@ LmLossTable lm_verdict_table(const CsvTable& summary) {
               fmt::format("verdict at the margin +-{}", format_value(margin))};
   return t;
 }
+
+}  // namespace lm_checks
+
+LmLossTable lm_verdict_table(const CsvTable& summary) { return lm_checks::verdict_table(summary); }
 
 }  // namespace poslsh

@@ -32,13 +32,13 @@ std::string loss_row(const std::string& variant, int seed, double value, int n =
 }
 
 std::string keys_row(const std::string& variant, const std::string& s, int seed, double keys) {
-  return fmt::format("{},{},{},train,10,self,,,,,,,,,128,keys_per_query,{},,1,0.02,,0.25\n", variant,
-                     s, seed, keys);
+  return fmt::format("{},{},{},train,10,self,,,,,,,,,128,keys_per_query,{},,1,0.02,,0.25\n",
+                     variant, s, seed, keys);
 }
 
 std::string error_row(int seed, int trial, int head, double sigma, int s, double value) {
-  return fmt::format("exact,,{},train,10,lsh,{},,,,{},0,{},{},128,output_error,{},,1,0.02,,\n", seed, s,
-                     trial, head, sigma, value);
+  return fmt::format("exact,,{},train,10,lsh,{},,,,{},0,{},{},128,output_error,{},,1,0.02,,\n",
+                     seed, s, trial, head, sigma, value);
 }
 
 TEST(LmSummary, MeansSeedIntervalsAndPairedDifferences) {
@@ -236,7 +236,8 @@ TEST(LmChecks, FixedBlockAndExtrapolationVerdicts) {
   const LmLossTable v = lm_verdict_table(s);
   std::vector<std::string> claims;
   for (const auto& row : v.rows) claims.push_back(row[0] + ":" + row[3]);
-  EXPECT_EQ(fmt::format("{}", fmt::join(claims, " ")), "baseline:worse 1:comparable 3:better 4:worse")
+  EXPECT_EQ(fmt::format("{}", fmt::join(claims, " ")),
+            "baseline:worse 1:comparable 3:better 4:worse")
       << fmt::format("{}", fmt::join(v.rows[0], " | "));
 }
 
@@ -337,7 +338,8 @@ TEST_F(LmCli, AnUnreadableCorpusOrABadShardIsOneLineAndWritesNothing) {
 std::vector<std::string> long_config_values(const std::string& option) {
   const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/lm-long.toml";
   CliApp cli;
-  std::vector<std::string> args = {"poslsh", "lm", "--config", config, "--out", "/nonexistent/x.csv"};
+  std::vector<std::string> args = {"poslsh", "lm",    "--config",
+                                   config,   "--out", "/nonexistent/x.csv"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   cli.parse(static_cast<int>(argv.size()), argv.data());
