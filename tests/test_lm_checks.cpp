@@ -195,6 +195,20 @@ TEST(LmSummary, VerdictsUseTheTablesMargin) {
                std::invalid_argument);
 }
 
+// One seed has no interval: its difference is shown, its verdict undecided,
+// however far from the margin the difference lies.
+TEST(LmSummary, OneSeedIsUndecided) {
+  const std::string csv = header() + loss_row("exact", 0, 2.0) +
+                          loss_row("lsh", 0, 3.0, 128, "train", "self", "4");
+  const CsvTable s = CsvTable::parse(lm_summary_csv(CsvTable::parse(csv)));
+  EXPECT_NEAR(s.number(1, "vs_exact_mean"), 1.0, 1e-12);
+  EXPECT_TRUE(s.text(1, "vs_exact_low").empty());
+  EXPECT_EQ(s.text(1, "vs_exact_verdict"), "undecided");
+  const LmLossTable v = lm_verdict_table(s);
+  ASSERT_EQ(v.rows.size(), 1u);
+  EXPECT_EQ(v.rows[0][3], "undecided (one seed)");
+}
+
 // Claim 3 (lsh minus fixed-block, per s and phase) and claim 4 (lsh minus
 // exact ALiBi per bucket beyond n) get their paired intervals, verdicts and
 // check lines; buckets inside n and other variants get no claim-4 line.
