@@ -52,8 +52,9 @@ std::string lm_margin_verdict(double low, double high, double margin);
 // first. Loss rows also carry the table's margin and, paired by seed, the
 // difference to exact ALiBi (vs_exact_*: the same phase's exact model;
 // fine-tunes: the exact-ALiBi fine-tune from the same base) and, for lsh, to
-// fixed-block (vs_fixed_block_*: the paper's claim 3), each with its
-// lm_margin_verdict (one seed: undecided).
+// fixed-block (vs_fixed_block_*: the paper's claim 3) and to nobias
+// (vs_nobias_*: claim 2), each with its lm_margin_verdict (one seed:
+// undecided).
 std::string lm_summary_csv(const CsvTable& table);
 
 // Checks of an lm table (every line info: nothing here can FAIL):
@@ -65,7 +66,7 @@ std::string lm_summary_csv(const CsvTable& table);
 //    (per phase: from scratch, fine-tuned from each base), with its verdict
 //    at the margin;
 //  - lm-vs-fixed-block[...]: positional LSH minus fixed-block per s and phase
-//    (claim 3), with its verdict;
+//    (claim 3), with its verdict; lm-vs-nobias[...]: minus nobias (claim 2);
 //  - lm-extrapolation[...]: positional LSH minus exact ALiBi per position
 //    bucket beyond the training context n at 2n, 4n, ... (claim 4).
 std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha);
@@ -88,9 +89,10 @@ LmLossTable lm_loss_table(const CsvTable& summary);
 LmLossTable lm_finetune_table(const CsvTable& summary);
 
 // The paper's claims as verdicts at the run's margin, one row per paired
-// comparison: every variant minus exact ALiBi at n (claims 1, 2), every
-// fine-tune minus its control and lsh minus fixed-block per s (claim 3), lsh
-// minus exact ALiBi per position bucket beyond n (claim 4).
+// comparison: every variant minus exact ALiBi at n (claim 1 for lsh, the
+// others as baselines), lsh minus nobias (claim 2), every fine-tune minus its
+// control and lsh minus fixed-block per s (claim 3), lsh minus exact ALiBi
+// per position bucket beyond n (claim 4).
 LmLossTable lm_verdict_table(const CsvTable& summary);
 
 // The report's "Language models" section from an lm table's path (its

@@ -136,15 +136,17 @@ const Group* reference_group(const std::vector<Group>& all, const Group& g,
   return nullptr;
 }
 
-// The paper's claim 3 compares positional LSH with its fixed blocks: lsh's
-// own (or before fine-tuning, swap-in) losses against fixed-block's, seed by
-// seed; none for other variants or evaluations.
-std::optional<Interval> vs_fixed_block(const std::vector<Group>& all, const Group& g) {
+// The paper's claims 2 and 3 compare positional LSH with no positional bias
+// and with its fixed blocks: lsh's own (or before fine-tuning, swap-in)
+// losses against `reference`'s (nobias, fixed-block), seed by seed; none for
+// other variants or evaluations, or where the reference was not run.
+std::optional<Interval> lsh_vs(const std::vector<Group>& all, const Group& g,
+                               const std::string& reference) {
   if (g.key[kVariant] != "lsh" || (g.key[kEval] != "self" && g.key[kEval] != "swapin"))
     return std::nullopt;
-  const Group* fixed = reference_group(all, g, "fixed-block");
-  if (!fixed) return std::nullopt;
-  return paired_difference(seed_means(g), seed_means(*fixed));
+  const Group* other = reference_group(all, g, reference);
+  if (!other) return std::nullopt;
+  return paired_difference(seed_means(g), seed_means(*other));
 }
 
 // The one margin of a table (every row carries the margin its run declared);
@@ -246,7 +248,7 @@ CheckOutcome rate_outcome(const RateGroup& g, double level) {
 struct LossRow {
   std::string variant, train_s, phase, eval, eval_s, pos_lo, pos_hi, context;
   SeedStats stats;
-  std::optional<Interval> vs_fixed_block;
+  std::optional<Interval> vs_fixed_block, vs_nobias;
   double margin = NAN;
 };
 
@@ -269,11 +271,12 @@ bool final_model_row(const CsvTable& summary, std::size_t r) {
 LossRow loss_row(const CsvTable& summary, std::size_t r) {
   LossRow out{summary.text(r, "variant"), summary.text(r, "train_s"), summary.text(r, "phase"),
               summary.text(r, "eval"),    summary.text(r, "eval_s"),  summary.text(r, "pos_lo"),
-              summary.text(r, "pos_hi"),  summary.text(r, "context"), {}, {}, NAN};
+              summary.text(r, "pos_hi"),  summary.text(r, "context"), {}, {}, {}, NAN};
   out.stats.seeds = static_cast<std::size_t>(summary.number(r, "seeds"));
   out.stats.value = read_interval(summary, r, "mean", "seed_ci_low", "seed_ci_high");
   out.stats.vs_exact = read_difference(summary, r, "vs_exact");
   out.vs_fixed_block = read_difference(summary, r, "vs_fixed_block");
+  out.vs_nobias = read_difference(summary, r, "vs_nobias");
   out.margin = summary.number(r, "margin");
   return out;
 }
@@ -435,7 +438,8 @@ const std::vector<std::string>& lm_summary_columns() {
       "mean",         "seed_ci_low",     "seed_ci_high",   "batch_stderr",
       "margin",       "vs_exact_mean",   "vs_exact_low",   "vs_exact_high",
       "vs_exact_verdict", "vs_fixed_block_mean", "vs_fixed_block_low", "vs_fixed_block_high",
-      "vs_fixed_block_verdict", "step_cpu_seconds"};
+      "vs_fixed_block_verdict", "vs_nobias_mean", "vs_nobias_low", "vs_nobias_high",
+      "vs_nobias_verdict", "step_cpu_seconds"};
   return columns;
 }
 
@@ -467,9 +471,10 @@ std::string lm_summary_csv(const CsvTable& table) {
                 lm_checks::optional_number(s.value.low), lm_checks::optional_number(s.value.high),
                 lm_checks::optional_number(s.batch_stderr), format_value(margin)});
     for (const auto& f : lm_checks::difference_fields(s.vs_exact, margin)) row.push_back(f);
-    for (const auto& f :
-         lm_checks::difference_fields(lm_checks::vs_fixed_block(all, g), margin))
-      row.push_back(f);
+    for (const std::string reference : {"fixed-block", "nobias"})
+      for (const auto& f :
+           lm_checks::difference_fields(lm_checks::lsh_vs(all, g, reference), margin))
+        row.push_back(f);
     row.push_back(lm_checks::optional_number(lm_checks::step_seconds(g)));
     out += csv_line(row);
   }
@@ -502,9 +507,10 @@ void add_loss_lines(const CsvTable& summary, const std::string& n, std::vector<C
                                                   : std::string())});
 }
 
-// Claim 3: positional LSH minus the paper's fixed blocks, per s and phase.
-void add_fixed_block_lines(const CsvTable& summary, const std::string& n,
-                           std::vector<CheckOutcome>& out) {
+// Claims 2 and 3: positional LSH minus no positional bias (from scratch)
+// and minus the paper's fixed blocks, per s and phase.
+void add_baseline_lines(const CsvTable& summary, const std::string& n,
+                        std::vector<CheckOutcome>& out) {
   for (const std::string& phase : phases(summary))
     for (const auto& r : validation_losses(summary, n, phase))
       if (r.vs_fixed_block && r.eval == "self")
@@ -513,6 +519,12 @@ void add_fixed_block_lines(const CsvTable& summary, const std::string& n,
                        Verdict::kInfo,
                        "the paper's claim 3, validation loss: positional LSH " +
                            compared(r.vs_fixed_block, r.margin, "fixed blocks")});
+  for (const auto& r : validation_losses(summary, n))
+    if (r.vs_nobias && r.eval == "self")
+      out.push_back({fmt::format("lm-vs-nobias[positional LSH s={},n={}]", r.train_s, n),
+                     Verdict::kInfo,
+                     "the paper's claim 2, validation loss: positional LSH " +
+                         compared(r.vs_nobias, r.margin, "no positional bias")});
 }
 
 // Claim 4: positional LSH minus exact ALiBi on the positions beyond n.
@@ -540,7 +552,7 @@ std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha) {
   const CsvTable summary = CsvTable::parse(lm_summary_csv(table), "lm summary");
   const std::string n = lm_checks::training_context(summary);
   lm_checks::add_loss_lines(summary, n, out);
-  lm_checks::add_fixed_block_lines(summary, n, out);
+  lm_checks::add_baseline_lines(summary, n, out);
   lm_checks::add_extrapolation_lines(summary, n, out);
   return out;
 }
@@ -710,15 +722,17 @@ LmLossTable verdict_table(const CsvTable& summary) {
     for (const auto& r : validation_losses(summary, n, phase)) {
       margin = r.margin;
       if (r.eval != "self" || r.variant == "exact") continue;
-      const std::string claim = r.variant == "nobias" ? "2"
-                                : r.variant != "lsh"   ? "baseline"
-                                : phase == "train"     ? "1"
-                                                       : "3";
+      const std::string claim = r.variant != "lsh" ? "baseline" : phase == "train" ? "1" : "3";
       t.rows.push_back(verdict_row(claim,
                                    fmt::format("{}{} minus {}", phase_prefix(phase),
                                                model_name(r.variant, r.train_s),
                                                reference_of(phase)),
                                    r.stats.vs_exact, r.margin));
+      if (r.vs_nobias)
+        t.rows.push_back(verdict_row("2",
+                                     fmt::format("{} minus no positional bias",
+                                                 model_name(r.variant, r.train_s)),
+                                     r.vs_nobias, r.margin));
       if (r.vs_fixed_block)
         t.rows.push_back(verdict_row("3",
                                      fmt::format("{}{} minus fixed blocks", phase_prefix(phase),

@@ -40,8 +40,7 @@ void add_lm_report_section(ReportDocument& doc, const std::string& table_csv) {
         "per byte): a paired-by-seed difference is comparable only when its whole 95% interval "
         "lies within the margin, worse or better only when it lies wholly outside it, and "
         "undecided otherwise (claims: 1 trained with positional LSH, comparable to exact ALiBi; "
-        "2 better than no positional bias, shown as no positional bias minus exact ALiBi beside "
-        "claim 1's rows, not as a direct interval; 3 fine-tuned with positional LSH, "
+        "2 better than no positional bias; 3 fine-tuned with positional LSH, "
         "comparable to the exact-ALiBi control and better than fixed blocks; 4 extrapolation "
         "beyond the training context, per position bucket; baseline: the other variants, for "
         "reading the claims against):");

@@ -140,7 +140,8 @@ LM_COLUMNS = ("variant,train_s,seed,phase,steps,eval,eval_s,step,pos_lo,pos_hi,t
               "value,stderr,count,margin,seconds,step_cpu_seconds")
 LM_SUMMARY = ("variant,train_s,phase,eval,eval_s,step,pos_lo,pos_hi,head,context,metric,seeds,mean,seed_ci_low,"
               "seed_ci_high,batch_stderr,margin,vs_exact_mean,vs_exact_low,vs_exact_high,vs_exact_verdict,"
-              "vs_fixed_block_mean,vs_fixed_block_low,vs_fixed_block_high,vs_fixed_block_verdict,step_cpu_seconds")
+              "vs_fixed_block_mean,vs_fixed_block_low,vs_fixed_block_high,vs_fixed_block_verdict,vs_nobias_mean,"
+              "vs_nobias_low,vs_nobias_high,vs_nobias_verdict,step_cpu_seconds")
 
 
 def lm(d, name, s_values, seeds, variants=("exact", "lsh", "nobias", "fixed", "window"), n=64, finetune=True):
@@ -156,7 +157,7 @@ def lm(d, name, s_values, seeds, variants=("exact", "lsh", "nobias", "fixed", "w
     def srow(v, s, phase, ev, es, step, pos, head, context, metric, mean, vs):
         summary.append([v, s, phase, ev, es, step, pos[0], pos[1], head, context, metric, seeds, mean,
                         mean - 2 * half, mean + 2 * half, 0.002, 0.02, vs, vs - half, vs + half,
-                        "" if np.isnan(vs) else "undecided", nan, nan, nan, "", 0.1])
+                        "" if np.isnan(vs) else "undecided", nan, nan, nan, "", nan, nan, nan, "", 0.1])
 
     for v, s in models:
         evals = [("self", nan)] + ([("exact", nan)] if v == "lsh" else [])

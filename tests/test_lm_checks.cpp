@@ -220,6 +220,7 @@ TEST(LmChecks, FixedBlockAndExtrapolationVerdicts) {
     csv += loss_row("exact", seed, 2.0 + 0.1 * seed);
     csv += loss_row("fixed-block", seed, 2.3 + 0.1 * seed + j);
     csv += loss_row("lsh", seed, 2.005 + 0.1 * seed + j, 128, "train", "self", "4");
+    csv += loss_row("nobias", seed, 2.6 + 0.1 * seed + (seed == 1 ? 0.01 : 0));
     for (const std::string v : {"exact", "lsh", "window"}) {
       const std::string s = v == "exact" ? "" : "4";
       const double beyond = v == "exact" ? 2.5 : 2.9;  // lsh extrapolates worse
@@ -236,12 +237,16 @@ TEST(LmChecks, FixedBlockAndExtrapolationVerdicts) {
   EXPECT_NEAR(s.number(lsh_row, "vs_fixed_block_mean"), -0.295, 1e-12);
   EXPECT_EQ(s.text(lsh_row, "vs_fixed_block_verdict"), "better");
   EXPECT_EQ(s.text(lsh_row, "vs_exact_verdict"), "comparable");  // [-0.0034, +0.0141]
+  EXPECT_EQ(s.text(lsh_row, "vs_nobias_verdict"), "better");      // about -0.6 (claim 2)
   const auto outcomes = check_lm_table(CsvTable::parse(csv), 1e-3);
-  std::vector<std::string> claim3, claim4;
+  std::vector<std::string> claim2, claim3, claim4;
   for (const auto& o : outcomes) {
+    if (o.check.rfind("lm-vs-nobias[", 0) == 0) claim2.push_back(o.check + " " + o.detail);
     if (o.check.rfind("lm-vs-fixed-block[", 0) == 0) claim3.push_back(o.check + " " + o.detail);
     if (o.check.rfind("lm-extrapolation[", 0) == 0) claim4.push_back(o.check + " " + o.detail);
   }
+  ASSERT_EQ(claim2.size(), 1u);
+  EXPECT_NE(claim2[0].find("better than no positional bias"), std::string::npos) << claim2[0];
   ASSERT_EQ(claim3.size(), 1u);
   EXPECT_NE(claim3[0].find("better than fixed blocks"), std::string::npos) << claim3[0];
   ASSERT_EQ(claim4.size(), 1u);  // lsh only, positions [128, 256) only
@@ -251,7 +256,7 @@ TEST(LmChecks, FixedBlockAndExtrapolationVerdicts) {
   std::vector<std::string> claims;
   for (const auto& row : v.rows) claims.push_back(row[0] + ":" + row[3]);
   EXPECT_EQ(fmt::format("{}", fmt::join(claims, " ")),
-            "baseline:worse 1:comparable 3:better 4:worse")
+            "baseline:worse 1:comparable 2:better 3:better baseline:worse 4:worse")
       << fmt::format("{}", fmt::join(v.rows[0], " | "));
 }
 
