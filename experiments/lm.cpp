@@ -29,7 +29,7 @@ const std::vector<std::string>& lm_columns() {
   static const std::vector<std::string> columns = {
       "variant", "train_s", "seed",  "phase", "steps",   "eval",   "eval_s",
       "step",    "pos_lo",  "pos_hi", "trial", "layer",   "head",   "sigma",
-      "context", "metric",  "value", "stderr", "count",  "seconds", "step_cpu_seconds"};
+      "context", "metric",  "value", "stderr", "count",  "margin", "seconds", "step_cpu_seconds"};
   return columns;
 }
 
@@ -54,6 +54,19 @@ struct LmOptions {
   std::int64_t eval_batches = 16, eval_batch = 8;
   std::vector<std::int64_t> swap_s = {1, 2, 4, 8, 16, 32, 64};
   std::int64_t swap_trials = 8;
+  // The equivalence margin of the verdicts (bits per byte): a paired
+  // difference is "comparable" only when its whole 95% interval lies in
+  // [-margin, +margin] (lm_margin_verdict). Recorded in every row, so the
+  // summary and `poslsh check` judge by the margin the run declared.
+  double margin = 0.02;
+  // The bases every variant is fine-tuned from (exact ALiBi, and a model
+  // trained without positional bias); each fine-tune's reference is the
+  // exact-ALiBi fine-tune from the same base.
+  std::vector<std::string> finetune_from = {"exact"};
+  // lsh's hashes: "shared" (one draw per layer and step, rescaled per head by
+  // sigma_h, as `poslsh attention` draws them) or "per-head" (each head its
+  // own independent draw: trial (step * layers + layer) * heads + head).
+  std::string draws = "shared";
   std::string keep_models;  // "": keep no model
   std::string python = "/usr/bin/python3";
   SweepOptions sweep;
@@ -68,34 +81,48 @@ bool has_s(const std::string& variant) {
   return variant == "lsh" || variant == "fixed" || variant == "window";
 }
 
-// One training: a cell of the sweep. phase "train": from scratch; "finetune":
-// from the exact-ALiBi model of the same seed.
+// One training: a cell of the sweep. phase "train": from scratch;
+// "finetune": from the exact-ALiBi model of the same seed; "finetune-B": from
+// the model of variant B (finetune_from) of the same seed.
 struct Training {
   std::string variant;
   std::int64_t s = 0;  // lsh: hashes; fixed, window: the lsh cost they match
   std::int64_t seed = 0;
   std::string phase = "train";
+  std::string base;  // the fine-tune's base variant ("" when training from scratch)
   std::string label() const {
-    return fmt::format("{}{}{} seed={}", phase == "finetune" ? "finetune " : "", variant,
+    return fmt::format("{}{}{} seed={}", finetune_prefix(" "), variant,
                        has_s(variant) ? fmt::format(" s={}", s) : "", seed);
   }
   std::string file_stem() const {
-    return fmt::format("{}{}{}_seed{}", phase == "finetune" ? "finetune_" : "", variant,
+    return fmt::format("{}{}{}_seed{}", finetune_prefix("_"), variant,
                        has_s(variant) ? fmt::format("_s{}", s) : "", seed);
   }
+  // "" (train), "finetune_" (from exact), "finetune_from_nobias_" (from nobias).
+  std::string finetune_prefix(const std::string& sep) const {
+    if (phase == "train") return "";
+    return base == "exact" ? "finetune" + sep : fmt::format("finetune{0}from{0}{1}{0}", sep, base);
+  }
 };
+
+// The phase column of a fine-tune from `base`: exact keeps the name it always had.
+std::string finetune_phase(const std::string& base) {
+  return base == "exact" ? "finetune" : "finetune-" + base;
+}
 
 std::vector<Training> trainings(const LmOptions& o) {
   std::vector<Training> out;
   for (const auto& v : o.variant)
     for (std::int64_t s : has_s(v) ? o.s : std::vector<std::int64_t>{0})
-      for (std::int64_t k = 0; k < o.seeds; ++k) out.push_back({v, s, o.seed + k, "train"});
+      for (std::int64_t k = 0; k < o.seeds; ++k) out.push_back({v, s, o.seed + k, "train", ""});
   const bool with_exact = std::find(o.variant.begin(), o.variant.end(), "exact") != o.variant.end();
   if (o.finetune_steps == 0 || !with_exact) return out;
-  for (const auto& v : o.variant)
-    if (v != "nobias")
-      for (std::int64_t s : has_s(v) ? o.s : std::vector<std::int64_t>{0})
-        for (std::int64_t k = 0; k < o.seeds; ++k) out.push_back({v, s, o.seed + k, "finetune"});
+  for (const auto& base : o.finetune_from)
+    for (const auto& v : o.variant)
+      if (v != "nobias")
+        for (std::int64_t s : has_s(v) ? o.s : std::vector<std::int64_t>{0})
+          for (std::int64_t k = 0; k < o.seeds; ++k)
+            out.push_back({v, s, o.seed + k, finetune_phase(base), base});
   return out;
 }
 
@@ -139,6 +166,19 @@ void validate(const LmOptions& o) {
   require_nonempty("--eval-lengths", o.eval_lengths.size());
   require_at_least("--eval-lengths", o.eval_lengths, 1);
   require_at_least("--swap-s", o.swap_s, 1);
+  require_positive_finite("--margin", o.margin);
+  if (o.draws != "shared" && o.draws != "per-head")
+    throw UsageError(
+        fmt::format("--draws accepts shared, per-head (got '{}')", printable(o.draws)));
+  require_nonempty("--finetune-from", o.finetune_from.size());
+  for (std::size_t i = 0; i < o.finetune_from.size(); ++i) {
+    const std::string& b = o.finetune_from[i];
+    if ((b != "exact" && b != "nobias") ||
+        std::find(o.finetune_from.begin(), o.finetune_from.begin() + i, b) !=
+            o.finetune_from.begin() + i)
+      throw UsageError(fmt::format(
+          "--finetune-from accepts exact, nobias, each at most once (got '{}')", printable(b)));
+  }
 }
 
 // The folder holding the `poslsh` package beside this binary (build tree:
@@ -204,14 +244,16 @@ std::string corpus_note(const LmOptions& o) {
 // The cell's spec for python/poslsh/lm/cell.py's CellSpec (its field names).
 std::string cell_spec(const LmOptions& o, const Training& t, const fs::path& work,
                       const fs::path& qkv) {
-  const Training base{"exact", 0, t.seed, "train"};
+  const Training base{t.base.empty() ? "exact" : t.base, 0, t.seed, "train", ""};
   const bool exports = t.variant == "exact" && t.phase == "train";
   const nlohmann::ordered_json spec = {
       {"corpus", o.corpus},
       {"variant", t.variant},
       {"s", t.s},
       {"seed", t.seed},
-      {"phase", t.phase},
+      {"phase", t.phase == "train" ? "train" : "finetune"},
+      {"base", t.base.empty() ? "exact" : t.base},
+      {"draws", o.draws},
       {"layers", o.layers},
       {"heads", o.heads},
       {"width", o.width},
@@ -232,7 +274,7 @@ std::string cell_spec(const LmOptions& o, const Training& t, const fs::path& wor
       {"swap_s", o.swap_s},
       {"swap_trials", o.swap_trials},
       {"checkpoint", (work / (t.file_stem() + ".pt")).string()},
-      {"base_checkpoint", t.phase == "finetune" ? (work / (base.file_stem() + ".pt")).string() : ""},
+      {"base_checkpoint", t.phase != "train" ? (work / (base.file_stem() + ".pt")).string() : ""},
       {"qkv_dir", exports ? (qkv / fmt::format("seed{}", t.seed)).string() : ""},
       {"keep_dir", o.keep_models},
       {"file_stem", t.file_stem()},
@@ -254,10 +296,10 @@ std::string as_number(const std::string& text) {
   return text.empty() ? text : format_value(std::stod(text));
 }
 
-// The cell's rows: the child's fields (python/poslsh/lm/cell.py's Row: eval,
+// The cell's rows: the child's fields (python/poslsh/lm/rows.py's Row: eval,
 // eval_s, step, pos_lo, pos_hi, trial, layer, head, sigma, context, metric,
 // value, stderr, count) after the cell's own (variant, train_s, seed, phase,
-// steps), the timings last.
+// steps), then the run's margin, the timings last.
 std::vector<CsvRow> cell_rows(const LmOptions& o, const Training& t, const std::string& text) {
   std::vector<std::vector<std::string>> lines;
   std::string seconds, step_seconds;
@@ -274,10 +316,10 @@ std::vector<CsvRow> cell_rows(const LmOptions& o, const Training& t, const std::
   std::vector<CsvRow> rows;
   for (const auto& f : lines) {
     CsvRow row = {t.variant, has_s(t.variant) ? std::to_string(t.s) : "", std::to_string(t.seed),
-                  t.phase, std::to_string(t.phase == "finetune" ? o.finetune_steps : o.steps)};
+                  t.phase, std::to_string(t.phase == "train" ? o.steps : o.finetune_steps)};
     for (std::size_t i = 0; i < f.size(); ++i)
       row.push_back(i == 8 || i == 11 || i == 12 ? as_number(f[i]) : f[i]);  // sigma, value, stderr
-    row.insert(row.end(), {seconds, step_seconds});
+    row.insert(row.end(), {format_value(o.margin), seconds, step_seconds});
     rows.push_back(std::move(row));
   }
   return rows;
@@ -370,8 +412,22 @@ class Lm : public SweptExperiment<Training> {
     add_model_options(cmd, o_);
     add_evaluation_options(cmd, o_);
     cmd.add_option("--finetune-steps", o_.finetune_steps,
-                   "Fine-tune each exact-ALiBi model this many steps with every variant but "
-                   "nobias, at every s (0: no fine-tune)")
+                   "Fine-tune each base model (--finetune-from) this many steps with every "
+                   "variant but nobias, at every s (0: no fine-tune)")
+        ->capture_default_str();
+    cmd.add_option("--finetune-from", o_.finetune_from,
+                   "Base models of the fine-tunes: exact (exact ALiBi), nobias (trained without "
+                   "positional bias); the exact-ALiBi fine-tune of each is the reference")
+        ->capture_default_str()
+        ->delimiter(',');
+    cmd.add_option("--draws", o_.draws,
+                   "Hash draws of positional LSH: shared (one per layer and step, rescaled per "
+                   "head) or per-head (each head its own independent draw)")
+        ->capture_default_str();
+    cmd.add_option("--margin", o_.margin,
+                   "Equivalence margin in bits per byte (> 0): a paired difference is comparable "
+                   "only when its whole 95% interval lies within +-margin, worse or better only "
+                   "when wholly outside")
         ->capture_default_str();
     cmd.add_option("--keep-models", o_.keep_models,
                    "Keep every final model in this folder (STEM.pt state dict + STEM.json; "
@@ -400,8 +456,10 @@ class Lm : public SweptExperiment<Training> {
   // The exact models start first (a fine-tune waits for its base), then the
   // other trainings, then the fine-tunes.
   double cost(const Training& t) const override {
-    if (t.phase == "finetune") return static_cast<double>(o_.finetune_steps);
-    return static_cast<double>(o_.steps) * (t.variant == "exact" ? 2.0 : 1.0) + 1.0;
+    if (t.phase != "train") return static_cast<double>(o_.finetune_steps);
+    const auto& bases = o_.finetune_from;
+    const bool base = std::find(bases.begin(), bases.end(), t.variant) != bases.end();
+    return static_cast<double>(o_.steps) * (t.variant == "exact" || base ? 2.0 : 1.0) + 1.0;
   }
 
   std::vector<CsvRow> rows(const Training& t) const override {

@@ -36,10 +36,25 @@ std::string run_lm_python(const std::string& python, const std::string& mode,
                           const std::string& arg, const std::string& result);
 const std::vector<std::string>& lm_summary_columns();
 
+// The verdict on a paired difference d = variant minus reference (bits per
+// byte; lower is better) from its 95% interval [low, high] and the run's
+// equivalence margin m > 0 (`--margin`): "comparable" when the whole interval
+// lies in [-m, m] (touching a bound from inside counts); "worse" when it lies
+// wholly above m (low > m), "better" when wholly below -m (high < -m);
+// "undecided" otherwise: straddling a bound, or touching one from outside
+// (low == m), or a bound that is not a number.
+std::string lm_margin_verdict(double low, double high, double margin);
+
 // One summary row per (variant, train_s, phase, eval, eval_s, step, pos_lo,
-// pos_hi, head, context, metric): the mean over seeds, a 95% Student-t interval over the seeds' values and the
-// validation batches' standard error of that mean; output errors are averaged
-// over trials, layers and heads first.
+// pos_hi, head, context, metric): the mean over seeds, a 95% Student-t
+// interval over the seeds' values and the validation batches' standard error
+// of that mean; output errors are averaged over trials, layers and heads
+// first. Loss rows also carry the table's margin and, paired by seed, the
+// difference to exact ALiBi (vs_exact_*: the same phase's exact model;
+// fine-tunes: the exact-ALiBi fine-tune from the same base) and, for lsh, to
+// fixed-block (vs_fixed_block_*: the paper's claim 3) and to nobias
+// (vs_nobias_*: claim 2), each with its lm_margin_verdict (one seed:
+// undecided).
 std::string lm_summary_csv(const CsvTable& table);
 
 // Checks of an lm table (every line info: nothing here can FAIL):
@@ -47,7 +62,13 @@ std::string lm_summary_csv(const CsvTable& table);
 //    against log s and the sign test's numbers (rate_interval.h), descriptive:
 //    no proven null puts a sound estimator's median slope in the -1/2 band on
 //    a trained head (docs/MATH.md §9);
-//  - lm[...] info lines: each variant's validation loss against exact ALiBi.
+//  - lm[...] info lines: each variant's validation loss against exact ALiBi
+//    (per phase: from scratch, fine-tuned from each base), with its verdict
+//    at the margin;
+//  - lm-vs-fixed-block[...]: positional LSH minus fixed-block per s and phase
+//    (claim 3), with its verdict; lm-vs-nobias[...]: minus nobias (claim 2);
+//  - lm-extrapolation[...]: positional LSH minus exact ALiBi per position
+//    bucket beyond the training context n at 2n, 4n, ... (claim 4).
 std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha);
 
 // What the summary shows, in plain sentences, for the report.
@@ -61,10 +82,18 @@ struct LmLossTable {
 };
 LmLossTable lm_loss_table(const CsvTable& summary);
 
-// The fine-tune table: per variant, validation loss at n before fine-tuning
-// (the swap-in value) and after, and both against the exact-ALiBi control
-// (the exact model trained as many more steps). Empty without fine-tunes.
+// The fine-tune table: per base and variant, validation loss at n before
+// fine-tuning (the swap-in value) and after, and both against the exact-ALiBi
+// control (the base trained as many more steps with exact ALiBi), with the
+// verdict at the margin. Empty without fine-tunes.
 LmLossTable lm_finetune_table(const CsvTable& summary);
+
+// The paper's claims as verdicts at the run's margin, one row per paired
+// comparison: every variant minus exact ALiBi at n (claim 1 for lsh, the
+// others as baselines), lsh minus nobias (claim 2), every fine-tune minus its
+// control and lsh minus fixed-block per s (claim 3), lsh minus exact ALiBi
+// per position bucket beyond n (claim 4).
+LmLossTable lm_verdict_table(const CsvTable& summary);
 
 // The report's "Language models" section from an lm table's path (its
 // summary beside it): the findings, the loss table, the fine-tune table.

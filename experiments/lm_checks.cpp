@@ -104,19 +104,52 @@ SeedStats seed_stats(const Group& g, const std::map<std::string, double>* exact)
 
 bool is_loss(const std::string& metric) { return metric.find("bpb") != std::string::npos; }
 
-// The exact-ALiBi model's own group of a loss group: same phase (the
-// fine-tunes compare with the exact control), step, positions and context;
-// its own attention, or before fine-tuning for the swap-in value.
-const Group* exact_group(const std::vector<Group>& all, const Group& g) {
+// The reference model's own group of a loss group (variant `reference`:
+// exact ALiBi, or fixed-block for lsh): same phase (the fine-tunes compare
+// with the control fine-tuned from the same base), step, positions and
+// context; its own attention, or before fine-tuning for the swap-in value.
+const Group* reference_group(const std::vector<Group>& all, const Group& g,
+                             const std::string& reference = "exact") {
   if (!is_loss(g.key[kMetric])) return nullptr;
   const std::string eval = g.key[kEval] == "swapin" ? "swapin" : "self";
   for (const auto& e : all)
-    if (e.key[kVariant] == "exact" && e.key[kEval] == eval && e.key[kPhase] == g.key[kPhase] &&
+    if (e.key[kVariant] == reference && e.key[kEval] == eval && e.key[kPhase] == g.key[kPhase] &&
         e.key[kStep] == g.key[kStep] && e.key[kPosLo] == g.key[kPosLo] &&
         e.key[kPosHi] == g.key[kPosHi] && e.key[kContext] == g.key[kContext] &&
         e.key[kMetric] == g.key[kMetric])
       return &e;
   return nullptr;
+}
+
+// The paper's claims 2 and 3 compare positional LSH with no positional bias
+// and with its fixed blocks: lsh's own (or before fine-tuning, swap-in)
+// losses against `reference`'s (nobias, fixed-block), seed by seed; none for
+// other variants or evaluations, or where the reference was not run.
+std::optional<Interval> lsh_vs(const std::vector<Group>& all, const Group& g,
+                               const std::string& reference) {
+  if (g.key[kVariant] != "lsh" || (g.key[kEval] != "self" && g.key[kEval] != "swapin"))
+    return std::nullopt;
+  const Group* other = reference_group(all, g, reference);
+  if (!other) return std::nullopt;
+  return paired_difference(seed_means(g), seed_means(*other));
+}
+
+// The one margin of a table (every row carries the margin its run declared);
+// NaN for a table without rows.
+double table_margin(const CsvTable& t) {
+  double margin = NAN;
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    const double m = t.number(r, "margin");
+    if (!(m > 0 && std::isfinite(m)))
+      unusable(fmt::format("row {}, column margin: expected a finite number > 0, got '{}'",
+                           CsvTable::line_of(r), t.text(r, "margin")));
+    if (r > 0 && m != margin)
+      unusable(
+          fmt::format("row {}, column margin: {} differs from the table's {} (one margin a run)",
+                      CsvTable::line_of(r), format_value(m), format_value(margin)));
+    margin = m;
+  }
+  return margin;
 }
 
 // Mean over seeds of each seed's mean seconds per step; none without timings.
@@ -195,10 +228,13 @@ CheckOutcome rate_outcome(const RateGroup& g, double level) {
                       kRateSlopeLow, kRateSlopeHigh, ri.trials, rate_numbers(ri))};
 }
 
-// Summary rows of a final loss (whole windows, no curve step, no head).
+// Summary rows of a final loss (whole windows or a position bucket, no
+// curve step, no head), with the paired differences the summary computed.
 struct LossRow {
-  std::string variant, train_s, phase, eval, eval_s;
+  std::string variant, train_s, phase, eval, eval_s, pos_lo, pos_hi, context;
   SeedStats stats;
+  std::optional<Interval> vs_fixed_block, vs_nobias;
+  double margin = NAN;
 };
 
 Interval read_interval(const CsvTable& t, std::size_t r, const char* mean, const char* low,
@@ -208,8 +244,26 @@ Interval read_interval(const CsvTable& t, std::size_t r, const char* mean, const
   return i;
 }
 
+std::optional<Interval> read_difference(const CsvTable& t, std::size_t r, const std::string& vs) {
+  if (t.text(r, vs + "_mean").empty()) return std::nullopt;
+  return read_interval(t, r, (vs + "_mean").c_str(), (vs + "_low").c_str(), (vs + "_high").c_str());
+}
+
 bool final_model_row(const CsvTable& summary, std::size_t r) {
   return summary.text(r, "step").empty() && summary.text(r, "head").empty();
+}
+
+LossRow loss_row(const CsvTable& summary, std::size_t r) {
+  LossRow out{summary.text(r, "variant"), summary.text(r, "train_s"), summary.text(r, "phase"),
+              summary.text(r, "eval"),    summary.text(r, "eval_s"),  summary.text(r, "pos_lo"),
+              summary.text(r, "pos_hi"),  summary.text(r, "context"), {}, {}, {}, NAN};
+  out.stats.seeds = static_cast<std::size_t>(summary.number(r, "seeds"));
+  out.stats.value = read_interval(summary, r, "mean", "seed_ci_low", "seed_ci_high");
+  out.stats.vs_exact = read_difference(summary, r, "vs_exact");
+  out.vs_fixed_block = read_difference(summary, r, "vs_fixed_block");
+  out.vs_nobias = read_difference(summary, r, "vs_nobias");
+  out.margin = summary.number(r, "margin");
+  return out;
 }
 
 std::vector<LossRow> validation_losses(const CsvTable& summary, const std::string& context,
@@ -217,20 +271,38 @@ std::vector<LossRow> validation_losses(const CsvTable& summary, const std::strin
                                        const std::string& pos_lo = "",
                                        const std::string& pos_hi = "") {
   std::vector<LossRow> out;
-  for (std::size_t r = 0; r < summary.size(); ++r) {
-    if (summary.text(r, "metric") != "val_bpb" || summary.text(r, "context") != context ||
-        summary.text(r, "phase") != phase || !final_model_row(summary, r) ||
-        summary.text(r, "pos_lo") != pos_lo || summary.text(r, "pos_hi") != pos_hi)
-      continue;
-    SeedStats s;
-    s.seeds = static_cast<std::size_t>(summary.number(r, "seeds"));
-    s.value = read_interval(summary, r, "mean", "seed_ci_low", "seed_ci_high");
-    if (!summary.text(r, "vs_exact_mean").empty())
-      s.vs_exact = read_interval(summary, r, "vs_exact_mean", "vs_exact_low", "vs_exact_high");
-    out.push_back({summary.text(r, "variant"), summary.text(r, "train_s"), phase,
-                   summary.text(r, "eval"), summary.text(r, "eval_s"), s});
-  }
+  for (std::size_t r = 0; r < summary.size(); ++r)
+    if (summary.text(r, "metric") == "val_bpb" && summary.text(r, "context") == context &&
+        summary.text(r, "phase") == phase && final_model_row(summary, r) &&
+        summary.text(r, "pos_lo") == pos_lo && summary.text(r, "pos_hi") == pos_hi)
+      out.push_back(loss_row(summary, r));
   return out;
+}
+
+// The position buckets beyond the training context n (pos_lo >= n) of
+// from-scratch models at every longer context: the extrapolation (claim 4).
+std::vector<LossRow> extrapolation_losses(const CsvTable& summary, const std::string& n) {
+  std::vector<LossRow> out;
+  for (std::size_t r = 0; r < summary.size(); ++r)
+    if (summary.text(r, "metric") == "val_bpb" && summary.text(r, "phase") == "train" &&
+        final_model_row(summary, r) && !summary.text(r, "pos_lo").empty() &&
+        summary.number(r, "pos_lo") >= std::stod(n))
+      out.push_back(loss_row(summary, r));
+  return out;
+}
+
+// The phases of a summary: from scratch first, then the fine-tunes in table order.
+std::vector<std::string> phases(const CsvTable& summary) {
+  std::vector<std::string> out = {"train"};
+  for (std::size_t r = 0; r < summary.size(); ++r)
+    if (std::find(out.begin(), out.end(), summary.text(r, "phase")) == out.end())
+      out.push_back(summary.text(r, "phase"));
+  return out;
+}
+
+// "finetune": from exact ALiBi (the name it always had); "finetune-B": from B.
+std::string base_of(const std::string& phase) {
+  return phase == "finetune" ? "exact" : phase.substr(std::string("finetune-").size());
 }
 
 std::string model_name(const std::string& variant, const std::string& s) {
@@ -258,18 +330,29 @@ std::string interval(const SeedStats& s) {
                : fmt::format("{:.3f} bpb ({} seed)", v.mean, s.seeds);
 }
 
-// Against exact ALiBi (the fine-tunes: the exact control), by the paired
-// (same seed) difference's interval.
-std::string compared(const SeedStats& s, const std::string& reference = "exact ALiBi") {
-  if (!s.vs_exact) return "no " + reference + " model of the same seeds to compare with";
-  const Interval& d = *s.vs_exact;
-  const std::string by = d.low ? fmt::format("{:+.3f} bpb, 95% [{:+.3f}, {:+.3f}] paired by seed",
-                                             d.mean, *d.low, *d.high)
-                               : fmt::format("{:+.3f} bpb, one seed", d.mean);
-  if (d.low && *d.high < 0) return "lower than " + reference + " (" + by + ")";
-  if (d.low && *d.low > 0) return "higher than " + reference + " (" + by + ")";
-  if (d.low) return "not distinguishable from " + reference + " (" + by + ")";
-  return "against " + reference + ": " + by;
+// Against a reference by the paired (same seed) difference's interval and
+// its verdict at the margin (lm_margin_verdict).
+std::string compared(const std::optional<Interval>& d, double margin,
+                     const std::string& reference = "exact ALiBi") {
+  if (!d) return "no " + reference + " model of the same seeds to compare with";
+  const std::string m = format_value(margin);
+  if (!d->low)
+    return fmt::format("against {}: {:+.3f} bpb, one seed: undecided at the margin +-{} bpb",
+                       reference, d->mean, m);
+  const std::string by = fmt::format("{:+.3f} bpb, 95% [{:+.3f}, {:+.3f}] paired by seed",
+                                     d->mean, *d->low, *d->high);
+  const std::string verdict = lm_margin_verdict(*d->low, *d->high, margin);
+  if (verdict == "comparable")
+    return fmt::format("comparable to {} within the margin +-{} bpb ({})", reference, m, by);
+  if (verdict == "undecided")
+    return fmt::format("undecided against {} at the margin +-{} bpb: the interval is not wholly "
+                       "inside or outside it ({})",
+                       reference, m, by);
+  return fmt::format("{} than {} by more than the margin {} bpb ({})", verdict, reference, m, by);
+}
+
+std::string compared(const LossRow& r, const std::string& reference = "exact ALiBi") {
+  return compared(r.stats.vs_exact, r.margin, reference);
 }
 
 std::optional<LossRow> find_loss(const std::vector<LossRow>& rows, const std::string& variant,
@@ -324,37 +407,124 @@ std::string expected_blocks_text(const CsvTable& summary) {
 
 }  // namespace lm_checks
 
+std::string lm_margin_verdict(double low, double high, double margin) {
+  if (!(low <= high) || !(margin > 0) || !std::isfinite(margin)) return "undecided";
+  if (-margin <= low && high <= margin) return "comparable";
+  if (low > margin) return "worse";
+  if (high < -margin) return "better";
+  return "undecided";
+}
+
 const std::vector<std::string>& lm_summary_columns() {
   static const std::vector<std::string> columns = {
-      "variant",      "train_s",      "phase",         "eval",         "eval_s",
-      "step",         "pos_lo",       "pos_hi",        "head",         "context",
-      "metric",       "seeds",        "mean",          "seed_ci_low",  "seed_ci_high",
-      "batch_stderr", "vs_exact_mean", "vs_exact_low", "vs_exact_high", "step_cpu_seconds"};
+      "variant",      "train_s",         "phase",          "eval",
+      "eval_s",       "step",            "pos_lo",         "pos_hi",
+      "head",         "context",         "metric",         "seeds",
+      "mean",         "seed_ci_low",     "seed_ci_high",   "batch_stderr",
+      "margin",       "vs_exact_mean",   "vs_exact_low",   "vs_exact_high",
+      "vs_exact_verdict", "vs_fixed_block_mean", "vs_fixed_block_low", "vs_fixed_block_high",
+      "vs_fixed_block_verdict", "vs_nobias_mean", "vs_nobias_low", "vs_nobias_high",
+      "vs_nobias_verdict", "step_cpu_seconds"};
   return columns;
 }
 
+namespace lm_checks {
+
+// A paired difference's summary fields: mean, low, high, verdict at the margin
+// (one seed: no interval, undecided); all empty without a reference.
+std::vector<std::string> difference_fields(const std::optional<Interval>& d, double margin) {
+  if (!d) return {"", "", "", ""};
+  return {format_value(d->mean), optional_number(d->low), optional_number(d->high),
+          d->low ? lm_margin_verdict(*d->low, *d->high, margin) : "undecided"};
+}
+
+}  // namespace lm_checks
+
 std::string lm_summary_csv(const CsvTable& table) {
   std::string out = csv_line(lm_summary_columns());
+  const double margin = lm_checks::table_margin(table);
   const auto all = lm_checks::groups(table);
   for (const lm_checks::Group& g : all) {
-    const lm_checks::Group* exact = lm_checks::exact_group(all, g);
+    const lm_checks::Group* exact = lm_checks::reference_group(all, g);
     if (exact == &g) exact = nullptr;  // the reference itself
     const auto exact_means =
         exact ? lm_checks::seed_means(*exact) : std::map<std::string, double>{};
     const lm_checks::SeedStats s = lm_checks::seed_stats(g, exact ? &exact_means : nullptr);
-    const auto vs = s.vs_exact.value_or(lm_checks::Interval{});
     std::vector<std::string> row = g.key;
     row.insert(row.end(),
                {std::to_string(s.seeds), format_value(s.value.mean),
                 lm_checks::optional_number(s.value.low), lm_checks::optional_number(s.value.high),
-                lm_checks::optional_number(s.batch_stderr),
-                s.vs_exact ? format_value(vs.mean) : std::string(),
-                lm_checks::optional_number(vs.low), lm_checks::optional_number(vs.high),
-                lm_checks::optional_number(lm_checks::step_seconds(g))});
+                lm_checks::optional_number(s.batch_stderr), format_value(margin)});
+    for (const auto& f : lm_checks::difference_fields(s.vs_exact, margin)) row.push_back(f);
+    for (const std::string reference : {"fixed-block", "nobias"})
+      for (const auto& f :
+           lm_checks::difference_fields(lm_checks::lsh_vs(all, g, reference), margin))
+        row.push_back(f);
+    row.push_back(lm_checks::optional_number(lm_checks::step_seconds(g)));
     out += csv_line(row);
   }
   return out;
 }
+
+namespace lm_checks {
+
+// "fine-tuned from no positional bias, " etc.: the phase in a line's name.
+std::string phase_prefix(const std::string& phase) {
+  if (phase == "train") return "";
+  if (phase == "finetune") return "fine-tuned, ";
+  return fmt::format("fine-tuned from {}, ", model_name(base_of(phase), ""));
+}
+
+std::string reference_of(const std::string& phase) {
+  if (phase == "train") return "exact ALiBi";
+  if (phase == "finetune") return "the exact-ALiBi control";
+  return fmt::format("the exact-ALiBi control from {}", model_name(base_of(phase), ""));
+}
+
+// Each variant's validation loss at n against exact ALiBi, per phase.
+void add_loss_lines(const CsvTable& summary, const std::string& n, std::vector<CheckOutcome>& out) {
+  for (const std::string& phase : phases(summary))
+    for (const auto& r : validation_losses(summary, n, phase))
+      out.push_back({fmt::format("lm[{}{},n={}]", phase_prefix(phase), describe(r), n),
+                     Verdict::kInfo,
+                     fmt::format("validation {}{}", interval(r.stats),
+                                 r.stats.vs_exact ? "; " + compared(r, reference_of(phase))
+                                                  : std::string())});
+}
+
+// Claims 2 and 3: positional LSH minus no positional bias (from scratch)
+// and minus the paper's fixed blocks, per s and phase.
+void add_baseline_lines(const CsvTable& summary, const std::string& n,
+                        std::vector<CheckOutcome>& out) {
+  for (const std::string& phase : phases(summary))
+    for (const auto& r : validation_losses(summary, n, phase))
+      if (r.vs_fixed_block && r.eval == "self")
+        out.push_back({fmt::format("lm-vs-fixed-block[{}positional LSH s={},n={}]",
+                                   phase_prefix(phase), r.train_s, n),
+                       Verdict::kInfo,
+                       "the paper's claim 3, validation loss: positional LSH " +
+                           compared(r.vs_fixed_block, r.margin, "fixed blocks")});
+  for (const auto& r : validation_losses(summary, n))
+    if (r.vs_nobias && r.eval == "self")
+      out.push_back({fmt::format("lm-vs-nobias[positional LSH s={},n={}]", r.train_s, n),
+                     Verdict::kInfo,
+                     "the paper's claim 2, validation loss: positional LSH " +
+                         compared(r.vs_nobias, r.margin, "no positional bias")});
+}
+
+// Claim 4: positional LSH minus exact ALiBi on the positions beyond n.
+void add_extrapolation_lines(const CsvTable& summary, const std::string& n,
+                             std::vector<CheckOutcome>& out) {
+  for (const auto& r : extrapolation_losses(summary, n))
+    if (r.variant == "lsh" && r.eval == "self" && r.stats.vs_exact)
+      out.push_back({fmt::format("lm-extrapolation[positional LSH s={},positions [{}, {}) at {}]",
+                                 r.train_s, r.pos_lo, r.pos_hi, r.context),
+                     Verdict::kInfo,
+                     fmt::format("the paper's claim 4, trained at n = {}: validation {}; {}", n,
+                                 interval(r.stats), compared(r))});
+}
+
+}  // namespace lm_checks
 
 std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha) {
   lm_checks::require_usable(table);
@@ -366,17 +536,9 @@ std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha) {
     out.push_back(lm_checks::rate_outcome(g, alpha / static_cast<double>(rates.size())));
   const CsvTable summary = CsvTable::parse(lm_summary_csv(table), "lm summary");
   const std::string n = lm_checks::training_context(summary);
-  for (const std::string phase : {"train", "finetune"}) {
-    const auto losses = lm_checks::validation_losses(summary, n, phase);
-    const std::string reference = phase == "train" ? "exact ALiBi" : "the exact-ALiBi control";
-    for (const auto& r : losses)
-      out.push_back({fmt::format("lm[{}{},n={}]", phase == "finetune" ? "fine-tuned, " : "",
-                                 lm_checks::describe(r), n),
-                     Verdict::kInfo,
-                     fmt::format("validation {}{}", lm_checks::interval(r.stats),
-                                 r.stats.vs_exact ? "; " + lm_checks::compared(r.stats, reference)
-                                                  : std::string())});
-  }
+  lm_checks::add_loss_lines(summary, n, out);
+  lm_checks::add_baseline_lines(summary, n, out);
+  lm_checks::add_extrapolation_lines(summary, n, out);
   return out;
 }
 
@@ -389,19 +551,26 @@ std::vector<std::string> lm_findings(const CsvTable& summary) {
   out.push_back(
       fmt::format("Exact ALiBi reaches {} on validation text at its training context "
                   "n = {}. Expected blocks per context of one hash, (n - 1)/sigma + 1, by head: "
-                  "{}.",
-                  lm_checks::interval(exact->stats), n, lm_checks::expected_blocks_text(summary)));
+                  "{}. Verdicts: comparable only when the whole 95% interval of a paired "
+                  "difference lies within the margin +-{} bpb, worse or better only when it lies "
+                  "wholly outside.",
+                  lm_checks::interval(exact->stats), n, lm_checks::expected_blocks_text(summary),
+                  format_value(exact->margin)));
   for (const auto& r : losses) {
     if (r.variant == "exact" && r.eval == "self") continue;
     out.push_back(fmt::format("{}: {}; {}.", lm_checks::describe(r), lm_checks::interval(r.stats),
-                              lm_checks::compared(r.stats)));
+                              lm_checks::compared(r)));
   }
-  for (const auto& r : lm_checks::validation_losses(summary, n, "finetune")) {
-    if (r.eval != "self" || r.variant == "exact") continue;
-    out.push_back(fmt::format("Fine-tuned from exact ALiBi with {}: {}; {}.",
-                              lm_checks::model_name(r.variant, r.train_s),
-                              lm_checks::interval(r.stats),
-                              lm_checks::compared(r.stats, "the exact-ALiBi control")));
+  for (const std::string& phase : lm_checks::phases(summary)) {
+    if (phase == "train") continue;
+    for (const auto& r : lm_checks::validation_losses(summary, n, phase)) {
+      if (r.eval != "self" || r.variant == "exact") continue;
+      out.push_back(fmt::format("Fine-tuned from {} with {}: {}; {}.",
+                                lm_checks::model_name(lm_checks::base_of(phase), ""),
+                                lm_checks::model_name(r.variant, r.train_s),
+                                lm_checks::interval(r.stats),
+                                lm_checks::compared(r, lm_checks::reference_of(phase))));
+    }
   }
   return out;
 }
@@ -475,34 +644,102 @@ LmLossTable lm_loss_table(const CsvTable& summary) {
   return t;
 }
 
-LmLossTable lm_finetune_table(const CsvTable& summary) {
-  const std::string n = lm_checks::training_context(summary);
-  const auto rows = lm_checks::validation_losses(summary, n, "finetune");
-  LmLossTable t;
-  if (rows.empty()) return t;
-  t.header = {"fine-tuned from exact ALiBi with",
-              fmt::format("before (swap-in) at n = {}", n),
-              "after",
-              "after minus the exact control (paired by seed)",
-              "before minus the exact control",
-              "keys per query"};
+namespace lm_checks {
+
+std::string verdict_of(const std::optional<Interval>& d, double margin) {
+  if (!d) return "";
+  return d->low ? lm_margin_verdict(*d->low, *d->high, margin) : "undecided (one seed)";
+}
+
+// The fine-tune table's rows of one phase (one base model).
+void add_finetune_rows(const CsvTable& summary, const std::string& n, const std::string& phase,
+                       LmLossTable& t) {
+  const auto rows = validation_losses(summary, n, phase);
+  const std::string from =
+      phase == "finetune" ? "" : fmt::format("from {}: ", model_name(base_of(phase), ""));
   for (const auto& r : rows) {
     if (r.eval != "self") continue;
-    const auto before = lm_checks::find_loss(rows, r.variant, "swapin", r.train_s);
-    const auto keys = lm_checks::model_value(summary, r.variant, r.train_s, "finetune",
-                                             "keys_per_query");
+    const auto before = find_loss(rows, r.variant, "swapin", r.train_s);
+    const auto keys = model_value(summary, r.variant, r.train_s, phase, "keys_per_query");
     const bool control = r.variant == "exact";
     t.rows.push_back(
-        {control ? "exact ALiBi (the control)" : lm_checks::model_name(r.variant, r.train_s),
-         before ? lm_checks::mean_and_interval(before->stats.value) : "",
-         lm_checks::mean_and_interval(r.stats.value),
-         !control && r.stats.vs_exact ? lm_checks::mean_and_interval(*r.stats.vs_exact, "+") : "",
+        {from + (control ? "exact ALiBi (the control)" : model_name(r.variant, r.train_s)),
+         before ? mean_and_interval(before->stats.value) : "", mean_and_interval(r.stats.value),
+         !control && r.stats.vs_exact ? mean_and_interval(*r.stats.vs_exact, "+") : "",
+         control ? "" : verdict_of(r.stats.vs_exact, r.margin),
          !control && before && before->stats.vs_exact
-             ? lm_checks::mean_and_interval(*before->stats.vs_exact, "+")
+             ? mean_and_interval(*before->stats.vs_exact, "+")
              : "",
          keys ? fmt::format("{:.1f}", *keys) : ""});
   }
+}
+
+}  // namespace lm_checks
+
+LmLossTable lm_finetune_table(const CsvTable& summary) {
+  const std::string n = lm_checks::training_context(summary);
+  LmLossTable t;
+  for (const std::string& phase : lm_checks::phases(summary))
+    if (phase != "train") lm_checks::add_finetune_rows(summary, n, phase, t);
+  if (t.rows.empty()) return t;
+  t.header = {"fine-tuned from exact ALiBi (unless named) with",
+              fmt::format("before (swap-in) at n = {}", n),
+              "after",
+              "after minus the exact control (paired by seed)",
+              "verdict at the margin",
+              "before minus the exact control",
+              "keys per query"};
   return t;
 }
+
+namespace lm_checks {
+
+std::vector<std::string> verdict_row(const std::string& claim, const std::string& comparison,
+                                     const std::optional<Interval>& d, double margin) {
+  return {claim, comparison, d ? mean_and_interval(*d, "+") : "", verdict_of(d, margin)};
+}
+
+LmLossTable verdict_table(const CsvTable& summary) {
+  LmLossTable t;
+  const std::string n = training_context(summary);
+  double margin = NAN;
+  for (const std::string& phase : phases(summary))
+    for (const auto& r : validation_losses(summary, n, phase)) {
+      margin = r.margin;
+      if (r.eval != "self" || r.variant == "exact") continue;
+      const std::string claim = r.variant != "lsh" ? "baseline" : phase == "train" ? "1" : "3";
+      t.rows.push_back(verdict_row(claim,
+                                   fmt::format("{}{} minus {}", phase_prefix(phase),
+                                               model_name(r.variant, r.train_s),
+                                               reference_of(phase)),
+                                   r.stats.vs_exact, r.margin));
+      if (r.vs_nobias)
+        t.rows.push_back(verdict_row("2",
+                                     fmt::format("{} minus no positional bias",
+                                                 model_name(r.variant, r.train_s)),
+                                     r.vs_nobias, r.margin));
+      if (r.vs_fixed_block)
+        t.rows.push_back(verdict_row("3",
+                                     fmt::format("{}{} minus fixed blocks", phase_prefix(phase),
+                                                 model_name(r.variant, r.train_s)),
+                                     r.vs_fixed_block, r.margin));
+    }
+  for (const auto& r : extrapolation_losses(summary, n))
+    if (r.variant == "lsh" && r.eval == "self")
+      t.rows.push_back(verdict_row(
+          "4",
+          fmt::format("{} minus exact ALiBi, positions [{}, {}) at {}",
+                      model_name(r.variant, r.train_s), r.pos_lo, r.pos_hi, r.context),
+          r.stats.vs_exact, r.margin));
+  if (t.rows.empty()) return t;
+  t.header = {"claim", fmt::format("comparison (validation, trained at n = {})", n),
+              "paired difference, bits/byte (95% over seeds)",
+              fmt::format("verdict at the margin +-{}", format_value(margin))};
+  return t;
+}
+
+}  // namespace lm_checks
+
+LmLossTable lm_verdict_table(const CsvTable& summary) { return lm_checks::verdict_table(summary); }
 
 }  // namespace poslsh

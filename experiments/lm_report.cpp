@@ -33,11 +33,25 @@ void add_lm_report_section(ReportDocument& doc, const std::string& table_csv) {
       "positional LSH's falls like s^(-1/2) (docs/MATH.md §8). CPU time per step: this run's, "
       "one thread per training, with dense [heads, n, n] biases for every variant, so variants "
       "differ by their bias construction, not by a block-sparse kernel's work.");
+  const LmLossTable verdicts = lm_verdict_table(summary);
+  if (!verdicts.rows.empty()) {
+    doc.paragraph(
+        "The paper's four claims as verdicts at the run's equivalence margin (`--margin`, bits "
+        "per byte): a paired-by-seed difference is comparable only when its whole 95% interval "
+        "lies within the margin, worse or better only when it lies wholly outside it, and "
+        "undecided otherwise (claims: 1 trained with positional LSH, comparable to exact ALiBi; "
+        "2 better than no positional bias; 3 fine-tuned with positional LSH, "
+        "comparable to the exact-ALiBi control and better than fixed blocks; 4 extrapolation "
+        "beyond the training context, per position bucket; baseline: the other variants, for "
+        "reading the claims against):");
+    doc.table(verdicts.header, verdicts.rows);
+  }
   const LmLossTable finetune = lm_finetune_table(summary);
   if (!finetune.rows.empty()) {
     doc.paragraph(
-        "Fine-tune: each exact-ALiBi model continued with every variant on the same batches; "
-        "the control continues with exact ALiBi (what more training alone gives):");
+        "Fine-tune: each base model (exact ALiBi, and no positional bias where the run asked "
+        "for it) continued with every variant on the same batches; the control continues with "
+        "exact ALiBi (what more training alone gives):");
     doc.table(finetune.header, finetune.rows);
   }
 }

@@ -137,9 +137,11 @@ def bench(d, name, ns, methods=(("exact", 1e-9, 2), ("lsh", 1e-6, 1), ("window",
 
 
 LM_COLUMNS = ("variant,train_s,seed,phase,steps,eval,eval_s,step,pos_lo,pos_hi,trial,layer,head,sigma,context,metric,"
-              "value,stderr,count,seconds,step_cpu_seconds")
+              "value,stderr,count,margin,seconds,step_cpu_seconds")
 LM_SUMMARY = ("variant,train_s,phase,eval,eval_s,step,pos_lo,pos_hi,head,context,metric,seeds,mean,seed_ci_low,"
-              "seed_ci_high,batch_stderr,vs_exact_mean,vs_exact_low,vs_exact_high,step_cpu_seconds")
+              "seed_ci_high,batch_stderr,margin,vs_exact_mean,vs_exact_low,vs_exact_high,vs_exact_verdict,"
+              "vs_fixed_block_mean,vs_fixed_block_low,vs_fixed_block_high,vs_fixed_block_verdict,vs_nobias_mean,"
+              "vs_nobias_low,vs_nobias_high,vs_nobias_verdict,step_cpu_seconds")
 
 
 def lm(d, name, s_values, seeds, variants=("exact", "lsh", "nobias", "fixed", "window"), n=64, finetune=True):
@@ -154,7 +156,8 @@ def lm(d, name, s_values, seeds, variants=("exact", "lsh", "nobias", "fixed", "w
 
     def srow(v, s, phase, ev, es, step, pos, head, context, metric, mean, vs):
         summary.append([v, s, phase, ev, es, step, pos[0], pos[1], head, context, metric, seeds, mean,
-                        mean - 2 * half, mean + 2 * half, 0.002, vs, vs - half, vs + half, 0.1])
+                        mean - 2 * half, mean + 2 * half, 0.002, 0.02, vs, vs - half, vs + half,
+                        "" if np.isnan(vs) else "undecided", nan, nan, nan, "", nan, nan, nan, "", 0.1])
 
     for v, s in models:
         evals = [("self", nan)] + ([("exact", nan)] if v == "lsh" else [])
@@ -177,15 +180,15 @@ def lm(d, name, s_values, seeds, variants=("exact", "lsh", "nobias", "fixed", "w
             for sigma in (4.0, 16.0, 64.0):
                 for e in s_values:
                     rows.append(["exact", nan, seed, "train", 60, "lsh", e, nan, nan, nan, trial, 0, 0, sigma, n,
-                                 "output_error", (0.3 + 0.01 * trial) * sigma ** 0.2 / np.sqrt(e), nan, 1, 1.0, 0.1])
+                                 "output_error", (0.3 + 0.01 * trial) * sigma ** 0.2 / np.sqrt(e), nan, 1, 0.02, 1.0, 0.1])
         for v, s in models:
             for step in range(0, 61, 20):
                 rows.append([v, s, seed, "train", 60, "self", nan, step, nan, nan, nan, nan, nan, nan, n,
-                             "curve_val_bpb", 8.0 - step / 20 + offset[v] + 0.01 * seed, nan, 2, 1.0, 0.1])
+                             "curve_val_bpb", 8.0 - step / 20 + offset[v] + 0.01 * seed, nan, 2, 0.02, 1.0, 0.1])
             if finetune and v != "nobias":
                 for step in range(0, 11, 5):
                     rows.append([v, s, seed, "finetune", 10, "self", nan, step, nan, nan, nan, nan, nan, nan, n,
-                                 "curve_val_bpb", 2.5 - step / 20 + offset[v] * (10 - step) / 10, nan, 2, 1.0, 0.1])
+                                 "curve_val_bpb", 2.5 - step / 20 + offset[v] * (10 - step) / 10, nan, 2, 0.02, 1.0, 0.1])
     csv = write(os.path.join(d, name + ".csv"), LM_COLUMNS.split(","), rows)
     write(os.path.join(d, name + ".summary.csv"), LM_SUMMARY.split(","), summary)
     return csv

@@ -144,7 +144,8 @@ Outcomes lm_outcomes(double floor) {
   const double noise[8] = {0.03, -0.05, 0.01, 0.04, -0.02, -0.04, 0.05, -0.01};
   for (int trial = 0; trial < 16; ++trial)
     for (const int s : {1, 2, 4, 8, 16, 32, 64})
-      text += fmt::format("exact,,0,train,10,lsh,{},,,,{},0,0,4,128,output_error,{},,1,,\n", s, trial,
+      text += fmt::format("exact,,0,train,10,lsh,{},,,,{},0,0,4,128,output_error,{},,1,0.02,,\n",
+                          s, trial,
                           format_value(0.4 / std::sqrt(s) * (1 + noise[(trial + s) % 8]) + floor));
   return check_lm_table(CsvTable::parse(text), kCheckFamilyAlpha);
 }

@@ -5,10 +5,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
 
+#include "apps/cli_app.h"
 #include "cli_harness.h"
 #include "experiments/lm.h"
 #include "runner/csv_table.h"
@@ -22,19 +25,20 @@ std::string header() { return csv_line(lm_columns()); }
 // A loss row (val_bpb at context n) of one model and seed.
 std::string loss_row(const std::string& variant, int seed, double value, int n = 128,
                      const std::string& phase = "train", const std::string& eval = "self",
-                     const std::string& s = "", const std::string& pos = ",") {
-  return fmt::format("{},{},{},{},10,{},,,{},,,,,{},val_bpb,{},0.01,4,,0.5\n", variant, s, seed,
-                     phase, eval, pos, n, value);
+                     const std::string& s = "", const std::string& pos = ",",
+                     double margin = 0.02) {
+  return fmt::format("{},{},{},{},10,{},,,{},,,,,{},val_bpb,{},0.01,4,{},,0.5\n", variant, s, seed,
+                     phase, eval, pos, n, value, margin);
 }
 
 std::string keys_row(const std::string& variant, const std::string& s, int seed, double keys) {
-  return fmt::format("{},{},{},train,10,self,,,,,,,,,128,keys_per_query,{},,1,,0.25\n", variant,
-                     s, seed, keys);
+  return fmt::format("{},{},{},train,10,self,,,,,,,,,128,keys_per_query,{},,1,0.02,,0.25\n",
+                     variant, s, seed, keys);
 }
 
 std::string error_row(int seed, int trial, int head, double sigma, int s, double value) {
-  return fmt::format("exact,,{},train,10,lsh,{},,,,{},0,{},{},128,output_error,{},,1,,\n", seed, s,
-                     trial, head, sigma, value);
+  return fmt::format("exact,,{},train,10,lsh,{},,,,{},0,{},{},128,output_error,{},,1,0.02,,\n",
+                     seed, s, trial, head, sigma, value);
 }
 
 TEST(LmSummary, MeansSeedIntervalsAndPairedDifferences) {
@@ -56,7 +60,11 @@ TEST(LmSummary, MeansSeedIntervalsAndPairedDifferences) {
   EXPECT_NEAR(s.number(1, "batch_stderr"), std::sqrt(3 * 0.01 * 0.01) / 3, 1e-12);
   const auto findings = lm_findings(s);
   ASSERT_EQ(findings.size(), 2u);
-  EXPECT_NE(findings[1].find("higher than exact ALiBi"), std::string::npos) << findings[1];
+  EXPECT_NE(findings[1].find("worse than exact ALiBi by more than the margin 0.02"),
+            std::string::npos)
+      << findings[1];  // [0.045, 0.188] lies wholly above +0.02
+  EXPECT_EQ(s.text(1, "vs_exact_verdict"), "worse");
+  EXPECT_EQ(s.text(1, "margin"), "0.02");
   const LmLossTable table = lm_loss_table(s);
   ASSERT_EQ(table.rows.size(), 2u);
   EXPECT_EQ(table.rows[1][0], "no positional bias");
@@ -74,7 +82,7 @@ TEST(LmSummary, TableCarriesBucketsCostAndStepTime) {
       csv += loss_row(v, seed, base + 0.02, 512, "train", "self", s);
       csv += loss_row(v, seed, base + 0.03, 512, "train", "self", s, "256,512");
       csv += keys_row(v, s, seed, v == "exact" ? 64.5 : 17.5);
-      csv += fmt::format("{},{},{},train,10,self,,,,,,,,,128,train_bpb,2,,1,,{}\n", v, s, seed,
+      csv += fmt::format("{},{},{},train,10,self,,,,,,,,,128,train_bpb,2,,1,0.02,,{}\n", v, s, seed,
                          0.25 + 0.5 * seed);
     }
   const LmLossTable t = lm_loss_table(CsvTable::parse(lm_summary_csv(CsvTable::parse(csv))));
@@ -105,9 +113,151 @@ TEST(LmSummary, FineTunesAgainstTheExactControl) {
   EXPECT_EQ(t.rows[0][0], "exact ALiBi (the control)");
   EXPECT_EQ(t.rows[1][0], "positional LSH, s = 4");
   EXPECT_EQ(t.rows[1][3].substr(0, 6), "+0.050");  // differences 0.05, 0.04, 0.06
-  EXPECT_EQ(t.rows[1][4].substr(0, 6), "+0.800");  // before: 3.0 .. 3.2 against 2.3
+  EXPECT_EQ(t.rows[1][4], "worse");                // [+0.025, +0.075] above +0.02
+  EXPECT_EQ(t.rows[1][5].substr(0, 6), "+0.800");  // before: 3.0 .. 3.2 against 2.3
   const auto findings = lm_findings(s);
   EXPECT_EQ(findings.size(), 1u);  // no from-scratch exact model: nothing else to say
+}
+
+// Fine-tunes from a model without positional bias (phase finetune-nobias)
+// are compared with the exact-ALiBi fine-tune from that same base, not with
+// the fine-tunes from exact ALiBi.
+TEST(LmSummary, FineTunesFromNobiasHaveTheirOwnControl) {
+  std::string csv = header();
+  for (int seed = 0; seed < 3; ++seed) {
+    csv += loss_row("exact", seed, 2.0 + 0.1 * seed, 128, "finetune");
+    csv += loss_row("lsh", seed, 2.01 + 0.1 * seed, 128, "finetune", "self", "4");
+    csv += loss_row("exact", seed, 2.5 + 0.1 * seed, 128, "finetune-nobias");
+    csv += loss_row("lsh", seed, 2.6 + 0.1 * seed + 0.01 * seed, 128, "finetune-nobias", "self",
+                    "4");
+  }
+  const CsvTable s = CsvTable::parse(lm_summary_csv(CsvTable::parse(csv)));
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_NEAR(s.number(1, "vs_exact_mean"), 0.01, 1e-12);
+  EXPECT_NEAR(s.number(3, "vs_exact_mean"), 0.11, 1e-12);  // against 2.5.., not 2.0..
+  const LmLossTable t = lm_finetune_table(s);
+  ASSERT_EQ(t.rows.size(), 4u);
+  EXPECT_EQ(t.rows[2][0], "from no positional bias: exact ALiBi (the control)");
+  EXPECT_EQ(t.rows[3][0], "from no positional bias: positional LSH, s = 4");
+  EXPECT_EQ(t.rows[3][4], "worse");
+  bool line = false;
+  for (const auto& o : check_lm_table(CsvTable::parse(csv), 1e-3))
+    if (o.check == "lm[fine-tuned from no positional bias, positional LSH, s = 4,n=128]") {
+      line = true;
+      EXPECT_NE(o.detail.find("the exact-ALiBi control from no positional bias"), std::string::npos)
+          << o.detail;
+    }
+  EXPECT_TRUE(line);
+}
+
+// The verdict's edges: closed margin [-m, m]; wholly outside means strictly.
+TEST(LmVerdict, EachEdgeOfTheMargin) {
+  const double m = 0.02;
+  EXPECT_EQ(lm_margin_verdict(-0.01, 0.01, m), "comparable");  // inside
+  EXPECT_EQ(lm_margin_verdict(-0.02, 0.02, m), "comparable");  // touching both bounds from inside
+  EXPECT_EQ(lm_margin_verdict(0.0, 0.02, m), "comparable");
+  EXPECT_EQ(lm_margin_verdict(0.01, 0.03, m), "undecided");    // straddling +m
+  EXPECT_EQ(lm_margin_verdict(-0.03, -0.01, m), "undecided");  // straddling -m
+  EXPECT_EQ(lm_margin_verdict(-0.03, 0.03, m), "undecided");   // straddling both
+  EXPECT_EQ(lm_margin_verdict(0.02, 0.05, m), "undecided");    // touching +m from outside
+  EXPECT_EQ(lm_margin_verdict(-0.05, -0.02, m), "undecided");  // touching -m from outside
+  EXPECT_EQ(lm_margin_verdict(0.0201, 0.05, m), "worse");      // wholly above
+  EXPECT_EQ(lm_margin_verdict(-0.05, -0.0201, m), "better");   // wholly below
+  EXPECT_EQ(lm_margin_verdict(NAN, 0.01, m), "undecided");
+  EXPECT_EQ(lm_margin_verdict(-0.01, 0.01, NAN), "undecided");
+  EXPECT_EQ(lm_margin_verdict(0.01, -0.01, m), "undecided");  // not an interval
+  // The margin is what decides: the same intervals at another margin.
+  EXPECT_EQ(lm_margin_verdict(0.01, 0.03, 0.05), "comparable");
+  EXPECT_EQ(lm_margin_verdict(0.0201, 0.05, 0.01), "worse");
+  EXPECT_EQ(lm_margin_verdict(-0.01, 0.01, 0.005), "undecided");
+}
+
+// The summary judges by the margin its table carries: the same losses are
+// worse at 0.02 and comparable at 0.2; a table mixing margins is refused.
+TEST(LmSummary, VerdictsUseTheTablesMargin) {
+  const double exact[] = {2.0, 2.2, 2.4}, lsh[] = {2.1, 2.35, 2.5};
+  for (const double margin : {0.02, 0.2}) {
+    std::string csv = header();
+    for (int seed = 0; seed < 3; ++seed)
+      csv += loss_row("exact", seed, exact[seed], 128, "train", "self", "", ",", margin) +
+             loss_row("lsh", seed, lsh[seed], 128, "train", "self", "4", ",", margin);
+    const CsvTable s = CsvTable::parse(lm_summary_csv(CsvTable::parse(csv)));
+    EXPECT_EQ(s.text(1, "vs_exact_verdict"), margin < 0.1 ? "worse" : "comparable");
+    const LmLossTable v = lm_verdict_table(s);
+    ASSERT_EQ(v.rows.size(), 1u);
+    EXPECT_EQ(v.rows[0][3], margin < 0.1 ? "worse" : "comparable");
+  }
+  std::string mixed = header() + loss_row("exact", 0, 2.0) +
+                      loss_row("exact", 1, 2.1, 128, "train", "self", "", ",", 0.05);
+  EXPECT_THROW(lm_summary_csv(CsvTable::parse(mixed)), std::invalid_argument);
+  EXPECT_THROW(lm_summary_csv(CsvTable::parse(header() + loss_row("exact", 0, 2.0, 128, "train",
+                                                                  "self", "", ",", 0.0))),
+               std::invalid_argument);
+}
+
+// One seed has no interval: its difference is shown, its verdict undecided,
+// however far from the margin the difference lies.
+TEST(LmSummary, OneSeedIsUndecided) {
+  const std::string csv = header() + loss_row("exact", 0, 2.0) +
+                          loss_row("lsh", 0, 3.0, 128, "train", "self", "4");
+  const CsvTable s = CsvTable::parse(lm_summary_csv(CsvTable::parse(csv)));
+  EXPECT_NEAR(s.number(1, "vs_exact_mean"), 1.0, 1e-12);
+  EXPECT_TRUE(s.text(1, "vs_exact_low").empty());
+  EXPECT_EQ(s.text(1, "vs_exact_verdict"), "undecided");
+  const LmLossTable v = lm_verdict_table(s);
+  ASSERT_EQ(v.rows.size(), 1u);
+  EXPECT_EQ(v.rows[0][3], "undecided (one seed)");
+}
+
+// Claim 3 (lsh minus fixed-block, per s and phase) and claim 4 (lsh minus
+// exact ALiBi per bucket beyond n) get their paired intervals, verdicts and
+// check lines; buckets inside n and other variants get no claim-4 line.
+TEST(LmChecks, FixedBlockAndExtrapolationVerdicts) {
+  std::string csv = header();
+  const double jitter[] = {0.0, 0.004, -0.003};
+  for (int seed = 0; seed < 3; ++seed) {
+    const double j = jitter[seed];
+    csv += loss_row("exact", seed, 2.0 + 0.1 * seed);
+    csv += loss_row("fixed-block", seed, 2.3 + 0.1 * seed + j);
+    csv += loss_row("lsh", seed, 2.005 + 0.1 * seed + j, 128, "train", "self", "4");
+    csv += loss_row("nobias", seed, 2.6 + 0.1 * seed + (seed == 1 ? 0.01 : 0));
+    for (const std::string v : {"exact", "lsh", "window"}) {
+      const std::string s = v == "exact" ? "" : "4";
+      const double beyond = v == "exact" ? 2.5 : 2.9;  // lsh extrapolates worse
+      csv += loss_row(v, seed, 2.0 + 0.1 * seed, 256, "train", "self", s, "0,128");
+      csv += loss_row(v, seed, beyond + 0.1 * seed + (v == "exact" ? 0 : j), 256, "train", "self",
+                      s, "128,256");
+    }
+  }
+  const CsvTable s = CsvTable::parse(lm_summary_csv(CsvTable::parse(csv)));
+  std::size_t lsh_row = s.size();
+  for (std::size_t r = 0; r < s.size(); ++r)
+    if (s.text(r, "variant") == "lsh" && s.text(r, "context") == "128") lsh_row = r;
+  ASSERT_LT(lsh_row, s.size());
+  EXPECT_NEAR(s.number(lsh_row, "vs_fixed_block_mean"), -0.295, 1e-12);
+  EXPECT_EQ(s.text(lsh_row, "vs_fixed_block_verdict"), "better");
+  EXPECT_EQ(s.text(lsh_row, "vs_exact_verdict"), "comparable");  // [-0.0034, +0.0141]
+  EXPECT_EQ(s.text(lsh_row, "vs_nobias_verdict"), "better");      // about -0.6 (claim 2)
+  const auto outcomes = check_lm_table(CsvTable::parse(csv), 1e-3);
+  std::vector<std::string> claim2, claim3, claim4;
+  for (const auto& o : outcomes) {
+    if (o.check.rfind("lm-vs-nobias[", 0) == 0) claim2.push_back(o.check + " " + o.detail);
+    if (o.check.rfind("lm-vs-fixed-block[", 0) == 0) claim3.push_back(o.check + " " + o.detail);
+    if (o.check.rfind("lm-extrapolation[", 0) == 0) claim4.push_back(o.check + " " + o.detail);
+  }
+  ASSERT_EQ(claim2.size(), 1u);
+  EXPECT_NE(claim2[0].find("better than no positional bias"), std::string::npos) << claim2[0];
+  ASSERT_EQ(claim3.size(), 1u);
+  EXPECT_NE(claim3[0].find("better than fixed blocks"), std::string::npos) << claim3[0];
+  ASSERT_EQ(claim4.size(), 1u);  // lsh only, positions [128, 256) only
+  EXPECT_NE(claim4[0].find("positions [128, 256) at 256"), std::string::npos) << claim4[0];
+  EXPECT_NE(claim4[0].find("worse than exact ALiBi"), std::string::npos) << claim4[0];
+  const LmLossTable v = lm_verdict_table(s);
+  std::vector<std::string> claims;
+  for (const auto& row : v.rows) claims.push_back(row[0] + ":" + row[3]);
+  EXPECT_EQ(fmt::format("{}", fmt::join(claims, " ")),
+            "baseline:worse 1:comparable 2:better 3:better baseline:worse 4:worse")
+      << fmt::format("{}", fmt::join(v.rows[0], " | "));
 }
 
 // Errors c * s^-1/2 * (1 + 5% noise) over 16 trials (the sign test at 1e-3
@@ -154,7 +304,7 @@ TEST(LmChecks, SwapInRateIsNotApplicableWhenTheContextHoldsFewBoundaries) {
 TEST(LmChecks, UnusableTables) {
   EXPECT_THROW(check_lm_table(CsvTable::parse(header() + loss_row("exact", 0, NAN)), 1e-3),
                std::invalid_argument);
-  std::string bad = header() + "exact,,0,train,10,self,,,,,,,,,128,perplexity,2,,1,,\n";
+  std::string bad = header() + "exact,,0,train,10,self,,,,,,,,,128,perplexity,2,,1,0.02,,\n";
   EXPECT_THROW(check_lm_table(CsvTable::parse(bad), 1e-3), std::invalid_argument);
 }
 
@@ -175,6 +325,13 @@ TEST_F(LmCli, BadOptionsAreOneLineErrorsAndWriteNothing) {
   expect_usage_error("lm --heads 2 --sigmas 4,0" + out, "--sigmas");  // not > 0
   expect_usage_error("lm --heads 2 --sigmas 4,-1" + out, "--sigmas");
   expect_usage_error("lm --finetune-steps -1" + out, "--finetune-steps");
+  expect_usage_error("lm --margin 0" + out, "--margin");
+  expect_usage_error("lm --margin -0.02" + out, "--margin");
+  expect_usage_error("lm --margin nan" + out, "--margin");
+  expect_usage_error("lm --margin inf" + out, "--margin");
+  expect_usage_error("lm --finetune-from window" + out, "--finetune-from");
+  expect_usage_error("lm --finetune-from exact,exact" + out, "--finetune-from");
+  expect_usage_error("lm --draws per-layer" + out, "--draws");
   expect_usage_error("bench lm --sigmas 1,2 --out " + path("b.csv"), "--sigmas");
   expect_usage_error("bench lm --n 100 --out " + path("b.csv"), "--tokens");
   expect_usage_error("bench lm --variant exact,fixed-blocks --out " + path("b.csv"), "--variant");
@@ -193,6 +350,52 @@ TEST_F(LmCli, AnUnreadableCorpusOrABadShardIsOneLineAndWritesNothing) {
   expect_usage_error("lm --shard 3/2 --out " + path("lm.csv"), "--shard");
   EXPECT_FALSE(std::filesystem::exists(path("lm.csv")));
   EXPECT_FALSE(std::filesystem::exists(path("lm.checkpoints")));
+}
+
+// configs/lm-long.toml, read by the CLI's own config parsing: the values of
+// one `poslsh lm` option.
+std::vector<std::string> long_config_values(const std::string& option) {
+  const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/lm-long.toml";
+  CliApp cli;
+  std::vector<std::string> args = {"poslsh", "lm",    "--config",
+                                   config,   "--out", "/nonexistent/x.csv"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  cli.parse(static_cast<int>(argv.size()), argv.data());
+  const CLI::Option* o = cli.app().get_subcommand("lm")->get_option("--" + option);
+  std::vector<std::string> values = o->results();
+  if (values.empty()) values = {o->get_default_str()};
+  return values;
+}
+
+// The long-context config parses, every option passes `poslsh lm`'s own
+// validation (the run stops first at the interpreter, which comes after
+// every other option's check, writing nothing), and it is the experiment it
+// says: n >= 2048, sigma * s <= n / 8 for every head and s, evaluations at
+// 2n and 4n, three seeds, every variant, fine-tunes from exact and nobias.
+TEST_F(LmCli, LongContextConfigIsAcceptedAndIsTheLongContextExperiment) {
+  const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/lm-long.toml";
+  expect_usage_error("lm --config " + config + " --python /nonexistent/python3 --out " +
+                         path("long.csv"),
+                     "--python");
+  EXPECT_FALSE(std::filesystem::exists(path("long.csv")));
+  const double n = std::stod(long_config_values("context").front());
+  EXPECT_GE(n, 2048);
+  for (const auto& sigma : long_config_values("sigmas"))
+    for (const auto& s : long_config_values("s"))
+      EXPECT_LE(std::stod(sigma) * std::stod(s), n / 8) << "sigma " << sigma << ", s " << s;
+  std::vector<std::string> s = long_config_values("s");
+  EXPECT_EQ(s, (std::vector<std::string>{"1", "4", "10"}));
+  std::vector<std::string> lengths = long_config_values("eval-lengths");
+  for (const std::string m : {"2", "4"})
+    EXPECT_NE(std::find(lengths.begin(), lengths.end(), m), lengths.end()) << m;
+  EXPECT_EQ(long_config_values("seeds"), std::vector<std::string>{"3"});
+  std::vector<std::string> variants = long_config_values("variant");
+  std::sort(variants.begin(), variants.end());
+  EXPECT_EQ(variants, (std::vector<std::string>{"exact", "fixed", "fixed-block", "lsh", "nobias",
+                                                "window"}));
+  EXPECT_EQ(long_config_values("finetune-from"), (std::vector<std::string>{"exact", "nobias"}));
+  EXPECT_GT(std::stoi(long_config_values("finetune-steps").front()), 0);
 }
 
 }  // namespace

@@ -171,6 +171,40 @@ def shifted_by_one(bias):
     return out
 
 
+def test_per_head_draws_give_each_head_its_own_hashes_from_a_documented_stream():
+    n, s, layers, seed, sigmas = 64, 3, 2, 11, [4.0, 4.0, 4.0]
+    shared = Bias("lsh", sigmas, layers, s=s, seed=seed)
+    per_head = Bias("lsh", sigmas, layers, s=s, seed=seed, draws="per-head")
+    draw, layer = 5, 1
+    a, b = shared.dense(n, layer, draw), per_head.dense(n, layer, draw)
+    # Equal scales: shared heads are one draw (identical); per-head heads differ pairwise.
+    assert torch.equal(a[0], a[1]) and torch.equal(a[1], a[2])
+    assert not torch.equal(b[0], b[1]) and not torch.equal(b[1], b[2]) and not torch.equal(b[0], b[2])
+    # The stream: head h at (draw, layer) is poslsh trial (draw * layers + layer) * heads + h.
+    for h in range(3):
+        trial = (draw * layers + layer) * 3 + h
+        expected = attention.grids_dense([attention.hash_starts(seed, trial, s, 4.0, n)], n)[0]
+        assert torch.equal(b[h], expected)
+    # Same seed, same bits (banded form too); another seed, other bits (negative control).
+    again = Bias("lsh", sigmas, layers, s=s, seed=seed, draws="per-head")
+    assert torch.equal(again.dense(n, layer, draw), b)
+    form = lambda bias: getattr(bias(n, layer, draw), "values", None)  # noqa: E731  (banded or dense)
+    assert form(again) is not None and torch.equal(form(again), form(per_head))
+    other = Bias("lsh", sigmas, layers, s=s, seed=seed + 1, draws="per-head")
+    assert not torch.equal(other.dense(n, layer, draw), b)
+    with pytest.raises(ValueError, match="draws"):
+        Bias("lsh", sigmas, layers, s=s, draws="per-layer")
+
+
+def test_per_head_draws_reach_cost_and_matched_baselines(corpus_file):
+    rows, _, _ = cell.run(tiny_spec(corpus_file, variant="lsh", s=2, eval_lengths=[1], draws="per-head"))
+    keys = [r[11] for r in rows if r[10] == "keys_per_query" and r[7] is not None]
+    assert keys == attention.lsh_keys_per_query(0, 2, [2.0, 8.0], 16, 1, 0, 4, "per-head")
+    assert keys != attention.lsh_keys_per_query(0, 2, [2.0, 8.0], 16, 1, 0, 4)
+    window = Bias("window", [2.0, 8.0], 1, s=2, train_context=16, cost_draws=(0, 4), draws="per-head")
+    assert window.lsh_keys == keys  # equal cost is matched on the draws lsh trains with
+
+
 def test_lsh_attention_approaches_exact_alibi_and_a_shifted_mask_does_not():
     heads, n, d = 2, 64, 8
     g = torch.Generator().manual_seed(1)
@@ -309,8 +343,8 @@ def corpus_file(tmp_path_factory):
 
 
 def tiny_spec(corpus_path, **changes):
-    fields = dict(corpus=corpus_path, variant="exact", s=0, seed=0, phase="train", layers=1, heads=2, width=8,
-                  sigmas=[2.0, 8.0], context=16, batch=2, steps=4, lr=3e-3, warmup=1, weight_decay=0.1,
+    fields = dict(corpus=corpus_path, variant="exact", s=0, seed=0, phase="train", base="exact",
+                  draws="shared", layers=1, heads=2, width=8, sigmas=[2.0, 8.0], context=16, batch=2, steps=4, lr=3e-3, warmup=1, weight_decay=0.1,
                   checkpoint_every=2, finetune_steps=3, curve_every=2, curve_batches=2, eval_lengths=[1, 4],
                   eval_batches=2, eval_batch=2, swap_s=[1, 4], swap_trials=2, checkpoint="",
                   base_checkpoint="", qkv_dir="", keep_dir="", file_stem="m", threads=1, progress=False)
@@ -353,6 +387,44 @@ def test_finetune_cells_are_deterministic_and_share_the_exact_model(corpus_file,
     assert [r for r in lsh1 if r[10] == "curve_val_bpb"][0][2] == 0  # the swap-in point of the curve
     other, _, _ = cell.run(spec("e", variant="lsh", s=2, seed=1))
     assert value(other, "val_bpb", 16) != value(lsh1, "val_bpb", 16)  # negative control
+
+
+def test_finetune_from_nobias_starts_from_the_nobias_model_and_resumes(corpus_file, tmp_path, monkeypatch):
+    text = corpus.load(corpus_file)
+    nobias_spec = tiny_spec(corpus_file, variant="nobias", checkpoint=str(tmp_path / "nobias_seed0.pt"))
+    nobias = cell.pretrain(nobias_spec, text, "nobias", Path(nobias_spec.checkpoint), "")
+    exact = cell.pretrain(tiny_spec(corpus_file), text, "exact", None, "")
+    spec = lambda d, **kw: tiny_spec(corpus_file, phase="finetune", base="nobias",  # noqa: E731
+                                     base_checkpoint=str(tmp_path / "nobias_seed0.pt"),
+                                     checkpoint=str(tmp_path / d / "ft.pt"), **kw)
+    # The swap-in value (before the first step) is the nobias model's own loss under lsh.
+    lsh = cell.make_bias(spec("a", variant="lsh", s=2), "lsh", 0, 4, 3)
+    eval_bias = cell.eval_bias_of(spec("a", variant="lsh", s=2), "lsh", lsh)
+    before = evaluate.batch_bits(nobias.model, eval_bias, text.validation, 16, 2, 2).mean()
+    from_exact = evaluate.batch_bits(exact.model, eval_bias, text.validation, 16, 2, 2).mean()
+    assert before != from_exact  # negative control: the bases differ
+    (tmp_path / "a").mkdir()
+    rows, _, _ = cell.run(spec("a", variant="lsh", s=2))
+    assert value(rows, "val_bpb", 16, "swapin") == float(before)
+    # Deterministic, and a fine-tune interrupted at its third step (draw 4 + 2)
+    # resumes from its checkpoint (two steps in) to the same rows.
+    (tmp_path / "b").mkdir()
+    original = attention.Bias.__call__
+
+    def interrupted(self, n, layer, draw):
+        if draw == 6:
+            raise KeyboardInterrupt
+        return original(self, n, layer, draw)
+
+    monkeypatch.setattr(attention.Bias, "__call__", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cell.run(spec("b", variant="lsh", s=2))
+    monkeypatch.undo()
+    assert len(torch.load(tmp_path / "b" / "ft.pt")["losses"]) == 2
+    resumed, _, _ = cell.run(spec("b", variant="lsh", s=2))
+    assert resumed == rows
+    with pytest.raises(ValueError, match="base"):
+        tiny_spec(corpus_file, phase="finetune", base="window")
 
 
 def test_position_buckets_add_up_to_the_whole_window(corpus_file):
@@ -417,8 +489,8 @@ CLI = os.environ.get("POSLSH_CLI")
 TINY_CLI = ["--layers", "1", "--heads", "2", "--width", "8", "--context", "16", "--batch", "2",
             "--steps", "3", "--warmup", "1", "--seeds", "1", "--s", "2", "--eval-lengths", "1,2",
             "--eval-batches", "2", "--eval-batch", "2", "--swap-s", "1,4", "--swap-trials", "3",
-            "--variant", "exact,lsh", "--finetune-steps", "2", "--curve-every", "2", "--curve-batches", "2",
-            "--no-timing", "--quiet"]
+            "--variant", "exact,lsh", "--finetune-steps", "2", "--finetune-from", "exact,nobias",
+            "--curve-every", "2", "--curve-batches", "2", "--no-timing", "--quiet"]
 
 
 def run_cli(args, cwd, **kw):
@@ -446,6 +518,10 @@ def test_cli_table_is_the_same_on_one_and_two_threads(tmp_path):
     table = (tmp_path / "t1.csv").read_text()
     assert "lsh,2,0,train,3,exact," in table and "exact,,0,train,3,lsh,4,,,,2,0,1," in table
     assert "lsh,2,0,finetune,2,swapin," in table and "exact,,0,finetune,2,self,,2,,,,,,," in table
+    # From nobias, which this run does not train itself: the first fine-tune trains the base
+    # under its lock, the others read it (and the table is still the same on two threads).
+    assert "lsh,2,0,finetune-nobias,2,swapin," in table and "exact,,0,finetune-nobias,2,self," in table
+    assert ",0.02,," in table  # the default margin, in every row
     # The exported Q, K, V run through `poslsh attention --qkv` and its checks.
     r = subprocess.run([CLI, "attention", "--qkv", str(tmp_path / "t1_qkv" / "seed0" / "layer0"),
                         "--alibi-heads", "2", "--causal", "--s", "1,4", "--trials", "3", "--quiet",

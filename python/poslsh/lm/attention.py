@@ -40,10 +40,13 @@ Cost is keys per query, summed over hashes or grids (what block-diagonal
 attention computes): a causal query i of a block starting at a visits the
 i - a + 1 keys a..i. `keys_per_query` gives it for every variant.
 
-The hashes are poslsh's own: head h of layer l at draw t uses
-poslsh.draw_hashes(seed, t * layers + l, s, sigma_h), the draws of the CLI for
-that seed and trial (heads share one draw rescaled by sigma_h, as `poslsh
-attention` does by default), and their blocks are poslsh.block_starts. The
+The hashes are poslsh's own: with draws "shared" (the default) head h of layer
+l at draw t uses poslsh.draw_hashes(seed, t * layers + l, s, sigma_h), the
+draws of the CLI for that seed and trial (heads share one draw rescaled by
+sigma_h, as `poslsh attention` does by default); with draws "per-head" each
+head has its own independent draw, trial (t * layers + l) * heads + h (one
+trial index per (draw, layer, head), none shared). Their blocks are
+poslsh.block_starts. The
 bias of one draw is built from the block starts in O(n + blocks) per hash
 (a causal query's keys in one block are the contiguous range a..i), then one
 O(n^2) prefix sum for all s hashes, not s dense n x n masks.
@@ -60,6 +63,7 @@ import poslsh
 from .band import AlibiBand, Banded, alibi_reach, band_values, pays
 
 VARIANTS = ("exact", "lsh", "nobias", "fixed", "window", "fixed-block")
+DRAWS = ("shared", "per-head")  # one hash draw for all heads of a layer, or one per head
 MATCHED = ("lsh", "fixed", "window")  # the variants with an s
 NEG_INF = float("-inf")
 
@@ -130,8 +134,18 @@ def hash_starts(seed: int, trial: int, s: int, sigma: float, n: int) -> list[np.
     return [poslsh.block_starts(p, u, n) for p, u in zip(pitch, shift)]
 
 
-def lsh_starts(seed: int, trial: int, s: int, sigmas: list[float], n: int) -> list[list[np.ndarray]]:
-    return [hash_starts(seed, trial, s, sigma, n) for sigma in sigmas]
+def head_trial(trial: int, head: int, heads: int, hash_draws: str) -> int:
+    """The poslsh trial index of head `head` at the (draw, layer) trial `trial`: the trial
+    itself when heads share a draw, (trial) * heads + head when each head has its own."""
+    if hash_draws not in DRAWS:
+        raise ValueError(f"lm: draws must be one of {', '.join(DRAWS)} (got '{hash_draws}')")
+    return trial if hash_draws == "shared" else trial * heads + head
+
+
+def lsh_starts(seed: int, trial: int, s: int, sigmas: list[float], n: int,
+               hash_draws: str = "shared") -> list[list[np.ndarray]]:
+    return [hash_starts(seed, head_trial(trial, h, len(sigmas), hash_draws), s, sigma, n)
+            for h, sigma in enumerate(sigmas)]
 
 
 def grids_dense(grids: list[list[np.ndarray]], n: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
@@ -166,18 +180,19 @@ def grids_form(grids: list[list[np.ndarray]], n: int):
 
 
 def lsh_bias(seed: int, trial: int, s: int, sigmas: list[float], n: int,
-             dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    return grids_dense(lsh_starts(seed, trial, s, sigmas, n), n, dtype)
+             dtype: torch.dtype = torch.float32, hash_draws: str = "shared") -> torch.Tensor:
+    return grids_dense(lsh_starts(seed, trial, s, sigmas, n, hash_draws), n, dtype)
 
 
 def lsh_keys_per_query(seed: int, s: int, sigmas: list[float], n: int, layers: int,
-                       first_draw: int, draws: int) -> list[float]:
+                       first_draw: int, draws: int, hash_draws: str = "shared") -> list[float]:
     """Per head: lsh's keys per causal query at s hashes (summed over hashes), the mean
     over the draws first_draw .. first_draw + draws - 1 of every layer: the draws a
     training of that seed uses (poslsh.lm.train), so equal cost is measured on them."""
     out = []
-    for sigma in sigmas:
-        keys = [sum(causal_keys(st) for st in hash_starts(seed, t * layers + l, s, sigma, n))
+    for h, sigma in enumerate(sigmas):
+        trial = lambda t, l: head_trial(t * layers + l, h, len(sigmas), hash_draws)  # noqa: E731
+        keys = [sum(causal_keys(st) for st in hash_starts(seed, trial(t, l), s, sigma, n))
                 for t in range(first_draw, first_draw + draws) for l in range(layers)]
         out.append(float(np.mean(keys)))
     return out
@@ -269,25 +284,29 @@ class Bias:
     band (poslsh.lm.band: Banded, or AlibiBand, whose band comes from the layer's q, k);
     bias.dense(n, layer, draw) -> the dense form, always.
 
-    lsh draws hashes `seed` at trial draw * layers + layer. fixed and window are
+    lsh draws hashes `seed` at trial draw * layers + layer (`draws` "per-head": each
+    head its own, head_trial). fixed and window are
     matched to lsh at s hashes of seed `cost_seed` over the draws cost_draws
     (first, count) at the context `train_context` (their shape is then fixed, also
     at longer evaluation contexts). fixed-block has its width, round(2 sigma_h)."""
 
     def __init__(self, variant: str, sigmas: list[float], layers: int, s: int = 0, seed: int = 0,
-                 train_context: int = 0, cost_seed: int = 0, cost_draws: tuple[int, int] = (0, 1)):
+                 train_context: int = 0, cost_seed: int = 0, cost_draws: tuple[int, int] = (0, 1),
+                 draws: str = "shared"):
         if variant not in VARIANTS:
             raise ValueError(f"lm: variant must be one of {', '.join(VARIANTS)} (got '{variant}')")
         if variant in MATCHED and s < 1:
             raise ValueError(f"lm: the {variant} variant needs s >= 1 (got {s})")
         self.variant, self.sigmas, self.layers, self.s, self.seed = variant, sigmas, layers, s, seed
         self.train_context, self.cost_seed, self.cost_draws = train_context, cost_seed, cost_draws
+        head_trial(0, 0, 1, draws)  # checks the setting
+        self.draws = draws
         self.half_widths: list[int] = []
         self.grids: list[list[tuple[int, int]]] = []
         self.lsh_keys: list[float] = []  # lsh's keys per query on the matched draws
         if variant in ("fixed", "window"):
             n = max(train_context, 2)
-            self.lsh_keys = lsh_keys_per_query(cost_seed, s, sigmas, n, layers, *cost_draws)
+            self.lsh_keys = lsh_keys_per_query(cost_seed, s, sigmas, n, layers, *cost_draws, draws)
             if variant == "window":
                 self.half_widths = [window_half_width(k, n) for k in self.lsh_keys]
             else:
@@ -300,7 +319,7 @@ class Bias:
         """The constructor's arguments (a kept model's config)."""
         return {"variant": self.variant, "sigmas": self.sigmas, "layers": self.layers, "s": self.s,
                 "seed": self.seed, "train_context": self.train_context, "cost_seed": self.cost_seed,
-                "cost_draws": list(self.cost_draws)}
+                "cost_draws": list(self.cost_draws), "draws": self.draws}
 
     def __call__(self, n: int, layer: int, draw: int):
         return self._form(n, layer, draw, banded=True)
@@ -310,7 +329,7 @@ class Bias:
 
     def _form(self, n: int, layer: int, draw: int, banded: bool):
         if self.variant == "lsh":
-            starts = lsh_starts(self.seed, draw * self.layers + layer, self.s, self.sigmas, n)
+            starts = lsh_starts(self.seed, draw * self.layers + layer, self.s, self.sigmas, n, self.draws)
             return grids_form(starts, n) if banded else grids_dense(starts, n)
         if (n, banded) not in self._fixed:
             self._fixed[(n, banded)] = self._deterministic(n, banded)

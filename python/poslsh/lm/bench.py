@@ -9,8 +9,9 @@ that pays, poslsh.lm.band), nobias (dense), fixed-block, and lsh, fixed and
 window at every s (fixed and window matched to lsh's keys per query on its
 draws). Each point runs in a fresh Python process (one thread): the same model
 (same initial weights, same batch of random bytes) takes `repeats` AdamW steps
-after one untimed warm-up step; a step is forward, backward and update, with its
-biases built as training builds them (lsh: fresh hashes). Also timed alone:
+after one untimed warm-up step; a step is training's own (poslsh.lm.train.train_step:
+forward, backward, gradient clipping, update), with its biases built as training
+builds them (lsh: fresh hashes). Also timed alone:
 building the step's biases. The repeat with the least CPU time is kept (the CPU
 time is what a step costs on a shared machine). The process's peak resident
 memory (getrusage) is the point's peak, fixed overhead (Python, torch, the
@@ -41,8 +42,8 @@ import torch
 
 from .attention import Bias, check_sigmas, lsh_keys_per_query
 from .band import Banded
-from .model import ByteTransformer, ModelShape, bits_per_byte
-from .train import TrainConfig, deterministic, optimizer
+from .model import ByteTransformer, ModelShape
+from .train import TrainConfig, deterministic, optimizer, train_step
 
 COLUMNS = ["n", "variant", "s", "attention", "band", "keys_per_query", "seconds_per_step",
            "cpu_seconds_per_step", "bias_cpu_seconds_per_step", "peak_mib", "step_vs_dense_exact",
@@ -133,11 +134,7 @@ def measure(spec: BenchSpec, variant: str, s: int, n: int) -> dict:
         return [form(n, layer, draw[0]) for layer in range(spec.layers)]
 
     def step():
-        layers = biases()
-        loss = bits_per_byte(model(tokens[:, :-1], layers), tokens[:, 1:])
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+        train_step(model, opt, biases(), tokens[:, :-1], tokens[:, 1:])
 
     step()  # warm-up: allocations, the deterministic variants' cached bias
     with torch.no_grad():

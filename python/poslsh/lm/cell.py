@@ -2,13 +2,16 @@
 
 The C++ sweep runner (`poslsh lm`) owns the table and every setting's default:
 it runs one cell per training, side by side on the cores, and writes the rows
-this module returns into lm.csv in cell order. A row is (eval, eval_s, step,
-pos_lo, pos_hi, trial, layer, head, sigma, context, metric, value, stderr,
-count); None is a cell that does not apply.
+this module returns into lm.csv in cell order. This module trains (through
+poslsh.lm.train, the one training loop, with the variants of
+poslsh.lm.attention) and evaluates; poslsh.lm.rows turns the results into rows:
+(eval, eval_s, step, pos_lo, pos_hi, trial, layer, head, sigma, context,
+metric, value, stderr, count), None a cell that does not apply.
 
-phase 'train' (from scratch) and 'finetune' (from the exact-ALiBi model of the
-same seed, continued for finetune_steps with the variant, on the same batches
-for every variant; variant exact is the control):
+phase 'train' (from scratch) and 'finetune' (from the model of variant `base`,
+exact ALiBi or nobias, of the same seed, continued for finetune_steps with the
+variant, on the same batches for every variant; variant exact is the control
+of either base):
 - train_bpb: mean training loss over the last tenth of the steps;
 - curve_train_bpb / curve_val_bpb at `step` (steps done in the phase): the
   learning curve, every curve_every steps, validation on curve_batches batches;
@@ -34,16 +37,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-import torch
-
 from . import corpus as corpus_module
-from .attention import Bias, check_sigmas, lsh_keys_per_query
-from .evaluate import (EVAL_SEED_OFFSET, attention_inputs, batch_bits, bucket_bits, evaluation_starts,
-                       position_bits, position_buckets, swap_in_errors)
+from .attention import MATCHED, Bias, check_sigmas
+from .evaluate import EVAL_SEED_OFFSET, batch_bits
 from .model import ModelShape
+from .rows import Row, loss_row, model_rows
 from .saved import save_model
-from .train import TrainConfig, Trained, deterministic, train, windows
+from .train import TrainConfig, Trained, deterministic, train
 
 
 @dataclass
@@ -54,6 +54,8 @@ class CellSpec:
     s: int
     seed: int
     phase: str  # "train" or "finetune"
+    base: str  # finetune: the variant of the base model ("exact" or "nobias")
+    draws: str  # lsh hashes: "shared" by a layer's heads or "per-head" (attention.head_trial)
     layers: int
     heads: int
     width: int
@@ -74,7 +76,7 @@ class CellSpec:
     swap_s: list[int]
     swap_trials: int
     checkpoint: str  # "" : no checkpoint
-    base_checkpoint: str  # the exact model of this seed (finetune; "" : none)
+    base_checkpoint: str  # the base model of this seed (finetune; "" : none)
     qkv_dir: str  # "" : no export
     keep_dir: str  # "" : keep no model
     file_stem: str
@@ -84,6 +86,8 @@ class CellSpec:
     def __post_init__(self):
         if self.phase not in ("train", "finetune"):
             raise ValueError(f"lm: phase must be train or finetune (got '{self.phase}')")
+        if self.base not in ("exact", "nobias"):
+            raise ValueError(f"lm: base must be exact or nobias (got '{self.base}')")
         self.sigmas = check_sigmas(self.sigmas, self.heads)
 
     def train_config(self) -> TrainConfig:
@@ -98,107 +102,9 @@ class CellSpec:
                            self.checkpoint_every, self.curve_every, first_step=self.steps)
 
 
-Row = tuple
-
-
-def row(eval_: str, eval_s, context: int, metric: str, value: float, stderr=None, count=1, *,
-        step=None, pos=(None, None), trial=None, layer=None, head=None, sigma=None) -> Row:
-    return (eval_, eval_s, step, pos[0], pos[1], trial, layer, head, sigma, context, metric,
-            float(value), stderr, count)
-
-
-def loss_row(eval_: str, eval_s, context: int, metric: str, bits: np.ndarray, pos=(None, None)) -> Row:
-    stderr = float(bits.std(ddof=1) / np.sqrt(len(bits))) if len(bits) > 1 else None
-    return row(eval_, eval_s, context, metric, bits.mean(), stderr, len(bits), pos=pos)
-
-
-def export_qkv(qkv: list[tuple], directory: Path) -> None:
-    """Layer l's Q, K, V of the first window, [heads, n, d] float32, as
-    <directory>/layer<l>/{q,k,v}.npy (`poslsh attention --qkv <that folder>`)."""
-    for layer, tensors in enumerate(qkv):
-        d = directory / f"layer{layer}"
-        d.mkdir(parents=True, exist_ok=True)
-        for name, t in zip("qkv", tensors):
-            np.save(d / f"{name}.npy", t[0].to(torch.float32).numpy())
-
-
-def context_rows(model, spec: CellSpec, bias: Bias, data, eval_: str, metric: str, m: int) -> list[Row]:
-    """The loss at context m * n, and per position bucket when m > 1."""
-    n = m * spec.context
-    bits = position_bits(model, bias, data, n, spec.eval_batches, spec.eval_batch)
-    rows = [loss_row(eval_, None, n, metric, bucket_bits(bits, 0, n))]
-    if m > 1:
-        rows += [loss_row(eval_, None, n, metric, bucket_bits(bits, lo, hi), pos=(lo, hi))
-                 for lo, hi in position_buckets(n, spec.context)]
-    return rows
-
-
-def held_out_rows(model, spec: CellSpec, eval_bias: Bias, data, metric: str, lengths: list[int],
-                  with_exact: bool) -> list[Row]:
-    rows = []
-    for m in lengths:
-        rows += context_rows(model, spec, eval_bias, data, "self", metric, m)
-        if with_exact:
-            rows += context_rows(model, spec, Bias("exact", spec.sigmas, spec.layers), data, "exact",
-                                 metric, m)
-    return rows
-
-
-def swap_in_rows(model, spec: CellSpec, data) -> list[Row]:
-    layers, seed, sigmas = spec.layers, EVAL_SEED_OFFSET + spec.seed, spec.sigmas
-    rows = []
-    for s in spec.swap_s:
-        lsh = Bias("lsh", sigmas, layers, s=s, seed=seed)
-        rows.append(loss_row("lsh", s, spec.context, "val_bpb",
-                             batch_bits(model, lsh, data, spec.context, spec.eval_batches, spec.eval_batch)))
-    x, _ = windows(data, evaluation_starts(data, spec.context, spec.eval_batches, spec.eval_batch)[0],
-                   spec.context)
-    qkv = attention_inputs(model, Bias("exact", sigmas, layers), x)
-    if spec.qkv_dir:
-        export_qkv(qkv, Path(spec.qkv_dir))
-    for s, trial, layer, head, error in swap_in_errors(qkv, sigmas, spec.swap_s, spec.swap_trials, seed):
-        rows.append(row("lsh", s, spec.context, "output_error", error, trial=trial, layer=layer,
-                        head=head, sigma=sigmas[head]))
-    return rows
-
-
-def cost_rows(spec: CellSpec, bias: Bias, first_draw: int, draws: int) -> list[Row]:
-    """Keys per query per head and their mean; the heads' expected blocks per context."""
-    n = spec.context
-    lsh_keys = bias.lsh_keys
-    if spec.variant == "lsh":
-        lsh_keys = lsh_keys_of(spec, first_draw, draws)
-    keys = bias.keys_per_query(n, lsh_keys)
-    rows = [row("self", None, n, "keys_per_query", k, head=h, sigma=sg)
-            for h, (k, sg) in enumerate(zip(keys, spec.sigmas))]
-    rows.append(row("self", None, n, "keys_per_query", float(np.mean(keys))))
-    rows += [row("self", None, n, "expected_blocks", (n - 1) / sg + 1, head=h, sigma=sg)
-             for h, sg in enumerate(spec.sigmas)]
-    return rows
-
-
-def lsh_keys_of(spec: CellSpec, first_draw: int, draws: int) -> list[float]:
-    return lsh_keys_per_query(spec.seed, spec.s, spec.sigmas, spec.context, spec.layers, first_draw, draws)
-
-
-def curve_rows(spec: CellSpec, trained: Trained) -> list[Row]:
-    rows = []
-    for step, train_bpb, val_bpb in trained.curve:
-        if train_bpb is not None:
-            rows.append(row("self", None, spec.context, "curve_train_bpb", train_bpb, step=step))
-        rows.append(row("self", None, spec.context, "curve_val_bpb", val_bpb,
-                        count=spec.curve_batches, step=step))
-    return rows
-
-
-def tail_row(spec: CellSpec, losses: list[float]) -> Row:
-    tail = np.array(losses[-max(1, len(losses) // 10):])
-    return row("self", None, spec.context, "train_bpb", tail.mean(), count=len(tail))
-
-
 def make_bias(spec: CellSpec, variant: str, seed: int, first_draw: int, draws: int) -> Bias:
-    return Bias(variant, spec.sigmas, spec.layers, s=spec.s if variant != "exact" else 0, seed=seed,
-                train_context=spec.context, cost_seed=spec.seed, cost_draws=(first_draw, draws))
+    return Bias(variant, spec.sigmas, spec.layers, s=spec.s if variant in MATCHED else 0, seed=seed,
+                train_context=spec.context, cost_seed=spec.seed, cost_draws=(first_draw, draws), draws=spec.draws)
 
 
 def validation_curve(spec: CellSpec, eval_bias: Bias, data):
@@ -235,7 +141,7 @@ def eval_bias_of(spec: CellSpec, variant: str, bias: Bias) -> Bias:
     """lsh is evaluated with hashes of a seed training never used; the others as trained."""
     if variant != "lsh":
         return bias
-    return Bias("lsh", spec.sigmas, spec.layers, s=spec.s, seed=EVAL_SEED_OFFSET + spec.seed)
+    return Bias("lsh", spec.sigmas, spec.layers, s=spec.s, seed=EVAL_SEED_OFFSET + spec.seed, draws=spec.draws)
 
 
 def finetune(spec: CellSpec, text, base: Trained, label: str) -> tuple[Trained, Bias, Bias, list[Row]]:
@@ -265,21 +171,16 @@ def run(spec: CellSpec) -> tuple[list[Row], float, float | None]:
         eval_bias, rows, draws = eval_bias_of(spec, spec.variant, bias), [], (0, spec.steps)
     else:
         base_path = Path(spec.base_checkpoint) if spec.base_checkpoint else None
-        base = pretrain(spec, text, "exact", base_path, f"{label} (its exact-ALiBi base)" if label else "")
+        base = pretrain(spec, text, spec.base, base_path, f"{label} (its {spec.base} base)" if label else "")
         trained, bias, eval_bias, rows = finetune(spec, text, base, label)
         draws = (spec.steps, spec.finetune_steps)
     seconds = time.monotonic() - t0
     model = trained.model.eval()
-    rows += [tail_row(spec, trained.losses)] + curve_rows(spec, trained)
-    rows += held_out_rows(model, spec, eval_bias, text.validation, "val_bpb", spec.eval_lengths,
-                          spec.variant == "lsh")
-    rows += held_out_rows(model, spec, eval_bias, text.test, "test_bpb", [1], False)
-    rows += cost_rows(spec, bias, *draws)
-    if spec.variant == "exact" and spec.phase == "train":
-        rows += swap_in_rows(model, spec, text.validation)
+    rows += model_rows(model, spec, trained, bias, eval_bias, text, draws)
     if spec.keep_dir:
         save_model(Path(spec.keep_dir) / spec.file_stem, model, bias,
-                   {"phase": spec.phase, "seed": spec.seed, "steps": spec.steps,
+                   {"phase": spec.phase, "base": spec.base if spec.phase == "finetune" else "",
+                    "seed": spec.seed, "steps": spec.steps,
                     "finetune_steps": spec.finetune_steps if spec.phase == "finetune" else 0,
                     "context": spec.context, "corpus": spec.corpus})
     return rows, seconds, trained.seconds_per_step()

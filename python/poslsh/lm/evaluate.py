@@ -89,7 +89,7 @@ def relative_errors(exact: torch.Tensor, approx: torch.Tensor) -> np.ndarray:
 
 @torch.no_grad()
 def swap_in_errors(qkv: list[tuple], sigmas: list[float], s_values: list[int], trials: int,
-                   seed: int) -> list[tuple[int, int, int, int, float]]:
+                   seed: int, hash_draws: str = "shared") -> list[tuple[int, int, int, int, float]]:
     """(s, trial, layer, head, error) of positional-LSH attention at s hashes against
     exact ALiBi, on the model's own Q, K, V (float64). Hash k of a trial is the
     same for every s, so each trial is one curve of error against s."""
@@ -100,7 +100,7 @@ def swap_in_errors(qkv: list[tuple], sigmas: list[float], s_values: list[int], t
         exact = attend(q, k, v, alibi_bias(sigmas, n).double())
         for trial in range(trials):
             for s in s_values:
-                bias = lsh_bias(seed, trial * len(qkv) + layer, s, sigmas, n, torch.float64)
+                bias = lsh_bias(seed, trial * len(qkv) + layer, s, sigmas, n, torch.float64, hash_draws)
                 approx = attend(q, k, v, bias)
                 rows += [(s, trial, layer, h, float(e))
                          for h, e in enumerate(relative_errors(exact, approx))]

@@ -120,6 +120,21 @@ def curve_due(done: int, cfg: TrainConfig) -> bool:
     return cfg.curve_every > 0 and (done % cfg.curve_every == 0 or done == cfg.steps)
 
 
+def train_step(model: ByteTransformer, opt: torch.optim.AdamW, biases: list, x: torch.Tensor,
+               y: torch.Tensor, lr: float | None = None) -> torch.Tensor:
+    """One AdamW step on the batch (x, y) with each layer's bias: the step every training,
+    fine-tune and `poslsh bench lm` point takes (lr None: the optimiser's own). Its loss."""
+    if lr is not None:
+        for group in opt.param_groups:
+            group["lr"] = lr
+    loss = bits_per_byte(model(x, biases), y)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    return loss
+
+
 def train(data: np.ndarray, bias: Bias, cfg: TrainConfig, seed: int,
           checkpoint: Path | None = None, label: str = "", curve: Curve | None = None,
           start: dict | None = None) -> Trained:
@@ -148,13 +163,8 @@ def train(data: np.ndarray, bias: Bias, cfg: TrainConfig, seed: int,
         step = cfg.first_step + local
         tick = time.process_time()
         x, y = training_batch(data, seed, step, cfg)
-        for group in opt.param_groups:
-            group["lr"] = learning_rate(step, cfg)
-        loss = bits_per_byte(model(x, [bias(cfg.context, l, step) for l in range(cfg.shape.layers)]), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
+        loss = train_step(model, opt, [bias(cfg.context, l, step) for l in range(cfg.shape.layers)], x, y,
+                          learning_rate(step, cfg))
         result.step_seconds += time.process_time() - tick
         result.steps_timed += 1
         result.losses.append(loss.item())
