@@ -169,7 +169,7 @@ void validate(const LmOptions& o) {
   require_positive_finite("--margin", o.margin);
   if (o.draws != "shared" && o.draws != "per-head")
     throw UsageError(
-        fmt::format("--draws accepts shared, per-head (got '{}')", printable(o.draws)));
+        fmt::format("--draws accepts shared, per-head (got '{}')", detail::printable(o.draws)));
   require_nonempty("--finetune-from", o.finetune_from.size());
   for (std::size_t i = 0; i < o.finetune_from.size(); ++i) {
     const std::string& b = o.finetune_from[i];
@@ -177,7 +177,7 @@ void validate(const LmOptions& o) {
         std::find(o.finetune_from.begin(), o.finetune_from.begin() + i, b) !=
             o.finetune_from.begin() + i)
       throw UsageError(fmt::format(
-          "--finetune-from accepts exact, nobias, each at most once (got '{}')", printable(b)));
+          "--finetune-from accepts exact, nobias, each at most once (got '{}')", detail::printable(b)));
   }
 }
 
