@@ -144,14 +144,15 @@ LM_SUMMARY = ("variant,train_s,phase,eval,eval_s,step,pos_lo,pos_hi,head,context
               "vs_nobias_low,vs_nobias_high,vs_nobias_verdict,step_cpu_seconds")
 
 
-def lm(d, name, s_values, seeds, variants=("exact", "lsh", "nobias", "fixed", "window"), n=64, finetune=True):
+def lm(d, name, s_values, seeds, variants=("exact", "lsh", "nobias", "fixed-block", "fixed", "window"), n=64,
+       finetune=True):
     """An lm table (output errors, learning curves) and its summary beside it (losses, costs), as
     `poslsh lm` writes them; with one seed the intervals are empty, as `poslsh lm` leaves them."""
     rows, summary = [], []
     nan = np.nan
     with_s = ("lsh", "fixed", "window")
     models = [(v, s) for v in variants for s in (s_values if v in with_s else [nan])]
-    offset = {"exact": 0.0, "lsh": 0.01, "nobias": 0.08, "fixed": 0.05, "window": 0.02}
+    offset = {"exact": 0.0, "lsh": 0.01, "nobias": 0.08, "fixed-block": 0.06, "fixed": 0.05, "window": 0.02}
     half = nan if seeds < 2 else 0.01
 
     def srow(v, s, phase, ev, es, step, pos, head, context, metric, mean, vs):
@@ -185,9 +186,9 @@ def lm(d, name, s_values, seeds, variants=("exact", "lsh", "nobias", "fixed", "w
             for step in range(0, 61, 20):
                 rows.append([v, s, seed, "train", 60, "self", nan, step, nan, nan, nan, nan, nan, nan, n,
                              "curve_val_bpb", 8.0 - step / 20 + offset[v] + 0.01 * seed, nan, 2, 0.02, 1.0, 0.1])
-            if finetune and v != "nobias":
+            for phase in (("finetune", "finetune-nobias") if finetune and v != "nobias" else ()):
                 for step in range(0, 11, 5):
-                    rows.append([v, s, seed, "finetune", 10, "self", nan, step, nan, nan, nan, nan, nan, nan, n,
+                    rows.append([v, s, seed, phase, 10, "self", nan, step, nan, nan, nan, nan, nan, nan, n,
                                  "curve_val_bpb", 2.5 - step / 20 + offset[v] * (10 - step) / 10, nan, 2, 0.02, 1.0, 0.1])
     csv = write(os.path.join(d, name + ".csv"), LM_COLUMNS.split(","), rows)
     write(os.path.join(d, name + ".summary.csv"), LM_SUMMARY.split(","), summary)
