@@ -16,7 +16,7 @@ namespace poslsh {
 
 namespace hash_law_checks {
 
-// The four line kinds, in output order.
+// The five line kinds, in output order.
 enum Kind { kIndex, kBulk, kTail, kSpan, kIndexSpan, kKinds };
 const char* kind_name(int k) {
   static const char* names[] = {"hash-index", "hash-bulk", "pitch-tail", "trial-span",
@@ -119,7 +119,7 @@ std::vector<CheckOutcome> check_hash_law_table(const CsvTable& table, double alp
       sigmas.push_back(r.sigma);
     ++per_kind[r.kind];
   }
-  const double share = alpha / kKinds;
+  const double share = alpha / static_cast<double>(kKinds);
   std::vector<CheckOutcome> out;
   for (const double sigma : sigmas)
     for (int kind = 0; kind < kKinds; ++kind) {
