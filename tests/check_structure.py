@@ -215,7 +215,7 @@ def length_findings(root, files, allowed):
 LISTED_DIRS = ("include", "src", "experiments", "apps", "python", "plots", "configs", "scripts",
                "tests", "fuzz", "examples", "cmake", "docs", ".ci")
 LISTED_TOP = (".clang-format", ".gitignore", "CMakeLists.txt", "README.md", "pyproject.toml", "setup.py")
-UNLISTED = ("tests/data/", "fuzz/corpus/", "fuzz/regressions/", "docs/figures/")
+UNLISTED = ("tests/data/", "fuzz/corpus/", "fuzz/regressions/", "docs/figures/", "docs/results/")
 LEFT_BEHIND = re.compile(r"(^|/)(__pycache__|\.pytest_cache|[^/]*\.egg-info)(/|$)|\.pyc$")
 
 
