@@ -24,20 +24,26 @@ and otherwise the difference is to exact ALiBi (to its fine-tuned control
 for a fine-tune), except on the row "LM 2", whose claim is about no bias.
 Each number must equal the table's to the decimals quoted, each verdict
 the table's; a number in such a cell that is not part of a quote fails
-too, so nothing there escapes the check.
+too, so nothing there escapes the check. And the committed tables must be
+those of configs/NAME.toml as committed: every option of its [lm] section
+has the value that docs/results/NAME/lm.csv.meta.json records as run (an
+edited config makes the tables stale until they are run again).
 
 Usage: check_claims.py [SOURCE_DIR]     (default: the tree this script is in)
        check_claims.py --self-test
   --self-test  the negative control: a quote off by one in its last
                decimal, a wrong verdict, a label naming no row and a bare
-               number, each planted in a scratch README, must be reported;
-               the true quotes not
+               number, each planted in a scratch README, and an option of
+               the config changed after the run must be reported; the true
+               quotes not
 """
 import csv
+import json
 import pathlib
 import re
 import sys
 import tempfile
+import tomllib
 
 NUMBER = r"[+\-−]?\d+\.\d+"
 QUOTE = re.compile(rf"(?P<label>[^:;]+?): (?P<mean>{NUMBER}) \[(?P<low>{NUMBER}), "
@@ -130,8 +136,25 @@ def check_cell(rows, claim, cell):
     return out
 
 
+def config_problems(source, name):
+    """The committed tables ran with configs/NAME.toml's [lm] options as they
+    stand (the sidecar's config is the options as resolved for the run)."""
+    config = source / "configs" / f"{name}.toml"
+    meta = source / "docs" / "results" / name / "lm.csv.meta.json"
+    missing = [str(p) for p in (config, meta) if not p.is_file()]
+    if missing:
+        return [f"{' and '.join(missing)} missing"]
+    wanted = tomllib.loads(config.read_text()).get("lm", {})
+    ran = tomllib.loads(json.loads(meta.read_text())["config"])
+    return [f"configs/{name}.toml sets {key} = {value!r}, its committed tables ran with "
+            f"{ran.get(key)!r}: run it again" for key, value in wanted.items()
+            if ran.get(key) != value]
+
+
 def problems(source):
     readme = (source / "README.md").read_text()
+    if "## What the paper claims" not in readme:
+        return ["README.md has no section '## What the paper claims'"]
     out, checked = [], 0
     for rows, column, title in ((r, c, t) for h, r in claims_tables(readme)
                                 for c, t in enumerate(h)):
@@ -143,6 +166,7 @@ def problems(source):
             out.append(f"column '{title}': {summary} does not exist")
             continue
         table = summary_rows(summary)
+        out += [f"{summary.parent.name}: {p}" for p in config_problems(source, summary.parent.name)]
         for cells in rows:
             claim = cells[0].split(":", 1)[0]
             if re.fullmatch(r"LM \d", claim):
@@ -160,6 +184,9 @@ lsh,4,train,self,,,,,,64,val_bpb,0.0312,0.0101,0.0523,undecided,-0.01,-0.02,0.0,
 lsh,4,finetune,self,,,,,,64,val_bpb,0.011,0.001,0.016,comparable,-0.05,-0.07,-0.03,better,,,,
 lsh,4,train,self,,,64,128,,128,val_bpb,0.002,-0.001,0.005,comparable,,,,,,,,
 """
+
+SELF_TEST_CONFIG = "[lm]\nsteps = 150\nsigmas = [2, 4]\n"
+SELF_TEST_META = json.dumps({"config": "steps = 150\nsigmas = [2, 4]\nmargin = 0.02\n"})
 
 SELF_TEST_README = """# x
 ## What the paper claims, and what poslsh finds
@@ -184,18 +211,25 @@ def self_test():
         "s = 5: +0.031 [+0.010, +0.052] undecided": ["names 0 rows"],
         "s = 4: +0.031 [+0.010, +0.052] undecided, about 0.03 of the loss": ["'0.03' in row LM 1"],
     }
+    true_cell = next(iter(plants))
+    cases = [(cell, SELF_TEST_CONFIG, expected) for cell, expected in plants.items()]
+    cases.append((true_cell, SELF_TEST_CONFIG.replace("150", "300"), ["sets steps = 300"]))
     failures = 0
-    for cell, expected in plants.items():
+    for cell, config, expected in cases:
         with tempfile.TemporaryDirectory() as tmp:
             root = pathlib.Path(tmp)
             (root / "docs" / "results" / "t").mkdir(parents=True)
+            (root / "configs").mkdir()
+            (root / "configs" / "t.toml").write_text(config)
+            (root / "docs" / "results" / "t" / "lm.csv.meta.json").write_text(SELF_TEST_META)
             (root / "docs" / "results" / "t" / "lm.summary.csv").write_text(SELF_TEST_SUMMARY)
             (root / "README.md").write_text(SELF_TEST_README.replace("{1}", cell))
             found = problems(root)
         ok = len(found) == len(expected) and all(any(e in f for f in found) for e in expected)
         if not ok:
             failures += 1
-            print(f"self-test: README cell '{cell}': expected {expected or 'no problem'}, got {found}")
+            print(f"self-test: README cell '{cell}', config {config!r}: expected "
+                  f"{expected or 'no problem'}, got {found}")
     print("self-test:", "FAIL" if failures else "every planted mismatch was reported")
     return 1 if failures else 0
 
