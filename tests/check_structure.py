@@ -8,8 +8,11 @@ Fails (exit 1, one line per finding) when
     headers ("core/...") are included by the core and the tests only;
   - a function body runs over MAX_LINES lines, outside the short list of
     ALLOWED_LONG_FUNCTIONS (each with its reason);
-  - a file of the project is not named in docs/ARCHITECTURE.md ("Every
-    file"; data directories excepted).
+  - a file of the project is not named in docs/FILES.md (data directories
+    excepted);
+  - docs/ARCHITECTURE.md runs over MAX_ARCHITECTURE_LINES lines (it is the
+    page a maintainer reads first, in minutes; detail goes to the pages it
+    links).
 
 Usage: check_structure.py [SOURCE_DIR]   (default: the tree this script is in)
        check_structure.py --self-test      (plants violations in a scratch tree:
@@ -21,6 +24,7 @@ import sys
 import tempfile
 
 MAX_LINES = 80
+MAX_ARCHITECTURE_LINES = 200
 
 # The quoted include prefixes ("runner/...") each directory may use. A
 # directory not listed here is not checked.
@@ -211,7 +215,7 @@ def length_findings(root, files, allowed):
 
 
 # Every file of these directories (and the top level's) is named in
-# docs/ARCHITECTURE.md, except data and what builds and tools leave behind.
+# docs/FILES.md, except data and what builds and tools leave behind.
 LISTED_DIRS = ("include", "src", "experiments", "apps", "python", "plots", "configs", "scripts",
                "tests", "fuzz", "examples", "cmake", "docs", ".ci")
 LISTED_TOP = (".clang-format", ".gitignore", "CMakeLists.txt", "README.md", "pyproject.toml", "setup.py")
@@ -220,22 +224,34 @@ LEFT_BEHIND = re.compile(r"(^|/)(__pycache__|\.pytest_cache|[^/]*\.egg-info)(/|$
 
 
 def listing_findings(root):
-    """Files that docs/ARCHITECTURE.md does not name (as `path`)."""
+    """Files that docs/FILES.md does not name (as `path`)."""
+    index = root / "docs" / "FILES.md"
+    if not index.is_file():
+        return ["docs/FILES.md: missing (the index that names every file of the project)"]
+    text = index.read_text(errors="replace")
+    rels = [p.relative_to(root).as_posix() for d in LISTED_DIRS for p in (root / d).rglob("*") if p.is_file()]
+    rels += [name for name in LISTED_TOP if (root / name).is_file()]
+    return [f"{rel}: not named in docs/FILES.md (add its line there)" for rel in sorted(rels)
+            if not rel.startswith(UNLISTED) and not LEFT_BEHIND.search(rel) and f"`{rel}`" not in text]
+
+
+def architecture_findings(root):
+    """docs/ARCHITECTURE.md over MAX_ARCHITECTURE_LINES lines."""
     arch = root / "docs" / "ARCHITECTURE.md"
     if not arch.is_file():
         return []
-    text = arch.read_text(errors="replace")
-    rels = [p.relative_to(root).as_posix() for d in LISTED_DIRS for p in (root / d).rglob("*") if p.is_file()]
-    rels += [name for name in LISTED_TOP if (root / name).is_file()]
-    return [f"{rel}: not named in docs/ARCHITECTURE.md (\"Every file\")" for rel in sorted(rels)
-            if not rel.startswith(UNLISTED) and not LEFT_BEHIND.search(rel) and f"`{rel}`" not in text]
+    lines = len(arch.read_text(errors="replace").splitlines())
+    if lines <= MAX_ARCHITECTURE_LINES:
+        return []
+    return [f"docs/ARCHITECTURE.md: {lines} lines (at most {MAX_ARCHITECTURE_LINES}: move detail "
+            "to the page it belongs to and link it)"]
 
 
 def findings_in(root, allowed=ALLOWED_LONG_FUNCTIONS):
     files = sorted(p for d in ("include", "src", "experiments", "apps", "python", "fuzz", "examples", "tests")
                    for p in (root / d).rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file())
     return files, (include_findings(root, files) + length_findings(root, files, allowed) +
-                   listing_findings(root))
+                   listing_findings(root) + architecture_findings(root))
 
 
 def function_of(lines):
@@ -267,16 +283,21 @@ def self_test():
         for rel, (text, _) in PLANTED.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(text)
-        # The file index names every planted file but one.
+        # The file index names every planted file but one (ARCHITECTURE.md
+        # naming it does not count), and ARCHITECTURE.md is one line too long.
         (root / "docs").mkdir()
+        (root / "docs/FILES.md").write_text(
+            "".join(f"- `{rel}`\n" for rel in PLANTED) + "- `docs/ARCHITECTURE.md`\n"
+            "- `docs/FILES.md`\n")
         (root / "docs/ARCHITECTURE.md").write_text(
-            "".join(f"- `{rel}`\n" for rel in PLANTED) + "- `docs/ARCHITECTURE.md`\n")
+            "- `src/stats/unlisted.h`\n" * (MAX_ARCHITECTURE_LINES + 1))
         (root / "src/stats/unlisted.h").write_text("#pragma once\n")
         # One stale entry: a function the list allows that is no longer long.
         _, findings = findings_in(root, allowed={("apps/split_already.cpp", "run"): "planted"})
     expected = {rel: want for rel, (_, want) in PLANTED.items() if want}
     expected["apps/split_already.cpp"] = "run is no longer over"
-    expected["src/stats/unlisted.h"] = "not named in docs/ARCHITECTURE.md"
+    expected["src/stats/unlisted.h"] = "not named in docs/FILES.md"
+    expected["docs/ARCHITECTURE.md"] = f"{MAX_ARCHITECTURE_LINES + 1} lines"
     missed = [f"{rel}: {want}" for rel, want in expected.items()
               if not any(f.startswith(rel + ":") and want in f for f in findings)]
     extra = [f for f in findings if not any(f.startswith(rel + ":") and want in f
