@@ -13,6 +13,7 @@
 
 #include "experiments/block_size_fit.h"
 #include "experiments/blocksize.h"
+#include "internal/printable.h"
 #include "stats/binomial.h"
 #include "stats/chernoff.h"
 #include "runner/cli_common.h"

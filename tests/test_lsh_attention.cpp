@@ -8,6 +8,7 @@
 
 #include "attention_test_util.h"
 #include "error_kinds.h"
+#include "internal/attention_work.h"
 #include "runner/cli_common.h"
 
 namespace poslsh {
