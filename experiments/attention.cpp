@@ -21,6 +21,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "experiments/argument_flags.h"
 #include "experiments/control_sampler.h"
 #include "experiments/estimator_probe.h"
 #include "experiments/planted_defect.h"

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <poslsh/alibi_heads.h>
 #include <poslsh/attention_bounds.h>
 #include <poslsh/lsh_attention.h>
 
