@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "internal/printable.h"
 #include "runner/child_process.h"
 #include "runner/cli_common.h"
 

@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "experiments/experiment.h"
+#include "internal/printable.h"
 #include "runner/atomic_file.h"
 #include "runner/child_process.h"
 #include "runner/cli_common.h"

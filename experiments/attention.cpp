@@ -21,9 +21,11 @@
 #include <memory>
 #include <stdexcept>
 
+#include "experiments/argument_flags.h"
 #include "experiments/control_sampler.h"
 #include "experiments/estimator_probe.h"
 #include "experiments/planted_defect.h"
+#include "internal/printable.h"
 #include "runner/cli_common.h"
 #include "runner/sha256.h"
 #include "runner/sweep.h"

@@ -24,6 +24,7 @@
 
 #include "experiments/attention.h"
 #include "experiments/bench_timing.h"
+#include "internal/attention_work.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/csv_writer.h"

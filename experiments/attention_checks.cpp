@@ -50,6 +50,7 @@
 #include "experiments/attention.h"
 #include "experiments/attention_length_fit.h"
 #include "experiments/attention_table.h"
+#include "internal/printable.h"
 #include "runner/cli_common.h"
 #include "stats/least_squares.h"
 #include "experiments/rate_interval.h"

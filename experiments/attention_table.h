@@ -12,6 +12,7 @@
 #include <string>
 
 #include "experiments/check_outcome.h"
+#include "internal/printable.h"
 #include "runner/csv_table.h"
 
 namespace poslsh::attention_checks {

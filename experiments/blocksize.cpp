@@ -11,6 +11,7 @@
 #include <cmath>
 #include <memory>
 
+#include "experiments/argument_flags.h"
 #include "experiments/planted_defect.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"

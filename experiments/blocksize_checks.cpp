@@ -13,8 +13,10 @@
 
 #include "experiments/block_size_fit.h"
 #include "experiments/blocksize.h"
+#include "internal/printable.h"
 #include "stats/binomial.h"
 #include "stats/chernoff.h"
+#include "stats/least_squares.h"
 #include "runner/cli_common.h"
 #include "runner/csv_writer.h"
 
@@ -276,31 +278,6 @@ struct GrowthPoint {
   bool fails = false;
 };
 
-// Weighted least squares of y on a + b x (or on a alone when x is empty):
-// returns chi-square, and the slope in *slope.
-double weighted_fit(const std::vector<double>& x, const std::vector<double>& y,
-                    const std::vector<double>& w, double* slope) {
-  double sw = 0, swx = 0, swy = 0, swxx = 0, swxy = 0;
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    const double xi = x.empty() ? 0.0 : x[i];
-    sw += w[i], swx += w[i] * xi, swy += w[i] * y[i];
-    swxx += w[i] * xi * xi, swxy += w[i] * xi * y[i];
-  }
-  double a = swy / sw, b = 0;
-  if (!x.empty()) {
-    const double det = sw * swxx - swx * swx;
-    b = (sw * swxy - swx * swy) / det;
-    a = (swy - b * swx) / sw;
-  }
-  if (slope) *slope = b;
-  double chi2 = 0;
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    const double r = y[i] - a - b * (x.empty() ? 0.0 : x[i]);
-    chi2 += w[i] * r * r;
-  }
-  return chi2;
-}
-
 // The cells grouped once: growth groups (sigma, c) with s = ceil(c ln n), in
 // table order, and the Bonferroni shares of alpha.
 struct Families {
@@ -475,19 +452,19 @@ CheckOutcome growth_fit_line(const std::string& name, const std::vector<GrowthPo
   };
   const double dof1 = static_cast<double>(points.size() - 1),
                dof2 = static_cast<double>(points.size() - 2);
-  double best_score = weighted_fit({}, y, w, nullptr) / dof1;
+  double best_score = stats::weighted_least_squares({}, y, w).chi_square / dof1;
   std::string best = "constant";
   std::string fits = fmt::format("constant {:.3g} [{:.3g}]", best_score,
-                                 weighted_fit({}, y_law, w, nullptr) / dof1);
+                                 stats::weighted_least_squares({}, y_law, w).chi_square / dof1);
   double slope = 0, slope_law = 0;
   for (const auto& m : models) {
     std::vector<double> x;
     for (const auto& g : points)
       x.push_back(g.cell->sigma * m.g(std::log(static_cast<double>(g.cell->n))));
-    double b = 0, b_law = 0;
-    const double score = weighted_fit(x, y, w, &b) / dof2;
-    const double score_law = weighted_fit(x, y_law, w, &b_law) / dof2;
-    if (m.g == models[0].g) slope = b, slope_law = b_law;
+    const auto fit = stats::weighted_least_squares(x, y, w);
+    const auto fit_law = stats::weighted_least_squares(x, y_law, w);
+    const double score = fit.chi_square / dof2, score_law = fit_law.chi_square / dof2;
+    if (m.g == models[0].g) slope = fit.slope, slope_law = fit_law.slope;
     fits += fmt::format(", sigma {} {:.3g} [{:.3g}]", m.name, score, score_law);
     if (score < best_score) best_score = score, best = std::string("sigma ") + m.name;
   }

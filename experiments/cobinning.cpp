@@ -8,6 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "internal/printable.h"
 #include "stats/chernoff.h"
 
 namespace poslsh {

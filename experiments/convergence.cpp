@@ -13,6 +13,7 @@
 #include <memory>
 #include <thread>
 
+#include "experiments/argument_flags.h"
 #include "experiments/planted_defect.h"
 #include "runner/cli_common.h"
 #include "runner/swept_experiment.h"

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "experiments/convergence.h"
+#include "internal/printable.h"
 #include "stats/binomial.h"
 #include "stats/least_squares.h"
 #include "experiments/rate_interval.h"

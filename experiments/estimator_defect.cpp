@@ -2,6 +2,8 @@
 
 #include <poslsh/attention_options.h>
 
+#include "internal/attention_work.h"
+
 namespace poslsh {
 
 const std::vector<EstimatorBug>& all_estimator_bugs() {

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "experiments/hash_law.h"
+#include "internal/printable.h"
 #include "runner/cli_common.h"
 #include "stats/binomial.h"
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "internal/printable.h"
 #include "runner/atomic_file.h"
 #include "runner/child_process.h"
 #include "runner/cli_common.h"
@@ -214,7 +215,8 @@ void require_importable(const std::string& python) {
 }
 
 // Runs `python3 -m poslsh.lm MODE ARG RESULT` and returns RESULT's text. Exit
-// 2: unusable input, RESULT holds the one-line reason; 130/143: interrupted.
+// 2: unusable input, RESULT holds the one-line reason; 3: a bug in the
+// package (its traceback on stderr), reported as ours; 130/143: interrupted.
 std::string run_python(const std::string& python, const std::string& mode, const std::string& arg,
                        const fs::path& result) {
   const int rc = run_child({python, "-m", "poslsh.lm", mode, arg, result.string()});
@@ -222,6 +224,9 @@ std::string run_python(const std::string& python, const std::string& mode, const
   std::string text = fs::exists(result) ? read_file("lm", result.string()) : std::string();
   fs::remove(result);
   if (rc == 2 && !text.empty()) throw InputError(single_line(text));
+  if (rc == 3)
+    throw std::logic_error(fmt::format("lm: `{} -m poslsh.lm {}` failed (its traceback above)",
+                                       detail::printable(python, 200), mode));
   if (rc != 0)
     throw std::runtime_error(
         fmt::format("lm: `{} -m poslsh.lm {}` exited with code {}", python, mode, rc));

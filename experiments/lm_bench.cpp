@@ -15,6 +15,7 @@
 
 #include "experiments/experiment.h"
 #include "experiments/lm.h"
+#include "internal/printable.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 

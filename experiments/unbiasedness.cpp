@@ -13,6 +13,7 @@
 
 #include "experiments/cobin_checks.h"
 #include "experiments/planted_defect.h"
+#include "internal/printable.h"
 #include "runner/cli_common.h"
 #include "runner/swept_experiment.h"
 

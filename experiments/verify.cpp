@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "internal/printable.h"
 #include "runner/cli_common.h"
 
 namespace poslsh {

@@ -12,7 +12,11 @@ Fails (exit 1, one line per finding) when
     excepted);
   - docs/ARCHITECTURE.md runs over MAX_ARCHITECTURE_LINES lines (it is the
     page a maintainer reads first, in minutes; detail goes to the pages it
-    links).
+    links);
+  - an installed header (include/) declares one of the core's internals
+    (INTERNAL_NAMES: what only the core, its tests or the in-tree layers
+    above it use, or what was deleted as dead), or puts in namespace detail
+    anything but the forward declaration of an opaque type.
 
 Usage: check_structure.py [SOURCE_DIR]   (default: the tree this script is in)
        check_structure.py --self-test      (plants violations in a scratch tree:
@@ -39,22 +43,40 @@ LAYER_OF = {
     "fuzz": "fuzz",
     "examples": "examples",
 }
+# "internal/..." is the core's in-tree headers (src/core/internal/): every
+# layer built in the tree may include them; the installed headers and the
+# examples (built against the install) may not.
 MAY_INCLUDE = {
     "public": set(),
-    "core": {"core"},
+    "core": {"core", "internal"},
     # The statistics sit on the core's public headers alone.
-    "stats": {"stats"},
-    "runner": {"runner"},
-    "experiments": {"stats", "runner", "experiments"},
-    "apps": {"stats", "runner", "experiments", "apps"},
+    "stats": {"stats", "internal"},
+    "runner": {"runner", "internal"},
+    "experiments": {"stats", "runner", "experiments", "internal"},
+    "apps": {"stats", "runner", "experiments", "apps", "internal"},
     # The module is on top of the core and, of the experiments, links only
     # the measurement of a convergence row (experiments/convergence_errors.h)
     # and verify's checks on samples in memory (experiments/verification.h).
-    "python": {"experiments"},
-    "fuzz": {"stats", "runner", "experiments", "apps"},
+    "python": {"experiments", "internal"},
+    "fuzz": {"stats", "runner", "experiments", "apps", "internal"},
     "examples": set(),
 }
-LAYER_PREFIXES = ("core", "stats", "runner", "experiments", "apps")
+LAYER_PREFIXES = ("core", "internal", "stats", "runner", "experiments", "apps")
+
+# What no installed header may declare: the core's internals, which live in
+# its private headers (src/core/*.h: the tiled products' block values,
+# buffers and layout, the Lanczos engine, what only the tests call) or its
+# in-tree headers (src/core/internal/: the key tile and the worker pool, the
+# printable excerpt of input text), and truncated_mean, deleted unused.
+INTERNAL_NAMES = (
+    "BlockValue", "TileBuffers", "tiled", "kKeyTile", "for_each_unit", "printable",
+    "truncated_mean", "OnlineSoftmax", "LogitRule", "lanczos_extreme_eigenvalue",
+    "symmetric_spectral_norm", "kw_epsilon", "gamma2_from_uniforms", "mask_mean_transpose_op",
+    "alibi_kernel_transpose_op", "prefix_sums", "validate_head_stacks",
+)
+INTERNAL_NAME = re.compile(r"\b(" + "|".join(INTERNAL_NAMES) + r")\b")
+DETAIL_NAMESPACE = re.compile(r"\bnamespace\s+detail\s*\{")
+FORWARD_DECLARATION = re.compile(r"^(struct|class)\s+\w+\s*;$")
 
 # Functions allowed over MAX_LINES lines: (file, function name) -> reason.
 ALLOWED_LONG_FUNCTIONS = {}
@@ -96,6 +118,39 @@ def include_findings(root, files):
                        if top == "core" else f"{layer} may include only from "
                        f"{', '.join(sorted(MAY_INCLUDE[layer])) or 'public headers'}")
                 findings.append(f"{rel}:{number}: includes \"{target}\" from a higher layer ({why})")
+    return findings
+
+
+def braced(code, opening):
+    """The text between the brace at `opening` and its match."""
+    depth, i = 0, opening
+    while i < len(code):
+        depth += {"{": 1, "}": -1}.get(code[i], 0)
+        if depth == 0:
+            return code[opening + 1:i]
+        i += 1
+    return code[opening + 1:]
+
+
+def public_header_findings(root, files):
+    """Installed headers that declare an internal name or fill namespace detail."""
+    findings = []
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        if layer_of(rel) != "public":
+            continue
+        code = strip_code(path.read_text(errors="replace"))
+        for number, line in enumerate(code.splitlines(), 1):
+            for name in sorted(set(INTERNAL_NAME.findall(line))):
+                findings.append(f"{rel}:{number}: declares {name}, an internal of the core "
+                                "(a private header in src/core/, not an installed one)")
+        for m in DETAIL_NAMESPACE.finditer(code):
+            body = braced(code, m.end() - 1)
+            statements = [s.strip() + ";" for s in body.split(";") if s.strip()]
+            if not all(FORWARD_DECLARATION.match(" ".join(s.split())) for s in statements):
+                number = code.count("\n", 0, m.start()) + 1
+                findings.append(f"{rel}:{number}: namespace detail holds more than forward "
+                                "declarations of opaque types (move it to src/core/)")
     return findings
 
 
@@ -251,7 +306,8 @@ def findings_in(root, allowed=ALLOWED_LONG_FUNCTIONS):
     files = sorted(p for d in ("include", "src", "experiments", "apps", "python", "fuzz", "examples", "tests")
                    for p in (root / d).rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file())
     return files, (include_findings(root, files) + length_findings(root, files, allowed) +
-                   listing_findings(root) + architecture_findings(root))
+                   listing_findings(root) + architecture_findings(root) +
+                   public_header_findings(root, files))
 
 
 def function_of(lines):
@@ -272,6 +328,20 @@ PLANTED = {
                              "}\n}\n", "f81 is 81 lines"),
     "src/core/long_class.h": ("struct S {\n  int method() const {\n" + "    int x = 0;\n" * 90 +
                               "    return x;\n  }\n};\n", "method is 93 lines"),
+    # An installed header that declares an internal of the core, one that
+    # includes the core's in-tree headers, one that defines something in
+    # namespace detail; and one that only names internals in a comment and
+    # forward-declares an opaque type, as mask_mean.h does (not reported).
+    "include/poslsh/leaky.h": ("#pragma once\nnamespace poslsh {\n// for_each_unit: private.\n"
+                               "int for_each_unit(int units);\n}\n", "declares for_each_unit"),
+    "include/poslsh/reaches.h": ('#include "internal/printable.h"\n', 'includes "internal/printable.h"'),
+    "include/poslsh/detail_body.h": ("namespace poslsh {\nnamespace detail {\nstruct Opaque;\n"
+                                     "inline int helper() { return 1; }\n}\n}\n",
+                                     "namespace detail holds more than forward declarations"),
+    "include/poslsh/clean.h": ("#pragma once\n// BlockValue, TileBuffers: src/core/tiled_product.h.\n"
+                               "namespace poslsh {\nnamespace detail {\nstruct TiledBlocks;\n"
+                               "struct ProductAccess;\n}\nstruct Mask { int tiled_count = 0; };\n}\n", None),
+    "src/runner/in_tree.cpp": ('#include "internal/printable.h"\n', None),
     # Allowed: the tests reach every layer and may be long.
     "tests/test_anything.cpp": ('#include "core/lanes.h"\n#include "apps/cli_app.h"\n' + function_of(120), None),
 }

@@ -32,7 +32,7 @@ declared=$(grep -v '^#' "$src/cmake/public_headers.txt" | sort)
 [ "$(ls "$src/include/poslsh" | sort)" = "$declared" ] ||
   fail "include/poslsh/ differs from cmake/public_headers.txt: $(diff <(ls "$src/include/poslsh" | sort) <(echo "$declared") | tr '\n' ' ')"
 # The public headers are the core's: none may include the runner's.
-if grep -rlE '#include "(runner|experiments|apps|core)/' "$tmp/prefix/include/poslsh"; then
+if grep -rlE '#include "(runner|experiments|apps|core|internal)/' "$tmp/prefix/include/poslsh"; then
   fail "an installed header includes the runner"
 fi
 # The installed library is what users call: no private header of the core

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/argument_flags.h"
 #include "runner/cli_common.h"
 
 namespace poslsh {

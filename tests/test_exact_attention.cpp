@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <poslsh/alibi_heads.h>
 #include <poslsh/exact_attention.h>
 
 #include <cmath>

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <poslsh/alibi_heads.h>
 #include <poslsh/attention_bounds.h>
 #include <poslsh/lsh_attention.h>
 
@@ -8,6 +9,7 @@
 
 #include "attention_test_util.h"
 #include "error_kinds.h"
+#include "internal/attention_work.h"
 #include "runner/cli_common.h"
 
 namespace poslsh {

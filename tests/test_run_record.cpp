@@ -12,6 +12,7 @@
 
 #include "cli_harness.h"
 #include "golden_outputs.h"
+#include "internal/printable.h"
 #include "runner/run_record.h"
 
 namespace poslsh {

@@ -1,7 +1,7 @@
 // The declarative experiment runner (src/runner/swept_experiment.h) on the
 // minimal experiment of docs/ARCHITECTURE.md ("Adding an experiment"), and the
 // one --sigma / --alibi-heads resolution every experiment shares
-// (src/runner/alibi_heads_options.h).
+// (experiments/argument_flags.h).
 #include <unistd.h>
 #include <gtest/gtest.h>
 #include <poslsh/alibi_heads.h>
@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "cli_harness.h"
+#include "experiments/argument_flags.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 #include "runner/swept_experiment.h"

@@ -21,15 +21,6 @@
 
 namespace poslsh {
 
-// The buffers of one product (the tiled pass's, and the normal operator's
-// intermediate vector). The operators' own products use an internal one;
-// products given their own scratch may run concurrently on one operator (one
-// scratch per thread).
-struct ProductScratch {
-  TileBuffers tiles;
-  std::vector<double> normal;
-};
-
 class ErrorOperator {
  public:
   using Scalar = double;
@@ -63,7 +54,8 @@ class ErrorOperator {
   // single-vector product bit for bit.
   void perform_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes) const;
   void perform_transpose_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes) const;
-  // The same with the caller's scratch: thread-safe, one scratch per thread.
+  // The same with the caller's scratch (ProductScratch, mask_mean.h):
+  // thread-safe, one scratch per thread.
   void perform_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes,
                         ProductScratch& scratch) const;
   void perform_transpose_op_lanes(const Scalar* x_in, Scalar* y_out, int lanes,

@@ -10,8 +10,6 @@
 #pragma once
 
 #include <stdexcept>
-#include <string>
-#include <string_view>
 
 namespace poslsh {
 
@@ -19,30 +17,5 @@ class InputError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
-
-namespace detail {
-
-// Text from an input file echoed in a message: at most `max` bytes, control
-// and non-ASCII bytes as \xNN, so that a hostile file cannot break the
-// message's single line or send escape sequences to the terminal. Not part
-// of the API: shared by poslsh's own readers and CLI.
-inline std::string printable(std::string_view text, std::size_t max = 40) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < text.size() && i < max; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c >= 0x7f) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (text.size() > max) out += "...";
-  return out;
-}
-
-}  // namespace detail
 
 }  // namespace poslsh

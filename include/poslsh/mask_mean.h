@@ -14,19 +14,21 @@
 
 namespace poslsh {
 
-// What each block [lo, hi) adds on [lo, hi) through the difference array D:
-// the block sum P[hi] - P[lo] (symmetric product), P[lo] (causal product) or
-// P[hi] (transposed causal product), P the prefix sums of x.
-enum class BlockValue { kSum, kPrefixAtStart, kPrefixAtEnd };
-
 namespace detail {
-struct TiledBlocks;  // the tile-major block starts of the products (private to the core)
-}
+struct TiledBlocks;    // the tile-major block starts of the products
+struct ProductAccess;  // how the core's products reach the members below
+}  // namespace detail (both private to the core: src/core/tiled_product.h)
 
-// The buffers of one tiled product: the prefix-sum ring, the tile's part of
-// the difference array and the per-hash scatter state.
-struct TileBuffers {
-  std::vector<double> ring, tile, state;
+// The buffers of one product of a MaskMean or an ErrorOperator (and the
+// intermediate vector of a NormalOperator's). The operators' own products use
+// an internal one; products given their own scratch may run concurrently on
+// one operator (one scratch per thread). It holds no state between products,
+// so a copy is as good as a fresh one. Opaque: its layout is the products'.
+class ProductScratch {
+ private:
+  friend struct detail::ProductAccess;
+  std::vector<double> ring_, tile_, state_;  // prefix-sum ring, tile of D, per-hash state
+  std::vector<double> normal_;               // E x inside E^T E x
 };
 
 // ArgumentError (n) unless 1 <= n < 2^32, the lengths a MaskMean takes:
@@ -69,10 +71,8 @@ class MaskMean {
   void perform_op(const Scalar* x_in, Scalar* y_out) const;
   Eigen::MatrixXd dense() const;
 
-  // The block starts regrouped tile by tile, for the core's tiled products.
-  const detail::TiledBlocks& tiled() const { return *tiled_; }
-
  private:
+  friend struct detail::ProductAccess;  // the tiled products read tiled_
   std::int64_t n_;
   Form form_;
   std::vector<std::int64_t> starts_;   // all hashes' block starts, concatenated
@@ -81,7 +81,7 @@ class MaskMean {
   // The block starts again, tile-major, for the products; immutable, so
   // copies of the operator share it.
   std::shared_ptr<const detail::TiledBlocks> tiled_;
-  mutable TileBuffers buffers_;  // perform_op's
+  mutable ProductScratch scratch_;  // perform_op's
 };
 
 }  // namespace poslsh

@@ -1,7 +1,6 @@
 // The law of the hash pitch, delta ~ Gamma(shape 2, scale sigma) (MATH §2),
 // in Boost.Math style: a tiny object holding the parameter and free functions.
-// Closed forms with x = t / sigma:
-//   P(delta > t) = (1 + x) e^-x,  E[delta 1(delta > t)] = sigma (x^2 + 2x + 2) e^-x.
+// Closed form with x = t / sigma: P(delta > t) = (1 + x) e^-x.
 #pragma once
 
 #include <poslsh/hash_parameters.h>
@@ -26,8 +25,6 @@ class PitchLaw {
 double cdf(const PitchLaw& law, double t);   // P(delta <= t)
 double tail(const PitchLaw& law, double t);  // P(delta > t), accurate in the far tail
 double pdf(const PitchLaw& law, double t);
-// E[delta · 1(delta > t)].
-double truncated_mean(const PitchLaw& law, double t);
 
 // The x >= 0 solving s (1 + x) e^-x = p (union bound over s pitches: with
 // probability >= 1 - p every pitch is <= sigma x). Returns 0 when s <= p.

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "internal/attention_work.h"
+
 namespace poslsh {
 namespace {
 

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "internal/attention_work.h"
+
 namespace poslsh {
 
 int resolve_threads(int threads) {

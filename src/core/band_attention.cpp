@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include "internal/attention_work.h"
 #include "online_softmax.h"
 
 namespace poslsh {

@@ -111,15 +111,15 @@ void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct 
   double g[kLanes] = {};
   if (form == Form::kSymmetric) {
     // y = M~ x - (f + g - x), f forward and g backward recursions.
-    detail::tiled_forward_pass<BlockValue::kSum, kLanes>(
-        mask, x, r, scratch.tiles,
+    detail::tiled_forward_pass<detail::BlockValue::kSum, kLanes>(
+        mask, x, r, detail::ProductAccess::tiles(scratch),
         [&](std::int64_t, std::int64_t e, int, double acc, double f, const double*, std::int64_t) {
           y[e] = acc * inv_s - f + x[e];
         });
   } else if (which == LaneProduct::kForward) {
     // Causal: (M~_c x)_i = P[i+1] - (1/s) Σ_k P[start_k(i)].
-    detail::tiled_forward_pass<BlockValue::kPrefixAtStart, kLanes>(
-        mask, x, r, scratch.tiles,
+    detail::tiled_forward_pass<detail::BlockValue::kPrefixAtStart, kLanes>(
+        mask, x, r, detail::ProductAccess::tiles(scratch),
         [&](std::int64_t i, std::int64_t e, int l, double acc, double f, const double* P,
             std::int64_t p_mask) {
           y[e] = (P[((i + 1) & p_mask) * kLanes + l] - acc * inv_s) - f;
@@ -129,8 +129,8 @@ void error_product_lanes(const MaskMean& mask, double r, Form form, LaneProduct 
     return;
   } else {
     // (M~_c^T x)_i = (1/s) Σ_k P[end_k(i)] - P[i]; (L*_c^T x)_i = g_i (backward).
-    detail::tiled_forward_pass<BlockValue::kPrefixAtEnd, kLanes>(
-        mask, x, r, scratch.tiles,
+    detail::tiled_forward_pass<detail::BlockValue::kPrefixAtEnd, kLanes>(
+        mask, x, r, detail::ProductAccess::tiles(scratch),
         [&](std::int64_t i, std::int64_t e, int l, double acc, double, const double* P,
             std::int64_t p_mask) { y[e] = acc * inv_s - P[(i & p_mask) * kLanes + l]; });
   }
@@ -212,9 +212,10 @@ void NormalOperator::perform_op_lanes(const Scalar* x, Scalar* y, int lanes) con
 
 void NormalOperator::perform_op_lanes(const Scalar* x, Scalar* y, int lanes,
                                       ProductScratch& scratch) const {
-  scratch.normal.resize(static_cast<std::size_t>(rows() * lanes));
-  error_.perform_op_lanes(x, scratch.normal.data(), lanes, scratch);
-  error_.perform_transpose_op_lanes(scratch.normal.data(), y, lanes, scratch);
+  std::vector<double>& mid = detail::ProductAccess::normal(scratch);
+  mid.resize(static_cast<std::size_t>(rows() * lanes));
+  error_.perform_op_lanes(x, mid.data(), lanes, scratch);
+  error_.perform_transpose_op_lanes(mid.data(), y, lanes, scratch);
 }
 
 namespace detail {
@@ -236,10 +237,11 @@ void lanczos_transpose_op_lanes(const ErrorOperator& error, const double* x, dou
 void lanczos_op_lanes(const NormalOperator& normal, const double* x, double* y, int lanes,
                       ProductScratch& scratch, const double* beta, const double* v_prev,
                       double* alpha) {
-  scratch.normal.resize(static_cast<std::size_t>(normal.rows() * lanes));
-  normal.error().perform_op_lanes(x, scratch.normal.data(), lanes, scratch);
-  lanczos_transpose_op_lanes(normal.error(), scratch.normal.data(), y, lanes, scratch, x, beta,
-                             v_prev, alpha);
+  std::vector<double>& mid = ProductAccess::normal(scratch);
+  mid.resize(static_cast<std::size_t>(normal.rows() * lanes));
+  normal.error().perform_op_lanes(x, mid.data(), lanes, scratch);
+  lanczos_transpose_op_lanes(normal.error(), mid.data(), y, lanes, scratch, x, beta, v_prev,
+                             alpha);
 }
 
 }  // namespace detail

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "head_stacks.h"
+#include "internal/attention_work.h"
 #include "online_softmax.h"
 
 namespace poslsh {

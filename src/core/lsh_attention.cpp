@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "head_stacks.h"
+#include "internal/attention_work.h"
 #include "online_softmax.h"
 
 namespace poslsh {

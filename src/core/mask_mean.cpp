@@ -108,16 +108,16 @@ void MaskMean::perform_op(const Scalar* x, Scalar* y) const {
   const double inv_s = 1.0 / static_cast<double>(num_hashes());
   if (form_ == Form::kSymmetric) {
     // Every i in block [a, b) receives P[b] - P[a].
-    detail::tiled_forward_pass<BlockValue::kSum, 1>(
-        *this, x, 0.0, buffers_,
+    detail::tiled_forward_pass<detail::BlockValue::kSum, 1>(
+        *this, x, 0.0, detail::ProductAccess::tiles(scratch_),
         [&](std::int64_t i, std::int64_t, int, double acc, double, const double*, std::int64_t) {
           y[i] = acc * inv_s;
         });
   } else {
     // Causal: i receives P[i+1] - P[a]; the P[i+1] part is common to all
     // hashes, so only the piecewise-constant P[a] goes through D.
-    detail::tiled_forward_pass<BlockValue::kPrefixAtStart, 1>(
-        *this, x, 0.0, buffers_,
+    detail::tiled_forward_pass<detail::BlockValue::kPrefixAtStart, 1>(
+        *this, x, 0.0, detail::ProductAccess::tiles(scratch_),
         [&](std::int64_t i, std::int64_t, int, double acc, double, const double* P,
             std::int64_t p_mask) { y[i] = P[(i + 1) & p_mask] - acc * inv_s; });
   }

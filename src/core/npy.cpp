@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "internal/printable.h"
+
 namespace poslsh {
 namespace {
 

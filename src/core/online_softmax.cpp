@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "internal/attention_work.h"
+
 namespace poslsh::detail {
 namespace {
 // exp(x) is a normal number for x >= kExpFloor: float e^-87 = 1.6e-38 >

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <functional>
 
+#include "internal/attention_work.h"
+
 namespace poslsh::detail {
 
 // logit(i, j) = q_i·k_j / sqrt(d) - slope |i - j| for keys j the rule keeps:

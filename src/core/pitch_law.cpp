@@ -31,11 +31,6 @@ double pdf(const PitchLaw& law, double t) {
   return x * std::exp(-x) / law.sigma();
 }
 
-double truncated_mean(const PitchLaw& law, double t) {
-  const double x = t > 0 ? t / law.sigma() : 0.0;
-  return law.sigma() * (x * x + 2.0 * x + 2.0) * std::exp(-x);
-}
-
 double union_tail_threshold(double s, double p) {
   if (!(s >= 1) || !std::isfinite(s))
     throw ArgumentError("s", "must be a finite number >= 1", format_value(s));

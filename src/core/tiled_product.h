@@ -27,6 +27,31 @@
 
 namespace poslsh::detail {
 
+// What each block [lo, hi) adds on [lo, hi) through the difference array D:
+// the block sum P[hi] - P[lo] (symmetric product), P[lo] (causal product) or
+// P[hi] (transposed causal product), P the prefix sums of x.
+enum class BlockValue { kSum, kPrefixAtStart, kPrefixAtEnd };
+
+// The buffers of one tiled product, inside a ProductScratch: the prefix-sum
+// ring, the tile's part of the difference array and the per-hash scatter
+// state.
+struct TileBuffers {
+  std::vector<double>& ring;
+  std::vector<double>& tile;
+  std::vector<double>& state;
+};
+
+// The core's way into the private members of the installed MaskMean and
+// ProductScratch (their friend): the tiled layout of the block starts and
+// the buffers, neither of which a caller of the products needs to see.
+struct ProductAccess {
+  static const TiledBlocks& tiled(const MaskMean& mask) { return *mask.tiled_; }
+  static TileBuffers tiles(ProductScratch& scratch) {
+    return {scratch.ring_, scratch.tile_, scratch.state_};
+  }
+  static std::vector<double>& normal(ProductScratch& scratch) { return scratch.normal_; }
+};
+
 // kLanes doubles as one GCC vector value (kLanes 2 or 4: one SSE or AVX
 // register; 8, two AVX registers, was slower than the scalar loop:
 // docs/benchmarks.md).
@@ -128,9 +153,9 @@ inline void scatter_tile(const TiledBlocks& tiled, std::int64_t s, std::int64_t 
 // lo <= p <= hi, and D[(i - lo) * kLanes + l] is the difference-array entry
 // of position i, for lo <= i < hi.
 template <BlockValue kValue, int kLanes, class Finish>
-void for_each_scattered_tile(const MaskMean& mask, const double* __restrict x, TileBuffers& buf,
+void for_each_scattered_tile(const MaskMean& mask, const double* __restrict x, TileBuffers buf,
                              Finish&& finish) {
-  const TiledBlocks& tb = mask.tiled();
+  const TiledBlocks& tb = ProductAccess::tiled(mask);
   const std::int64_t n = mask.rows(), s = mask.num_hashes();
   const std::int64_t p_mask = tb.ring_size - 1;
   buf.ring.resize(static_cast<std::size_t>(tb.ring_size * kLanes));
@@ -168,7 +193,7 @@ void for_each_scattered_tile(const MaskMean& mask, const double* __restrict x, T
 // with e = i * kLanes + l and the tile's prefix sums as for_each_scattered_tile.
 template <BlockValue kValue, int kLanes, class Out>
 void tiled_forward_pass(const MaskMean& mask, const double* __restrict x, double r,
-                        TileBuffers& buf, Out&& out) {
+                        TileBuffers buf, Out&& out) {
   double acc[kLanes] = {}, f[kLanes] = {};
   for_each_scattered_tile<kValue, kLanes>(
       mask, x, buf,

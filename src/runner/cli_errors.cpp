@@ -14,12 +14,11 @@ namespace poslsh {
 
 namespace {
 
-// How the CLI spells the core's arguments. The runner knows the flags every
-// sweep has; each experiment registers its own (experiments/argument_flags.cpp).
+// How the CLI spells the core's arguments. The runner knows the flag every
+// sweep has (runner/sweep.h: --threads); the experiments register theirs
+// (experiments/argument_flags.cpp).
 std::map<std::string, std::string, std::less<>>& flag_table() {
-  static std::map<std::string, std::string, std::less<>> table = {
-      {"heads", "--alibi-heads"}, {"n", "--n"},           {"s", "--s"},
-      {"sigma", "--sigma"},       {"threads", "--threads"}, {"trials", "--trials"}};
+  static std::map<std::string, std::string, std::less<>> table = {{"threads", "--threads"}};
   return table;
 }
 

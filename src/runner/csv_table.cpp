@@ -11,6 +11,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "internal/printable.h"
+
 namespace poslsh {
 
 namespace {

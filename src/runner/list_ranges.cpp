@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "internal/printable.h"
 #include "runner/cli_common.h"
 
 namespace poslsh {

@@ -14,8 +14,8 @@ namespace poslsh {
 
 // What a command adds to the generic rule (record every option but the
 // runner's own): options another one replaces, whose recorded value would
-// make the config contradict itself when fed back (--alibi-heads replaces
-// --sigma), and options recorded in another form than given (a path made
+// make the config contradict itself when fed back (one option standing for
+// another), and options recorded in another form than given (a path made
 // absolute). Each experiment says its own (SweptExperiment::recorded_options).
 struct RecordedOptions {
   std::set<std::string> omitted;                // option names without dashes

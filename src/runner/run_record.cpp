@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <poslsh/input_error.h>
 
+#include "internal/printable.h"
 #include "runner/atomic_file.h"
 #include "runner/version.h"
 

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <vector>
 
+#include "internal/printable.h"
+
 namespace poslsh {
 
 namespace {

@@ -6,17 +6,28 @@
     python3 -m poslsh.lm bench SPEC_JSON RESULT  RESULT: `poslsh bench lm`'s table (CSV);
                                                  progress on stderr
 
-RESULT is written whole (a temporary file renamed) only on success. Unusable
-input (a missing corpus, a bad key) exits 2 with its one-line message as
-RESULT's text, which the CLI reports; an interruption exits 130, the cell's
+RESULT is written whole (a temporary file renamed) only on success. Exit
+codes, as the C++ CLI's (src/runner/cli_errors.h): unusable input (a missing
+corpus, a bad key or setting: a `UsageError`, errors.py) exits 2 with its
+one-line message as RESULT's text, which the CLI reports; any other
+ValueError, TypeError, LookupError or AssertionError is a bug in poslsh (an
+unexpected value from numpy or torch, a spec the CLI should not have written)
+and exits 3 with the traceback on stderr; anything else (memory, I/O) keeps
+Python's exit 1 and traceback; an interruption exits 130, the cell's
 checkpoint keeping its last saved step.
 """
 import dataclasses
 import json
 import os
 import sys
+import traceback
 
 from . import corpus
+from .errors import UsageError
+
+# The exception types that, outside UsageError, mean poslsh itself is wrong
+# (the analogue of the CLI's std::logic_error, exit 3).
+BUGS = (ValueError, TypeError, LookupError, AssertionError)
 
 
 def field(value) -> str:
@@ -41,7 +52,7 @@ def cell_result(spec_json: str) -> str:
     names = {f.name for f in dataclasses.fields(CellSpec)}
     unknown, missing = sorted(set(spec) - names), sorted(names - set(spec))
     if unknown or missing:
-        raise ValueError(f"lm: unknown cell keys {unknown}, missing cell keys {missing}")
+        raise UsageError(f"lm: unknown cell keys {unknown}, missing cell keys {missing}")
     rows, seconds, per_step = run(CellSpec(**spec))
     return ("".join("\t".join(field(v) for v in row) + "\n" for row in rows)
             + f"seconds\t{seconds!r}\t{field(per_step)}\n")
@@ -64,9 +75,15 @@ def main(argv: list[str]) -> int:
     mode, arg, result = argv
     try:
         text = MODES[mode](arg)
-    except ValueError as e:  # CorpusError included
+    except UsageError as e:  # CorpusError included
         write(result, str(e))
         return 2
+    except BUGS:
+        traceback.print_exc()
+        print(f"lm: internal error in `python3 -m poslsh.lm {mode}` (a bug in poslsh, not in "
+              "your input: please report it with the traceback above and the output of "
+              "`poslsh --version`)", file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
         return 130
     write(result, text)

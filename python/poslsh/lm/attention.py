@@ -61,6 +61,7 @@ import torch
 import poslsh
 
 from .band import AlibiBand, Banded, alibi_reach, band_values, pays
+from .errors import UsageError
 
 VARIANTS = ("exact", "lsh", "nobias", "fixed", "window", "fixed-block")
 DRAWS = ("shared", "per-head")  # one hash draw for all heads of a layer, or one per head
@@ -71,10 +72,10 @@ NEG_INF = float("-inf")
 def check_sigmas(sigmas: list[float], heads: int) -> list[float]:
     """The head scales, one per head, each a finite number > 0."""
     if len(sigmas) != heads:
-        raise ValueError(f"lm: sigmas must hold one scale per head ({heads}), got {len(sigmas)}")
+        raise UsageError(f"lm: sigmas must hold one scale per head ({heads}), got {len(sigmas)}")
     for s in sigmas:
         if not (np.isfinite(s) and s > 0):
-            raise ValueError(f"lm: sigmas must be finite numbers > 0 (got {s})")
+            raise UsageError(f"lm: sigmas must be finite numbers > 0 (got {s})")
     return [float(s) for s in sigmas]
 
 
@@ -138,7 +139,7 @@ def head_trial(trial: int, head: int, heads: int, hash_draws: str) -> int:
     """The poslsh trial index of head `head` at the (draw, layer) trial `trial`: the trial
     itself when heads share a draw, (trial) * heads + head when each head has its own."""
     if hash_draws not in DRAWS:
-        raise ValueError(f"lm: draws must be one of {', '.join(DRAWS)} (got '{hash_draws}')")
+        raise UsageError(f"lm: draws must be one of {', '.join(DRAWS)} (got '{hash_draws}')")
     return trial if hash_draws == "shared" else trial * heads + head
 
 
@@ -294,9 +295,9 @@ class Bias:
                  train_context: int = 0, cost_seed: int = 0, cost_draws: tuple[int, int] = (0, 1),
                  draws: str = "shared"):
         if variant not in VARIANTS:
-            raise ValueError(f"lm: variant must be one of {', '.join(VARIANTS)} (got '{variant}')")
+            raise UsageError(f"lm: variant must be one of {', '.join(VARIANTS)} (got '{variant}')")
         if variant in MATCHED and s < 1:
-            raise ValueError(f"lm: the {variant} variant needs s >= 1 (got {s})")
+            raise UsageError(f"lm: the {variant} variant needs s >= 1 (got {s})")
         self.variant, self.sigmas, self.layers, self.s, self.seed = variant, sigmas, layers, s, seed
         self.train_context, self.cost_seed, self.cost_draws = train_context, cost_seed, cost_draws
         head_trial(0, 0, 1, draws)  # checks the setting

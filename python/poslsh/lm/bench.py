@@ -42,6 +42,7 @@ import torch
 
 from .attention import Bias, check_sigmas, lsh_keys_per_query
 from .band import Banded
+from .errors import UsageError
 from .model import ByteTransformer, ModelShape
 from .train import TrainConfig, deterministic, optimizer, train_step
 
@@ -70,7 +71,7 @@ class BenchSpec:
         self.sigmas = check_sigmas(self.sigmas, self.heads)
         unknown = sorted(set(self.variants) - set(POINTS))
         if unknown or not self.variants:
-            raise ValueError(f"lm: bench variants must be of {', '.join(POINTS)} (got {self.variants})")
+            raise UsageError(f"lm: bench variants must be of {', '.join(POINTS)} (got {self.variants})")
 
     def windows(self, n: int) -> int:
         return self.batch if self.batch > 0 else self.tokens // n

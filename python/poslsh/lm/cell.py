@@ -39,6 +39,7 @@ from pathlib import Path
 
 from . import corpus as corpus_module
 from .attention import MATCHED, Bias, check_sigmas
+from .errors import UsageError
 from .evaluate import EVAL_SEED_OFFSET, batch_bits
 from .model import ModelShape
 from .rows import Row, loss_row, model_rows
@@ -85,9 +86,9 @@ class CellSpec:
 
     def __post_init__(self):
         if self.phase not in ("train", "finetune"):
-            raise ValueError(f"lm: phase must be train or finetune (got '{self.phase}')")
+            raise UsageError(f"lm: phase must be train or finetune (got '{self.phase}')")
         if self.base not in ("exact", "nobias"):
-            raise ValueError(f"lm: base must be exact or nobias (got '{self.base}')")
+            raise UsageError(f"lm: base must be exact or nobias (got '{self.base}')")
         self.sigmas = check_sigmas(self.sigmas, self.heads)
 
     def train_config(self) -> TrainConfig:

@@ -21,13 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import UsageError
+
 KJV = "bible-kjv"
 KJV_RANGE = "Gen1:1-Rev22:21"
 TRAIN_FRACTION, VALIDATION_FRACTION = 0.90, 0.05
 _VERSE_REFERENCE = re.compile(rb"^\S+?\d+:\d+ ", re.MULTILINE)
 
 
-class CorpusError(ValueError):
+class CorpusError(UsageError):
     """The corpus cannot be read; the message says what to install or fix."""
 
 

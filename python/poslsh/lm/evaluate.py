@@ -15,6 +15,7 @@ import torch
 from torch.nn import functional as F
 
 from .attention import Bias, alibi_bias, lsh_bias
+from .errors import UsageError
 from .model import VOCAB, ByteTransformer, attend
 from .train import windows
 
@@ -24,7 +25,7 @@ EVAL_SEED_OFFSET = 1 << 32
 def evaluation_starts(data: np.ndarray, context: int, batches: int, batch: int) -> np.ndarray:
     count = batches * batch
     if len(data) < context + 1 + count:
-        raise ValueError(f"lm: {len(data)} held-out bytes are too few for {count} windows of "
+        raise UsageError(f"lm: {len(data)} held-out bytes are too few for {count} windows of "
                          f"{context + 1}")
     return np.linspace(0, len(data) - context - 1, count).astype(np.int64).reshape(batches, batch)
 

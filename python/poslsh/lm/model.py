@@ -17,6 +17,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from .band import Banded, banded_attend
+from .errors import UsageError
 
 VOCAB = 256  # bytes
 
@@ -30,9 +31,9 @@ class ModelShape:
     def __post_init__(self):
         for name in ("layers", "heads", "width"):
             if getattr(self, name) < 1:
-                raise ValueError(f"lm: {name} must be >= 1 (got {getattr(self, name)})")
+                raise UsageError(f"lm: {name} must be >= 1 (got {getattr(self, name)})")
         if self.width % self.heads:
-            raise ValueError(f"lm: width ({self.width}) must be a multiple of heads ({self.heads})")
+            raise UsageError(f"lm: width ({self.width}) must be a multiple of heads ({self.heads})")
 
 
 def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias) -> torch.Tensor:

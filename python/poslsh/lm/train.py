@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from .attention import Bias
+from .errors import UsageError
 from .model import ByteTransformer, ModelShape, bits_per_byte
 
 
@@ -49,11 +50,11 @@ class TrainConfig:
     def __post_init__(self):
         for name in ("context", "batch", "steps", "checkpoint_every"):
             if getattr(self, name) < 1:
-                raise ValueError(f"lm: {name} must be >= 1 (got {getattr(self, name)})")
+                raise UsageError(f"lm: {name} must be >= 1 (got {getattr(self, name)})")
         if not (self.lr > 0 and math.isfinite(self.lr)):
-            raise ValueError(f"lm: lr must be a finite number > 0 (got {self.lr})")
+            raise UsageError(f"lm: lr must be a finite number > 0 (got {self.lr})")
         if self.warmup < 0 or self.weight_decay < 0 or self.curve_every < 0:
-            raise ValueError("lm: warmup, weight-decay and curve-every must be >= 0")
+            raise UsageError("lm: warmup, weight-decay and curve-every must be >= 0")
 
 
 @dataclass

@@ -1,8 +1,16 @@
-// The command-line side of the ALiBi heads (poslsh/alibi_heads.h has the
-// scales and seeds): the help text every command shows for --alibi-heads and
-// --independent-heads, their validation, and the note a non-power-of-two H
-// leaves in a run's recorded config.
+// The experiments' options that set the core's arguments. The flags that
+// name the core's arguments in its errors are registered in
+// argument_flags.cpp (runner/cli_errors.h: flag_for); declared here, the
+// command-line side of the ALiBi scales (poslsh/alibi_heads.h has the scales
+// and seeds), which convergence, blocksize and attention share: --sigma or
+// --alibi-heads H, and --independent-heads, their help, their validation,
+// and the note a non-power-of-two H leaves in a run's recorded config. The
+// runner knows none of these options: an experiment passes what it needs
+// through the runner's hooks (SweptExperiment::config_note,
+// recorded_options).
 #pragma once
+
+#include <poslsh/alibi_heads.h>
 
 #include <string>
 #include <vector>
