@@ -22,6 +22,7 @@
 #include <stdexcept>
 
 #include "experiments/argument_flags.h"
+#include "experiments/attention_paths.h"
 #include "experiments/control_sampler.h"
 #include "experiments/estimator_probe.h"
 #include "experiments/planted_defect.h"
@@ -109,7 +110,9 @@ const std::vector<std::string>& attention_columns() {
                                                    "control_rel_frobenius_error",
                                                    "control_scale_projection",
                                                    "estimator_deviation",
-                                                   "hash_digest"};
+                                                   "hash_digest",
+                                                   "precision",
+                                                   "layout"};
   return columns;
 }
 
@@ -134,6 +137,7 @@ struct AttentionOptionsCli {
   std::string reference = "dense";
   double reference_tol = 1e-13;
   std::string save_outputs;
+  std::int64_t paths_n = 0;
   PlantDefectOption plant;
 
   bool wants(const char* estimator_name) const {
@@ -147,8 +151,8 @@ struct Problem {  // one (n, d) data set
 };
 
 struct AttentionCell {
-  std::size_t problem;
-  std::int64_t head;  // index into the sigma list
+  std::size_t problem;  // == the number of problems: the path probe (--paths-n)
+  std::int64_t head;    // index into the sigma list
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -211,6 +215,12 @@ void declare_attention_options(CLI::App& cmd, AttentionOptionsCli& o, bool sigma
       "Directory (created if missing) for every output tensor as float64 .npy, "
       "shape (n, dv) per head: n{n}_d{d}_head{h}_exact.npy, ..._lsh_s{s}_trial{t}.npy, "
       "..._window_s{s}_trial{t}.npy (..._window.npy with --width), ..._fixed.npy, ..._band.npy");
+  cmd.add_option("--paths-n", o.paths_n,
+                 "Also probe every attention path a user calls (exact, band, lsh; float32 and "
+                 "float64; one head per call and multi-head) at this n against a dense "
+                 "long-double oracle: rows path-exact, path-band, path-lsh (0: none; at most "
+                 "4096)")
+      ->capture_default_str();
   o.plant.declare(cmd);
 }
 
@@ -231,6 +241,9 @@ void validate_attention_options(const AttentionOptionsCli& o) {
     throw UsageError(fmt::format("--reference-tol must be a number in (0, 1), got {}",
                                  format_value(o.reference_tol)));
   require_at_least("--width", o.width, 0);
+  if (o.paths_n < 0 || o.paths_n > kPathMaxN)
+    throw UsageError(fmt::format("--paths-n must be 0 (no path rows) or in [1, {}], got {}",
+                                 kPathMaxN, o.paths_n));
   require_positive_finite("--qk-scale", o.qk_scale);
   if (!o.save_outputs.empty()) {
     std::error_code ec;
@@ -434,7 +447,7 @@ class CellRows {
                      est == "lsh" ? format_value(projection(approx)) : std::string(),
                      cell_text(control.max_error), cell_text(control.rel_frobenius_error),
                      cell_text(control.scale_projection), cell_text(estimator_deviation),
-                     digest});
+                     digest, /* precision, layout: path rows only */ "", ""});
   }
 
   void window(std::int64_t s, std::int64_t trial, std::int64_t w) {
@@ -581,10 +594,16 @@ class Attention : public SweptExperiment<AttentionCell> {
     for (std::size_t p = 0; p < problems_.size(); ++p)
       for (std::size_t h = 0; h < scales_.sigmas.size(); ++h)
         cells.push_back({p, static_cast<std::int64_t>(h)});
+    if (o_.paths_n > 0) cells.push_back({problems_.size(), 0});
     return cells;
   }
 
   std::vector<CsvRow> rows(const AttentionCell& cell) const override {
+    if (cell.problem == problems_.size())
+      return attention_path_rows({.n = o_.paths_n,
+                                  .seed = o_.seed,
+                                  .form = o_.causal ? Form::kCausal : Form::kSymmetric,
+                                  .defect = o_.plant.defect()});
     const auto head = static_cast<std::size_t>(cell.head);
     // The head's hashes (Q, K, V are the data: a synthetic set is shared by the heads).
     const std::uint64_t seed = head_seed(o_.seed, head, o_.independent_heads);
@@ -593,6 +612,7 @@ class Attention : public SweptExperiment<AttentionCell> {
   }
 
   std::string label(const AttentionCell& cell) const override {
+    if (cell.problem == problems_.size()) return fmt::format("paths n={}", o_.paths_n);
     const auto& p = problems_[cell.problem];
     return fmt::format("n={} d={} sigma={}", p.n, p.d,
                        format_value(scales_.sigmas[static_cast<std::size_t>(cell.head)]));
@@ -601,6 +621,7 @@ class Attention : public SweptExperiment<AttentionCell> {
   // Longer contexts cost more (quadratically with the dense reference):
   // started first, the longest does not run alone at the end.
   double cost(const AttentionCell& cell) const override {
+    if (cell.problem == problems_.size()) return static_cast<double>(o_.paths_n);
     return static_cast<double>(problems_[cell.problem].n);
   }
 
@@ -613,6 +634,9 @@ class Attention : public SweptExperiment<AttentionCell> {
     o_.plant.record(cmd, recorded);      // a sound run records no --plant-defect
     // Where outputs go: they do not change the table.
     recorded.omitted.insert("save-outputs");
+    // No path probe: the recorded config (and fingerprint) of a run before
+    // --paths-n existed.
+    if (o_.paths_n == 0) recorded.omitted.insert("paths-n");
     // --qkv DIR gives n and d from its files (n, d and qk-scale describe
     // synthetic data only) and is recorded as an absolute path.
     if (option_given(cmd, "qkv", "synthetic")) {

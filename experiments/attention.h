@@ -13,6 +13,10 @@
 //   fixed   one row per cell, s = 0, trial = 0: blocks of width --width, or by
 //           default round(2 sigma) = E[delta], the expected LSH pitch, so that a
 //           fixed block has the mean width (and per-mask cost) of an LSH block.
+//   path-exact, path-band, path-lsh   with --paths-n N, 40 rows of the path
+//           probe (attention_paths.h): each path a user calls, float32 and
+//           float64, single- and multi-head, against a dense oracle; the
+//           columns precision and layout are theirs (empty elsewhere).
 // max_error = max |T~ - T*|, rel_frobenius_error = ||T~ - T*||_F / ||T*||_F,
 // both from float64 computations; seconds = wall time of the float64 estimator.
 // control_max_error, control_rel_frobenius_error (lsh rows): the same errors of

@@ -92,12 +92,13 @@ void scan_row_bounds(const Table& tb, std::size_t r, BoundScan& b) {
   if (!(err <= unif + allow + refb) && b.unif_bad++ == 0)
     b.first_unif = fmt::format("{}: max_error {} > uniform_bound {}", tb.row_name(r),
                                t.text(r, "max_error"), t.text(r, "uniform_bound"));
-  if (cert > 0 && err / cert > b.worst_ratio) {
+  // Errors at the rounding level (a window wider than its reach, a path
+  // row of exact or band attention) say nothing about a bound's slack: a
+  // band that cut nothing has a certificate far below rounding.
+  if (err > allow && cert > 0 && err / cert > b.worst_ratio) {
     b.worst_ratio = err / cert;
     b.worst_row = r;
   }
-  // Errors at the rounding level (a window wider than its reach) say
-  // nothing about the bound's slack.
   if (err > allow && unif / err < b.least_slack) {
     b.least_slack = unif / err;
     b.slack_row = r;
@@ -108,7 +109,7 @@ void scan_row_bounds(const Table& tb, std::size_t r, BoundScan& b) {
 CheckOutcome certificate_line(const Table& tb, const BoundScan& b) {
   const std::size_t rows = tb.t.size();
   const std::string worst = b.worst_ratio < 0
-                                ? std::string("no row with a positive certificate")
+                                ? std::string("no row with a positive certificate and an error above rounding")
                                 : fmt::format("largest max_error/certificate {:.3g} on {}",
                                               b.worst_ratio, tb.row_name(b.worst_row));
   return {"certificate", b.cert_bad ? Verdict::kFail : Verdict::kPass,
@@ -148,7 +149,7 @@ std::optional<CheckOutcome> estimator_line(const Table& tb) {
   double worst = -1;
   std::string first_bad;
   for (std::size_t r = 0; r < t.size(); ++r) {
-    if (t.text(r, "estimator_deviation").empty()) continue;
+    if (t.text(r, "estimator_deviation").empty() || is_path_row(t, r)) continue;
     ++probed;
     const double dev = nonnegative(t, r, "estimator_deviation", false);
     const double allow = nonnegative(t, r, "rounding_allowance", false);
@@ -173,12 +174,60 @@ std::optional<CheckOutcome> estimator_line(const Table& tb) {
                         probed, largest)};
 }
 
+// 2c. Paths (attention_paths.h): each attention path a user calls --
+// exact, band, lsh; float32 and float64; one head per call and multi-head;
+// at an n off the tiles, with several workers -- against a dense long-double
+// evaluation of its definition, every row of every head: deterministic, a
+// deviation beyond the row's precision allowance is a bug.
+std::string path_name(const CsvTable& t, std::size_t r) {
+  return fmt::format("row {} ({} {} {} n={} head={} sigma={})", CsvTable::line_of(r),
+                     t.text(r, "estimator"), detail::printable(t.text(r, "precision")),
+                     detail::printable(t.text(r, "layout")), t.text(r, "n"), t.text(r, "head"),
+                     t.text(r, "sigma"));
+}
+
+std::optional<CheckOutcome> paths_line(const Table& tb) {
+  const CsvTable& t = tb.t;
+  std::size_t probed = 0, bad = 0, worst_row = 0;
+  double worst = -1;
+  std::string first_bad;
+  std::set<std::string> failing;
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    if (!is_path_row(t, r)) continue;
+    ++probed;
+    const double dev = nonnegative(t, r, "estimator_deviation", false);
+    const double allow = nonnegative(t, r, "rounding_allowance", false);
+    if (allow > 0 && dev / allow > worst) worst = dev / allow, worst_row = r;
+    if (dev <= allow) continue;
+    failing.insert(fmt::format("{} {} {}", t.text(r, "estimator"), t.text(r, "precision"),
+                               t.text(r, "layout")));
+    if (bad++ == 0)
+      first_bad = fmt::format("{}: estimator_deviation {} > allowance {}", path_name(t, r),
+                              t.text(r, "estimator_deviation"), t.text(r, "rounding_allowance"));
+  }
+  if (probed == 0) return std::nullopt;
+  const std::string largest = worst < 0 ? std::string("no row with a positive allowance")
+                                        : fmt::format("largest deviation/allowance {:.3g} on {}",
+                                                      worst, path_name(t, worst_row));
+  return CheckOutcome{
+      "paths", bad ? Verdict::kFail : Verdict::kPass,
+      bad ? fmt::format("{} of {} path rows differ from their definition (a dense long-double "
+                        "evaluation) beyond their precision's allowance, in {}; first: {}; {}",
+                        bad, probed, fmt::join(failing, ", "), first_bad, largest)
+          : fmt::format("all {} path rows (exact, band, lsh as a user calls them: float32 and "
+                        "float64, one head per call and multi-head, both forms, every row of "
+                        "every head) equal their definition, evaluated densely in long double, "
+                        "within their precision's allowance (deterministic); {}",
+                        probed, largest)};
+}
+
 void bound_lines(const Table& tb, std::vector<CheckOutcome>& out) {
   BoundScan b;
   for (std::size_t r = 0; r < tb.t.size(); ++r) scan_row_bounds(tb, r, b);
   out.push_back(certificate_line(tb, b));
   out.push_back(uniform_bound_line(tb, b));
   if (auto line = estimator_line(tb)) out.push_back(*line);
+  if (auto line = paths_line(tb)) out.push_back(*line);
 }
 
 // One s of a group: per trial, the tested sampler's errors and those of the

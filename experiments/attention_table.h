@@ -26,6 +26,14 @@ inline double nonnegative(const CsvTable& t, std::size_t r, const std::string& c
   return v;
 }
 
+// A row of the path probe (attention_paths.h): estimator path-exact,
+// path-band or path-lsh. The estimator and paths lines read it; the lines
+// about the approximation's error law, rate, cost and length skip it by
+// its estimator name.
+inline bool is_path_row(const CsvTable& t, std::size_t r) {
+  return t.text(r, "estimator").rfind("path-", 0) == 0;
+}
+
 // The table with the columns it has, and the names its lines give rows.
 struct Table {
   const CsvTable& t;

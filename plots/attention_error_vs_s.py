@@ -27,6 +27,10 @@ def width_text(w):
 def main(argv=None):
     args = pl.parse_args(__doc__, "attention_error_vs_s.png", argv)
     t = pl.load(args.csv, ["n", "sigma", "s", "estimator", "max_error", "certificate"])
+    # The path probe's rows (estimator path-*, `--paths-n`) check the library's
+    # paths against their definition; they are not an approximation to draw.
+    keep = np.array([not str(e).startswith("path-") for e in t["estimator"]])
+    t = {c: v[keep] for c, v in t.items()}
     pl.style()
     extra = [c for c in ("d", "form") if c in t and len(set(t[c])) > 1]  # panel keys when they vary
     key = list(zip(t["n"], t["sigma"], *[t[c] for c in extra]))

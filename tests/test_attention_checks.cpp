@@ -474,3 +474,44 @@ TEST(AttentionChecks, SoundSamplerPassesAndABiasedOneFailsTheErrorLaw) {
 
 }  // namespace
 }  // namespace poslsh
+
+namespace poslsh {
+namespace {
+
+// Rows of the path probe (experiments/attention_paths.h): estimator_deviation
+// against the row's precision allowance, max_error against exact attention.
+const std::string kPathHeader =
+    "n,d,sigma,head,form,s,trial,estimator,width,keys_per_query,largest_block,max_error,"
+    "rel_frobenius_error,certificate,uniform_bound,rounding_allowance,max_abs_logit,seconds,"
+    "estimator_deviation,precision,layout\n";
+
+std::string path_row(const std::string& est, const std::string& precision,
+                     const std::string& layout, double dev, double allowance) {
+  return "200,16,64,2,symmetric,,," + est + ",,200,," + format_value(dev) + ",0,0,0," +
+         format_value(allowance) + ",5,," + format_value(dev) + "," + precision + "," + layout +
+         "\n";
+}
+
+TEST(AttentionChecks, PathsLineFailsAPathBeyondItsPrecisionsAllowance) {
+  auto out = check(kPathHeader + path_row("path-exact", "float32", "single-head", 1e-6, 1e-4) +
+                   path_row("path-lsh", "float64", "multi-head", 1e-16, 1e-13));
+  EXPECT_EQ(find(out, "paths").verdict, Verdict::kPass) << find(out, "paths").detail;
+  EXPECT_NE(find(out, "paths").detail.find("all 2 path rows"), std::string::npos);
+  // The estimator line reads the lsh rows' probe, not the path rows.
+  EXPECT_EQ(find(out, "estimator").verdict, Verdict::kNotApplicable);
+  out = check(kPathHeader + path_row("path-exact", "float32", "single-head", 1e-6, 1e-4) +
+              path_row("path-lsh", "float32", "multi-head", 3e-4, 1e-4));
+  const CheckOutcome& paths = find(out, "paths");
+  EXPECT_EQ(paths.verdict, Verdict::kFail);
+  EXPECT_NE(paths.detail.find("1 of 2 path rows"), std::string::npos) << paths.detail;
+  EXPECT_NE(paths.detail.find("in path-lsh float32 multi-head"), std::string::npos)
+      << paths.detail;
+  // Its error against exact attention is beyond its certificate (0) too.
+  EXPECT_EQ(find(out, "certificate").verdict, Verdict::kFail);
+  // A table without path rows has no paths line.
+  for (const auto& o : check(power_law({-0.5, -0.5, -0.5})))
+    EXPECT_NE(o.check, "paths");
+}
+
+}  // namespace
+}  // namespace poslsh

@@ -76,7 +76,9 @@ TEST(EstimatorProbe, DefinitionMatchesTheDenseOracleAndTheSoundEstimator) {
 TEST(EstimatorProbe, EveryPlantedEstimatorBugIsFarBeyondRounding) {
   const QkvData data = synthetic_qkv(5, kN, 8, 1.0);
   const auto q = data.q.head(0), k = data.k.head(0), v = data.v.head(0);
-  for (const auto bug : all_estimator_bugs())
+  for (const auto bug : all_estimator_bugs()) {
+    // The path bugs are the path probe's (tests/test_attention_paths.cpp).
+    if (!estimator_bug_in_mask(bug)) continue;
     for (const Form form : {Form::kSymmetric, Form::kCausal}) {
       const auto hs = hashes(8, 16.0);
       const MaskMean mask = estimator_mask(kN, hs, form, bug);
@@ -85,6 +87,22 @@ TEST(EstimatorProbe, EveryPlantedEstimatorBugIsFarBeyondRounding) {
                                   mask_product_deviation(mask, hs, v.col(0)));
       EXPECT_GT(dev, 1e-3) << estimator_bug_name(bug);
     }
+  }
+}
+
+// The path bugs leave the mask every lsh row uses alone: the table's lsh
+// rows (and their estimator line) are those of the sound estimator.
+TEST(EstimatorProbe, PathBugsLeaveTheMaskAlone) {
+  const auto hs = hashes(8, 16.0);
+  const Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(kN, -1, 1);
+  const MaskMean sound(kN, hs, Form::kSymmetric);
+  Eigen::VectorXd want(kN), got(kN);
+  sound.perform_op(x.data(), want.data());
+  for (const auto bug : all_estimator_bugs()) {
+    if (estimator_bug_in_mask(bug)) continue;
+    estimator_mask(kN, hs, Form::kSymmetric, bug).perform_op(x.data(), got.data());
+    EXPECT_EQ(got, want) << estimator_bug_name(bug);
+  }
 }
 
 // Position ids cast to float16 before binning, in the consumer both arms of

@@ -100,11 +100,11 @@ const std::vector<double> kFlatSlopes = {0.0,    0.01,  -0.01,  0.005, 0.02,   -
 const std::string kAttentionHeader =
     "n,d,sigma,head,form,s,trial,estimator,width,keys_per_query,largest_block,max_error,"
     "rel_frobenius_error,certificate,uniform_bound,rounding_allowance,max_abs_logit,seconds,"
-    "control_max_error,control_rel_frobenius_error\n";
+    "control_max_error,control_rel_frobenius_error,estimator_deviation,precision,layout\n";
 
 std::string attention_row(std::int64_t n, int s, int trial, double err, double rel, double cert,
                           double unif, double control_err, double control_rel) {
-  return fmt::format("{},4,4,0,symmetric,{},{},lsh,,8,9,{},{},{},{},1e-12,1,0.01,{},{}\n", n, s,
+  return fmt::format("{},4,4,0,symmetric,{},{},lsh,,8,9,{},{},{},{},1e-12,1,0.01,{},{},,,\n", n, s,
                      trial, format_value(err), format_value(rel), format_value(cert),
                      format_value(unif), format_value(control_err), format_value(control_rel));
 }
@@ -114,10 +114,19 @@ std::string attention_row(std::int64_t n, int s, int trial, double err, double r
 // rel_frobenius_error 0.1 growth(n) at n = 1024..65536 (s = 16, 16 trials).
 // The control sampler's errors: those of the next trial (the same values, as
 // a sound sampler's law gives), or control_scale times the trial's own.
+// A path row (experiments/attention_paths.h): float32 exact attention off
+// its definition by `path_deviation` against an allowance of 1e-4.
+std::string attention_path_row(double path_deviation) {
+  return fmt::format("1000,16,64,2,symmetric,,,path-exact,,1000,,{0},0,0,0,1e-4,5,,,,{0},"
+                     "float32,multi-head\n",
+                     format_value(path_deviation));
+}
+
 Outcomes attention_outcomes(const std::vector<double>& slopes,
                             const std::function<double(double)>& growth, double cert_factor = 4,
-                            double unif = 1e6, double control_scale = 0) {
-  std::string text = kAttentionHeader;
+                            double unif = 1e6, double control_scale = 0,
+                            double path_deviation = 1e-7) {
+  std::string text = kAttentionHeader + attention_path_row(path_deviation);
   const std::size_t m = slopes.size();
   for (std::size_t j = 0; j < m; ++j)
     for (const int s : {1, 4, 16, 64}) {
@@ -273,6 +282,11 @@ const std::vector<FailingCase>& failing_cases() {
        [] {
          return attention_outcomes(
              kBandSlopes, [](double) { return 1.0; }, 4, 1e6, 0.5);
+       }},
+      {"attention", "paths", "a float32 path off its definition by 10x its allowance",
+       [] {
+         return attention_outcomes(
+             kBandSlopes, [](double) { return 1.0; }, 4, 1e6, 0, 1e-3);
        }},
       {"attention", "trials-distinct", "every trial the same",
        [] { return attention_outcomes(kRepeatedSlopes, [](double) { return 1.0; }); }},

@@ -1,6 +1,7 @@
 // The O(n) and O(n + #blocks) products against their dense oracles (MATH §6).
 #include <gtest/gtest.h>
 #include <poslsh/alibi_kernel.h>
+#include <poslsh/input_error.h>
 #include <poslsh/mask_mean.h>
 #include <poslsh/rng.h>
 
