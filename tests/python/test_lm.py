@@ -346,7 +346,8 @@ def tiny_spec(corpus_path, **changes):
     fields = dict(corpus=corpus_path, variant="exact", s=0, seed=0, phase="train", base="exact",
                   draws="shared", layers=1, heads=2, width=8, sigmas=[2.0, 8.0], context=16, batch=2, steps=4, lr=3e-3, warmup=1, weight_decay=0.1,
                   checkpoint_every=2, finetune_steps=3, curve_every=2, curve_batches=2, eval_lengths=[1, 4],
-                  eval_batches=2, eval_batch=2, swap_s=[1, 4], swap_trials=2, checkpoint="",
+                  eval_batches=2, eval_batch=2, swap_s=[1, 4], swap_trials=2, context_probe=[1, 8],
+                  ngram_order=3, checkpoint="",
                   base_checkpoint="", qkv_dir="", keep_dir="", file_stem="m", threads=1, progress=False)
     fields.update(changes)
     return cell.CellSpec(**fields)
