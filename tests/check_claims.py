@@ -43,7 +43,8 @@ The tables themselves are checked against their sidecar and each other:
   seed interval, and every paired difference (vs_exact, vs_fixed_block,
   vs_nobias, vs_n: mean, interval, verdict at the margin) recomputed here as
   experiments/lm_checks.cpp computes them (seed means, differences paired by
-  seed, a seedless baseline paired with every seed, Student-t 95%), to 1e-9.
+  seed, a seedless baseline paired with every seed, vs_n net of exact
+  ALiBi's, Student-t 95%), to 1e-9.
 
 Usage: check_claims.py [SOURCE_DIR]     (default: the tree this script is in)
        check_claims.py --self-test
@@ -326,7 +327,19 @@ def own_n_key(groups, key, n):
     if "bpb" not in k["metric"] or k["pos_lo"] == "" or float(k["pos_lo"]) < float(n):
         return None
     want = dict(k, pos_lo="", pos_hi="", context=n)
-    return next((o for o in groups if dict(zip(KEY, o)) == want), None)
+    return next((o for o in reversed(list(groups)) if dict(zip(KEY, o)) == want), None)
+
+
+def net_of_exact(groups, key, n):
+    """vs_n: (model beyond n - model at n) - (exact's same), paired by seed."""
+    own = own_n_key(groups, key, n)
+    exact = reference_key(groups, key, "exact")
+    exact_n = reference_key(groups, own, "exact") if own else None
+    if not (own and exact and exact_n) or exact == key:
+        return None
+    m, mn, e, en = (seed_means(groups[k]) for k in (key, own, exact, exact_n))
+    d = [(v - mn[s]) - (e[s] - en[s]) for s, v in m.items() if s in mn and s in e and s in en]
+    return t_interval(d) if d else None
 
 
 def differences(groups, key, n):
@@ -338,8 +351,7 @@ def differences(groups, key, n):
     for column, reference in (("vs_fixed_block", "fixed-block"), ("vs_nobias", "nobias")):
         other = reference_key(groups, key, reference) if lsh else None
         out[column] = paired(means(key), means(other)) if other else None
-    own = own_n_key(groups, key, n)
-    out["vs_n"] = paired(means(key), means(own)) if own else None
+    out["vs_n"] = net_of_exact(groups, key, n)
     return out
 
 
