@@ -523,6 +523,9 @@ def test_cli_table_is_the_same_on_one_and_two_threads(tmp_path):
     # under its lock, the others read it (and the table is still the same on two threads).
     assert "lsh,2,0,finetune-nobias,2,swapin," in table and "exact,,0,finetune-nobias,2,self," in table
     assert ",0.02,," in table  # the default margin, in every row
+    # The n-gram baselines (one seedless row per order, split and context) and the probe.
+    assert "\nngram-5,,,baseline,,self," in table and "\nngram-0,,,baseline,,self," in table
+    assert ",val_bpb_ctx1," in table and ",val_bpb_beyond8," in table
     # The exported Q, K, V run through `poslsh attention --qkv` and its checks.
     r = subprocess.run([CLI, "attention", "--qkv", str(tmp_path / "t1_qkv" / "seed0" / "layer0"),
                         "--alibi-heads", "2", "--causal", "--s", "1,4", "--trials", "3", "--quiet",
