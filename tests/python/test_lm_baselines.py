@@ -100,6 +100,14 @@ def test_a_mis_normalised_or_unsmoothed_model_is_caught(random_text):
     assert normalisation_error(raw, rng)[1] == 0  # maximum likelihood: unseen bytes get nothing
 
 
+def test_order_zero_scores_windows_without_context(random_text):
+    m = ngram.WittenBell(random_text, 0)
+    data = random_text[:100]
+    bits = ngram.window_bits(m, data, np.array([[0, 5]]), 8)
+    assert bits.shape == (1, 1, 2, 8)
+    assert bits[0, 0, 1, 0] == pytest.approx(-math.log2(prob(m, b"", data[6], 0)), rel=1e-12)
+
+
 def test_window_bits_use_only_the_window_before_each_target(random_text):
     m = ngram.WittenBell(random_text, 3)
     data = np.random.default_rng(5).integers(97, 101, 200).astype(np.uint8)

@@ -128,8 +128,8 @@ def window_bits(model: WittenBell, data: np.ndarray, starts: np.ndarray, context
     t = np.arange(context)
     target_at = starts[..., None] + t + 1  # [*starts.shape, context]
     before = target_at[..., None] - np.arange(model.order, 0, -1)  # oldest first
-    contexts = np.asarray(data)[np.maximum(before, 0)].reshape(-1, model.order)
     targets = np.asarray(data)[target_at].reshape(-1)
+    contexts = np.asarray(data)[np.maximum(before, 0)].reshape(len(targets), model.order)
     p = model.probabilities(contexts, targets)  # [order + 1, queries]
     available = np.broadcast_to(t + 1, target_at.shape).reshape(-1)
     bits = -np.log2(p)
