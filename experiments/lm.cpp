@@ -37,7 +37,9 @@ const std::vector<std::string>& lm_columns() {
 // Named, not anonymous: the unity build puts other experiments' helpers beside these.
 namespace lm_cli {
 
-const std::vector<std::string> kVariants = {"exact", "lsh", "nobias", "fixed", "window", "fixed-block"};
+const std::vector<std::string> kVariants = {"exact",  "lsh",         "nobias",
+                                            "fixed",  "window",      "fixed-block",
+                                            "sinusoidal"};
 
 // The only place the language models' settings have defaults: the Python
 // cells (python/poslsh/lm/cell.py) receive every field from here.
@@ -55,6 +57,12 @@ struct LmOptions {
   std::int64_t eval_batches = 16, eval_batch = 8;
   std::vector<std::int64_t> swap_s = {1, 2, 4, 8, 16, 32, 64};
   std::int64_t swap_trials = 8;
+  // The context-use probe: each model's validation loss at n with every query
+  // cut to its last w positions (evaluation only), one row per w.
+  std::vector<std::int64_t> context_probe = {1, 8, 64};
+  // The byte n-gram baselines (Witten-Bell, orders 0 .. ngram_order) on the
+  // models' own validation and test windows: one cell; -1: none.
+  std::int64_t ngram_order = 5;
   // The equivalence margin of the verdicts (bits per byte): a paired
   // difference is "comparable" only when its whole 95% interval lies in
   // [-margin, +margin] (lm_margin_verdict). Recorded in every row, so the
@@ -77,6 +85,11 @@ struct LmOptions {
   }
 };
 
+// The variants that cannot fine-tune another model: no positional bias (the
+// base of its own fine-tunes) and sinusoidal (its position embedding is part
+// of the model, which an ALiBi base does not have).
+bool fine_tunes(const std::string& variant) { return variant != "nobias" && variant != "sinusoidal"; }
+
 // The variants with an s: lsh at s hashes, fixed grids and windows of its cost.
 bool has_s(const std::string& variant) {
   return variant == "lsh" || variant == "fixed" || variant == "window";
@@ -84,7 +97,8 @@ bool has_s(const std::string& variant) {
 
 // One training: a cell of the sweep. phase "train": from scratch;
 // "finetune": from the exact-ALiBi model of the same seed; "finetune-B": from
-// the model of variant B (finetune_from) of the same seed.
+// the model of variant B (finetune_from) of the same seed; "baseline": no
+// training, the n-gram baselines (variant "ngram", every order in one cell).
 struct Training {
   std::string variant;
   std::int64_t s = 0;  // lsh: hashes; fixed, window: the lsh cost they match
@@ -92,16 +106,18 @@ struct Training {
   std::string phase = "train";
   std::string base;  // the fine-tune's base variant ("" when training from scratch)
   std::string label() const {
+    if (phase == "baseline") return "byte n-gram baselines";
     return fmt::format("{}{}{} seed={}", finetune_prefix(" "), variant,
                        has_s(variant) ? fmt::format(" s={}", s) : "", seed);
   }
   std::string file_stem() const {
+    if (phase == "baseline") return variant;
     return fmt::format("{}{}{}_seed{}", finetune_prefix("_"), variant,
                        has_s(variant) ? fmt::format("_s{}", s) : "", seed);
   }
   // "" (train), "finetune_" (from exact), "finetune_from_nobias_" (from nobias).
   std::string finetune_prefix(const std::string& sep) const {
-    if (phase == "train") return "";
+    if (phase == "train" || phase == "baseline") return "";
     return base == "exact" ? "finetune" + sep : fmt::format("finetune{0}from{0}{1}{0}", sep, base);
   }
 };
@@ -116,11 +132,12 @@ std::vector<Training> trainings(const LmOptions& o) {
   for (const auto& v : o.variant)
     for (std::int64_t s : has_s(v) ? o.s : std::vector<std::int64_t>{0})
       for (std::int64_t k = 0; k < o.seeds; ++k) out.push_back({v, s, o.seed + k, "train", ""});
+  if (o.ngram_order >= 0) out.push_back({"ngram", 0, o.seed, "baseline", ""});
   const bool with_exact = std::find(o.variant.begin(), o.variant.end(), "exact") != o.variant.end();
   if (o.finetune_steps == 0 || !with_exact) return out;
   for (const auto& base : o.finetune_from)
     for (const auto& v : o.variant)
-      if (v != "nobias")
+      if (fine_tunes(v))
         for (std::int64_t s : has_s(v) ? o.s : std::vector<std::int64_t>{0})
           for (std::int64_t k = 0; k < o.seeds; ++k)
             out.push_back({v, s, o.seed + k, finetune_phase(base), base});
@@ -167,6 +184,10 @@ void validate(const LmOptions& o) {
   require_nonempty("--eval-lengths", o.eval_lengths.size());
   require_at_least("--eval-lengths", o.eval_lengths, 1);
   require_at_least("--swap-s", o.swap_s, 1);
+  require_at_least("--context-probe", o.context_probe, 1);
+  require_at_least("--ngram-order", o.ngram_order, -1);
+  if (o.ngram_order > 6)
+    throw UsageError(fmt::format("--ngram-order accepts -1 (none) to 6 (got {})", o.ngram_order));
   require_positive_finite("--margin", o.margin);
   if (o.draws != "shared" && o.draws != "per-head")
     throw UsageError(
@@ -256,7 +277,7 @@ std::string cell_spec(const LmOptions& o, const Training& t, const fs::path& wor
       {"variant", t.variant},
       {"s", t.s},
       {"seed", t.seed},
-      {"phase", t.phase == "train" ? "train" : "finetune"},
+      {"phase", t.phase == "train" || t.phase == "baseline" ? t.phase : "finetune"},
       {"base", t.base.empty() ? "exact" : t.base},
       {"draws", o.draws},
       {"layers", o.layers},
@@ -278,6 +299,8 @@ std::string cell_spec(const LmOptions& o, const Training& t, const fs::path& wor
       {"eval_batch", o.eval_batch},
       {"swap_s", o.swap_s},
       {"swap_trials", o.swap_trials},
+      {"context_probe", o.context_probe},
+      {"ngram_order", std::max<std::int64_t>(o.ngram_order, 0)},
       {"checkpoint", (work / (t.file_stem() + ".pt")).string()},
       {"base_checkpoint", t.phase != "train" ? (work / (base.file_stem() + ".pt")).string() : ""},
       {"qkv_dir", exports ? (qkv / fmt::format("seed{}", t.seed)).string() : ""},
@@ -304,7 +327,9 @@ std::string as_number(const std::string& text) {
 // The cell's rows: the child's fields (python/poslsh/lm/rows.py's Row: eval,
 // eval_s, step, pos_lo, pos_hi, trial, layer, head, sigma, context, metric,
 // value, stderr, count) after the cell's own (variant, train_s, seed, phase,
-// steps), then the run's margin, the timings last.
+// steps), then the run's margin, the timings last. The baseline cell's rows
+// lead with their own variant (ngram-K) and have no s, seed or steps: an
+// n-gram is a deterministic function of the training bytes.
 std::vector<CsvRow> cell_rows(const LmOptions& o, const Training& t, const std::string& text) {
   std::vector<std::vector<std::string>> lines;
   std::string seconds, step_seconds;
@@ -313,15 +338,18 @@ std::vector<CsvRow> cell_rows(const LmOptions& o, const Training& t, const std::
     auto f = split_tabs(line);
     if (f.size() == 3 && f[0] == "seconds")
       seconds = as_number(f[1]), step_seconds = as_number(f[2]);
-    else if (f.size() == 14)
+    else if (f.size() == 14 || (f.size() == 15 && t.phase == "baseline"))
       lines.push_back(std::move(f));
     else
       throw std::logic_error(fmt::format("lm: unreadable cell output line '{}'", line));
   }
   std::vector<CsvRow> rows;
-  for (const auto& f : lines) {
-    CsvRow row = {t.variant, has_s(t.variant) ? std::to_string(t.s) : "", std::to_string(t.seed),
-                  t.phase, std::to_string(t.phase == "train" ? o.steps : o.finetune_steps)};
+  for (const auto& line : lines) {
+    const bool baseline = line.size() == 15;
+    const std::vector<std::string> f(line.begin() + (baseline ? 1 : 0), line.end());
+    CsvRow row = {baseline ? line[0] : t.variant, has_s(t.variant) ? std::to_string(t.s) : "",
+                  baseline ? "" : std::to_string(t.seed), t.phase,
+                  baseline ? "" : std::to_string(t.phase == "train" ? o.steps : o.finetune_steps)};
     for (std::size_t i = 0; i < f.size(); ++i)
       row.push_back(i == 8 || i == 11 || i == 12 ? as_number(f[i]) : f[i]);  // sigma, value, stderr
     row.insert(row.end(), {format_value(o.margin), seconds, step_seconds});
@@ -394,6 +422,15 @@ void add_evaluation_options(CLI::App& cmd, LmOptions& o) {
   cmd.add_option("--swap-trials", o.swap_trials,
                  "Swap-in: independent hash draws per s for the output errors")
       ->capture_default_str();
+  cmd.add_option("--context-probe", o.context_probe,
+                 "Context use: validation loss at n with attention cut to each query's last w "
+                 "positions, for every w here (evaluation only; rows val_bpb_ctx<w>)")
+      ->capture_default_str()
+      ->delimiter(',');
+  cmd.add_option("--ngram-order", o.ngram_order,
+                 "Baselines: interpolated Witten-Bell byte n-grams of orders 0 to this (<= 6), "
+                 "scored on the models' windows (variants ngram-<k>; -1: none)")
+      ->capture_default_str();
 }
 
 // One training per cell; the cells run `python3 -m poslsh.lm cell SPEC`.
@@ -405,7 +442,8 @@ class Lm : public SweptExperiment<Training> {
         ->capture_default_str();
     cmd.add_option("--variant", o_.variant,
                    "Attention variants: exact, lsh, nobias, fixed (s shifted grids of lsh's cost), "
-                   "window, fixed-block (the paper's one grid of width round(2 sigma))")
+                   "window, fixed-block (the paper's one grid of width round(2 sigma)), "
+                   "sinusoidal (absolute positions, no ALiBi: the extrapolation control)")
         ->capture_default_str()
         ->delimiter(',');
     cmd.add_option("--s", o_.s, "Hashes of the lsh variant, one training each")
@@ -418,7 +456,7 @@ class Lm : public SweptExperiment<Training> {
     add_evaluation_options(cmd, o_);
     cmd.add_option("--finetune-steps", o_.finetune_steps,
                    "Fine-tune each base model (--finetune-from) this many steps with every "
-                   "variant but nobias, at every s (0: no fine-tune)")
+                   "variant but nobias and sinusoidal, at every s (0: no fine-tune)")
         ->capture_default_str();
     cmd.add_option("--finetune-from", o_.finetune_from,
                    "Base models of the fine-tunes: exact (exact ALiBi), nobias (trained without "
@@ -461,6 +499,7 @@ class Lm : public SweptExperiment<Training> {
   // The exact models start first (a fine-tune waits for its base), then the
   // other trainings, then the fine-tunes.
   double cost(const Training& t) const override {
+    if (t.phase == "baseline") return static_cast<double>(o_.steps);
     if (t.phase != "train") return static_cast<double>(o_.finetune_steps);
     const auto& bases = o_.finetune_from;
     const bool base = std::find(bases.begin(), bases.end(), t.variant) != bases.end();

@@ -3,7 +3,10 @@
 // Small byte-level decoder-only transformers are trained from scratch on real
 // text (the King James Bible of Debian's bible-kjv), one training per cell:
 // (variant, s, seed) with variant exact ALiBi, lsh (positional LSH at s
-// hashes, fresh every step), nobias, fixed blocks or an equal-cost window.
+// hashes, fresh every step), nobias, fixed blocks, an equal-cost window or
+// sinusoidal (absolute positions, no ALiBi: claim 4's control); and one
+// baseline cell, the byte n-grams (ngram-0 .. ngram-K, Witten-Bell) on the
+// same held-out windows.
 // A cell runs `python3 -m poslsh.lm cell SPEC` (PyTorch, one thread; the
 // hashes are poslsh's own through the Python module), so the sweep runner
 // gives the run its resume, shards, progress and provenance; trainings run
@@ -13,7 +16,9 @@
 // per byte on validation / test windows at contexts n, 2n, 4n, under the
 // variant's own attention or with exact ALiBi (eval exact) or positional LSH
 // at eval_s hashes (eval lsh, exact models only: the swap-in) swapped in; and
-// the swap-in's output errors ||T* - T~||_F / ||T*||_F per (trial, layer, head).
+// the swap-in's output errors ||T* - T~||_F / ||T*||_F per (trial, layer, head);
+// the context-use probe (val_bpb_ctx<w>, val_bpb_beyond<w>: attention cut to
+// each query's last w positions at evaluation).
 #pragma once
 
 #include <string>
@@ -53,8 +58,10 @@ std::string lm_margin_verdict(double low, double high, double margin);
 // difference to exact ALiBi (vs_exact_*: the same phase's exact model;
 // fine-tunes: the exact-ALiBi fine-tune from the same base) and, for lsh, to
 // fixed-block (vs_fixed_block_*: the paper's claim 3) and to nobias
-// (vs_nobias_*: claim 2), each with its lm_margin_verdict (one seed:
-// undecided).
+// (vs_nobias_*: claim 2), and on the positions beyond n its own loss at n
+// net of exact ALiBi's same difference (vs_n_*: claim 4's yardstick), each
+// with its lm_margin_verdict (one seed: undecided). A seedless group (the
+// n-gram baselines, phase "baseline") pairs with every seed of exact ALiBi.
 std::string lm_summary_csv(const CsvTable& table);
 
 // Checks of an lm table (every line info: nothing here can FAIL):

@@ -25,6 +25,17 @@ const std::vector<std::string> kKeyColumns = {"variant", "train_s", "phase",  "e
                                               "eval_s",  "step",    "pos_lo", "pos_hi",
                                               "head",    "context", "metric"};
 enum Key { kVariant, kTrainS, kPhase, kEval, kEvalS, kStep, kPosLo, kPosHi, kHead, kContext, kMetric };
+// The context-use probe's metrics (python/poslsh/lm/rows.py): PREFIX<w>, w >= 1.
+const std::vector<std::string> kProbePrefixes = {"val_bpb_ctx", "val_bpb_beyond"};
+
+bool probe_metric(const std::string& metric) {
+  for (const std::string& p : kProbePrefixes)
+    if (metric.size() > p.size() && metric.compare(0, p.size(), p) == 0 &&
+        std::all_of(metric.begin() + static_cast<std::ptrdiff_t>(p.size()), metric.end(),
+                    [](char c) { return c >= '0' && c <= '9'; }))
+      return true;
+  return false;
+}
 
 // One summary row's worth of measurements: per seed, the values (output
 // errors: every trial, layer and head) and the batch standard errors.
@@ -83,12 +94,22 @@ std::optional<double> batch_stderr(const Group& g) {
 }
 
 // Every variant of a seed starts from the same weights and sees the same
-// batches, so the difference to exact ALiBi is measured seed by seed.
+// batches, so the difference to exact ALiBi is measured seed by seed. A
+// baseline without a seed (the n-gram: one value, no training randomness)
+// pairs with every seed of the other side.
 std::optional<Interval> paired_difference(const std::map<std::string, double>& ours,
                                           const std::map<std::string, double>& exact) {
   std::vector<double> d;
+  const auto only = [](const std::map<std::string, double>& m) {
+    return m.size() == 1 && m.begin()->first.empty() ? std::optional<double>(m.begin()->second)
+                                                     : std::nullopt;
+  };
+  if (const auto fixed = only(exact))
+    for (const auto& [seed, v] : ours) d.push_back(v - *fixed);
+  else if (const auto fixed = only(ours))
+    for (const auto& [seed, v] : exact) d.push_back(*fixed - v);
   for (const auto& [seed, v] : ours)
-    if (exact.count(seed)) d.push_back(v - exact.at(seed));
+    if (exact.count(seed) && !seed.empty()) d.push_back(v - exact.at(seed));
   if (d.empty()) return std::nullopt;
   return t_interval(d);
 }
@@ -112,8 +133,10 @@ const Group* reference_group(const std::vector<Group>& all, const Group& g,
                              const std::string& reference = "exact") {
   if (!is_loss(g.key[kMetric])) return nullptr;
   const std::string eval = g.key[kEval] == "swapin" ? "swapin" : "self";
+  // The baselines compare with the models trained from scratch.
+  const std::string phase = g.key[kPhase] == "baseline" ? "train" : g.key[kPhase];
   for (const auto& e : all)
-    if (e.key[kVariant] == reference && e.key[kEval] == eval && e.key[kPhase] == g.key[kPhase] &&
+    if (e.key[kVariant] == reference && e.key[kEval] == eval && e.key[kPhase] == phase &&
         e.key[kStep] == g.key[kStep] && e.key[kPosLo] == g.key[kPosLo] &&
         e.key[kPosHi] == g.key[kPosHi] && e.key[kContext] == g.key[kContext] &&
         e.key[kMetric] == g.key[kMetric])
@@ -132,6 +155,50 @@ std::optional<Interval> lsh_vs(const std::vector<Group>& all, const Group& g,
   const Group* other = reference_group(all, g, reference);
   if (!other) return std::nullopt;
   return paired_difference(seed_means(g), seed_means(*other));
+}
+
+// The training context n of a table: its shortest validation context.
+std::string table_context(const CsvTable& t) {
+  std::int64_t shortest = 0;
+  for (std::size_t r = 0; r < t.size(); ++r)
+    if (t.text(r, "metric") == "val_bpb") {
+      const std::int64_t c = std::llround(t.number(r, "context"));
+      if (shortest == 0 || c < shortest) shortest = c;
+    }
+  return std::to_string(shortest);
+}
+
+// Claim 4's own yardstick: a model's loss on the positions beyond n (pos_lo
+// >= n, at a longer context) minus its loss at n, net of exact ALiBi's same
+// difference, seed by seed: (m_beyond - m_n) - (e_beyond - e_n). The net
+// matters: the windows at 2n are other bytes than those at n, and that text
+// difference, common to every model, is as large as the effect (a raw
+// m_beyond - m_n reads the text). Every variant shares the windows, so the
+// net difference is the model's degradation beyond n relative to ALiBi's; a
+// model that extrapolates as ALiBi does stays near 0, the sinusoidal control
+// must come out above the margin. None for exact ALiBi itself.
+std::optional<Interval> vs_own_n(const std::vector<Group>& all, const Group& g,
+                                 const std::string& n) {
+  if (!is_loss(g.key[kMetric]) || g.key[kPosLo].empty() || std::stod(g.key[kPosLo]) < std::stod(n))
+    return std::nullopt;
+  const Group* own = nullptr;
+  for (const auto& e : all)
+    if (e.key[kVariant] == g.key[kVariant] && e.key[kTrainS] == g.key[kTrainS] &&
+        e.key[kPhase] == g.key[kPhase] && e.key[kEval] == g.key[kEval] &&
+        e.key[kEvalS] == g.key[kEvalS] && e.key[kStep] == g.key[kStep] && e.key[kPosLo].empty() &&
+        e.key[kHead] == g.key[kHead] && e.key[kContext] == n && e.key[kMetric] == g.key[kMetric])
+      own = &e;
+  const Group* exact = reference_group(all, g);
+  const Group* exact_n = own ? reference_group(all, *own) : nullptr;
+  if (!own || !exact || !exact_n || exact == &g) return std::nullopt;
+  const auto m = seed_means(g), mn = seed_means(*own), e = seed_means(*exact),
+             en = seed_means(*exact_n);
+  std::vector<double> d;
+  for (const auto& [seed, v] : m)
+    if (mn.count(seed) && e.count(seed) && en.count(seed))
+      d.push_back((v - mn.at(seed)) - (e.at(seed) - en.at(seed)));
+  if (d.empty()) return std::nullopt;
+  return t_interval(d);
 }
 
 // The one margin of a table (every row carries the margin its run declared);
@@ -166,9 +233,11 @@ std::string optional_number(const std::optional<double>& v) {
 
 void require_usable(const CsvTable& t) {
   for (std::size_t r = 0; r < t.size(); ++r) {
-    if (std::find(kMetrics.begin(), kMetrics.end(), t.text(r, "metric")) == kMetrics.end())
-      unusable(fmt::format("row {}, column metric: expected one of {}, got '{}'",
-                           CsvTable::line_of(r), fmt::join(kMetrics, ", "), t.text(r, "metric")));
+    if (std::find(kMetrics.begin(), kMetrics.end(), t.text(r, "metric")) == kMetrics.end() &&
+        !probe_metric(t.text(r, "metric")))
+      unusable(fmt::format("row {}, column metric: expected one of {} or {}<w>, got '{}'",
+                           CsvTable::line_of(r), fmt::join(kMetrics, ", "),
+                           fmt::join(kProbePrefixes, "<w>, "), t.text(r, "metric")));
     if (!std::isfinite(t.number(r, "value")))
       unusable(fmt::format("row {}, column value: not a finite number", CsvTable::line_of(r)));
   }
@@ -233,7 +302,7 @@ CheckOutcome rate_outcome(const RateGroup& g, double level) {
 struct LossRow {
   std::string variant, train_s, phase, eval, eval_s, pos_lo, pos_hi, context;
   SeedStats stats;
-  std::optional<Interval> vs_fixed_block, vs_nobias;
+  std::optional<Interval> vs_fixed_block, vs_nobias, vs_n;
   double margin = NAN;
 };
 
@@ -245,7 +314,8 @@ Interval read_interval(const CsvTable& t, std::size_t r, const char* mean, const
 }
 
 std::optional<Interval> read_difference(const CsvTable& t, std::size_t r, const std::string& vs) {
-  if (t.text(r, vs + "_mean").empty()) return std::nullopt;
+  // (a summary written before a column existed has none)
+  if (!t.has_column(vs + "_mean") || t.text(r, vs + "_mean").empty()) return std::nullopt;
   return read_interval(t, r, (vs + "_mean").c_str(), (vs + "_low").c_str(), (vs + "_high").c_str());
 }
 
@@ -256,12 +326,13 @@ bool final_model_row(const CsvTable& summary, std::size_t r) {
 LossRow loss_row(const CsvTable& summary, std::size_t r) {
   LossRow out{summary.text(r, "variant"), summary.text(r, "train_s"), summary.text(r, "phase"),
               summary.text(r, "eval"),    summary.text(r, "eval_s"),  summary.text(r, "pos_lo"),
-              summary.text(r, "pos_hi"),  summary.text(r, "context"), {}, {}, {}, NAN};
+              summary.text(r, "pos_hi"),  summary.text(r, "context"), {}, {}, {}, {}, NAN};
   out.stats.seeds = static_cast<std::size_t>(summary.number(r, "seeds"));
   out.stats.value = read_interval(summary, r, "mean", "seed_ci_low", "seed_ci_high");
   out.stats.vs_exact = read_difference(summary, r, "vs_exact");
   out.vs_fixed_block = read_difference(summary, r, "vs_fixed_block");
   out.vs_nobias = read_difference(summary, r, "vs_nobias");
+  out.vs_n = read_difference(summary, r, "vs_n");
   out.margin = summary.number(r, "margin");
   return out;
 }
@@ -291,11 +362,13 @@ std::vector<LossRow> extrapolation_losses(const CsvTable& summary, const std::st
   return out;
 }
 
-// The phases of a summary: from scratch first, then the fine-tunes in table order.
+// The phases of a summary's trained models: from scratch first, then the
+// fine-tunes in table order (not the n-gram baselines' "baseline").
 std::vector<std::string> phases(const CsvTable& summary) {
   std::vector<std::string> out = {"train"};
   for (std::size_t r = 0; r < summary.size(); ++r)
-    if (std::find(out.begin(), out.end(), summary.text(r, "phase")) == out.end())
+    if (summary.text(r, "phase") != "baseline" &&
+        std::find(out.begin(), out.end(), summary.text(r, "phase")) == out.end())
       out.push_back(summary.text(r, "phase"));
   return out;
 }
@@ -312,6 +385,10 @@ std::string model_name(const std::string& variant, const std::string& s) {
   if (variant == "window") return fmt::format("window, cost of s = {}", s);
   if (variant == "exact") return "exact ALiBi";
   if (variant == "nobias") return "no positional bias";
+  if (variant == "sinusoidal") return "sinusoidal positions, no ALiBi";
+  if (variant.rfind("ngram-", 0) == 0)
+    return fmt::format("byte {}-gram (order {}, Witten-Bell)", std::stoi(variant.substr(6)) + 1,
+                       variant.substr(6));
   return variant;
 }
 
@@ -424,7 +501,8 @@ const std::vector<std::string>& lm_summary_columns() {
       "margin",       "vs_exact_mean",   "vs_exact_low",   "vs_exact_high",
       "vs_exact_verdict", "vs_fixed_block_mean", "vs_fixed_block_low", "vs_fixed_block_high",
       "vs_fixed_block_verdict", "vs_nobias_mean", "vs_nobias_low", "vs_nobias_high",
-      "vs_nobias_verdict", "step_cpu_seconds"};
+      "vs_nobias_verdict", "vs_n_mean", "vs_n_low", "vs_n_high", "vs_n_verdict",
+      "step_cpu_seconds"};
   return columns;
 }
 
@@ -444,6 +522,7 @@ std::string lm_summary_csv(const CsvTable& table) {
   std::string out = csv_line(lm_summary_columns());
   const double margin = lm_checks::table_margin(table);
   const auto all = lm_checks::groups(table);
+  const std::string n = lm_checks::table_context(table);
   for (const lm_checks::Group& g : all) {
     const lm_checks::Group* exact = lm_checks::reference_group(all, g);
     if (exact == &g) exact = nullptr;  // the reference itself
@@ -460,6 +539,8 @@ std::string lm_summary_csv(const CsvTable& table) {
       for (const auto& f :
            lm_checks::difference_fields(lm_checks::lsh_vs(all, g, reference), margin))
         row.push_back(f);
+    for (const auto& f : lm_checks::difference_fields(lm_checks::vs_own_n(all, g, n), margin))
+      row.push_back(f);
     row.push_back(lm_checks::optional_number(lm_checks::step_seconds(g)));
     out += csv_line(row);
   }
@@ -512,16 +593,85 @@ void add_baseline_lines(const CsvTable& summary, const std::string& n,
                          compared(r.vs_nobias, r.margin, "no positional bias")});
 }
 
-// Claim 4: positional LSH minus exact ALiBi on the positions beyond n.
+// The models whose loss beyond n is set against their own loss at n (net of
+// exact ALiBi's): the claim's model and the control that must fail to extrapolate.
+bool extrapolation_yardstick(const std::string& variant) {
+  return variant == "lsh" || variant == "sinusoidal";
+}
+
+// Claim 4: positional LSH minus exact ALiBi on the positions beyond n; and
+// lsh and the sinusoidal control against their own loss at n, net of exact
+// ALiBi's (vs_own_n; the control degrading there is what makes "reproduced"
+// mean something).
 void add_extrapolation_lines(const CsvTable& summary, const std::string& n,
                              std::vector<CheckOutcome>& out) {
-  for (const auto& r : extrapolation_losses(summary, n))
-    if (r.variant == "lsh" && r.eval == "self" && r.stats.vs_exact)
-      out.push_back({fmt::format("lm-extrapolation[positional LSH s={},positions [{}, {}) at {}]",
-                                 r.train_s, r.pos_lo, r.pos_hi, r.context),
+  for (const auto& r : extrapolation_losses(summary, n)) {
+    if (r.eval != "self") continue;
+    const std::string where = fmt::format("positions [{}, {}) at {}", r.pos_lo, r.pos_hi, r.context);
+    if (r.variant == "lsh" && r.stats.vs_exact)
+      out.push_back({fmt::format("lm-extrapolation[positional LSH s={},{}]", r.train_s, where),
                      Verdict::kInfo,
                      fmt::format("the paper's claim 4, trained at n = {}: validation {}; {}", n,
                                  interval(r.stats), compared(r))});
+    if (extrapolation_yardstick(r.variant) && r.vs_n)
+      out.push_back({fmt::format("lm-extrapolation-own-n[{},{}]", model_name(r.variant, r.train_s),
+                                 where),
+                     Verdict::kInfo,
+                     fmt::format("{}trained at n = {}: validation {}; {}",
+                                 r.variant == "sinusoidal" ? "claim 4's control (must degrade), "
+                                                           : "",
+                                 n, interval(r.stats),
+                                 compared(r.vs_n, r.margin,
+                                          fmt::format("its own loss at n = {} (net of exact "
+                                                      "ALiBi's same difference)",
+                                                      n)))});
+  }
+}
+
+// The n-gram baselines at n, in one sentence: every order's validation loss,
+// the highest order against exact ALiBi. None without baselines.
+std::optional<std::string> ngram_finding(const CsvTable& summary, const std::string& n) {
+  std::vector<std::string> orders;
+  std::optional<LossRow> best;
+  for (const auto& r : validation_losses(summary, n, "baseline")) {
+    if (r.eval != "self") continue;
+    orders.push_back(fmt::format("order {} {:.3f}", r.variant.substr(6), r.stats.value.mean));
+    if (!best || std::stoi(r.variant.substr(6)) > std::stoi(best->variant.substr(6))) best = r;
+  }
+  if (!best) return std::nullopt;
+  return fmt::format(
+      "Byte n-gram baselines (interpolated Witten-Bell, fitted on the training bytes, scored on "
+      "the same validation windows at n = {}, each byte from the window's bytes before it): {} "
+      "bpb; the {}: {}.",
+      n, fmt::join(orders, ", "), model_name(best->variant, ""), compared(*best));
+}
+
+// The context-use probe of the models trained from scratch, one sentence each:
+// validation at n with attention cut to the last w positions, and the bits
+// gained from beyond w (cut minus full, paired by batch).
+std::vector<std::string> probe_findings(const CsvTable& summary, const std::string& n) {
+  std::map<std::int64_t, bool> cuts;
+  for (std::size_t r = 0; r < summary.size(); ++r)
+    if (summary.text(r, "metric").rfind("val_bpb_ctx", 0) == 0)
+      cuts[std::stoll(summary.text(r, "metric").substr(11))] = true;
+  std::vector<std::string> out;
+  for (const auto& r : validation_losses(summary, n)) {
+    if (r.eval != "self" || cuts.empty()) continue;
+    std::vector<std::string> parts;
+    for (const auto& [w, _] : cuts) {
+      const auto cut = model_value(summary, r.variant, r.train_s, "train", fmt::format("val_bpb_ctx{}", w));
+      const auto beyond =
+          model_value(summary, r.variant, r.train_s, "train", fmt::format("val_bpb_beyond{}", w));
+      if (cut && beyond)
+        parts.push_back(fmt::format("last {} {:.3f} ({:+.3f} from beyond)", w, *cut, *beyond));
+    }
+    if (!parts.empty())
+      out.push_back(fmt::format("Context use of {} (validation at n = {}, attention cut to the last "
+                                "w bytes): {}; full {:.3f} bpb.",
+                                model_name(r.variant, r.train_s), n, fmt::join(parts, ", "),
+                                r.stats.value.mean));
+  }
+  return out;
 }
 
 }  // namespace lm_checks
@@ -556,6 +706,8 @@ std::vector<std::string> lm_findings(const CsvTable& summary) {
                   "wholly outside.",
                   lm_checks::interval(exact->stats), n, lm_checks::expected_blocks_text(summary),
                   format_value(exact->margin)));
+  if (const auto ngram = lm_checks::ngram_finding(summary, n)) out.push_back(*ngram);
+  for (const auto& line : lm_checks::probe_findings(summary, n)) out.push_back(line);
   for (const auto& r : losses) {
     if (r.variant == "exact" && r.eval == "self") continue;
     out.push_back(fmt::format("{}: {}; {}.", lm_checks::describe(r), lm_checks::interval(r.stats),
@@ -610,11 +762,15 @@ LmLossTable lm_loss_table(const CsvTable& summary) {
   };
   for (std::size_t c = 0; c < contexts.size(); ++c)
     put(lm_checks::validation_losses(summary, contexts[c]), c);
+  for (std::size_t c = 0; c < contexts.size(); ++c)  // the n-gram baselines, after the models
+    put(lm_checks::validation_losses(summary, contexts[c], "baseline"), c);
   for (std::size_t b = 0; b < buckets.size(); ++b)
     put(lm_checks::validation_losses(summary, contexts.back(), "train", buckets[b].first,
                                      buckets[b].second),
         contexts.size() + b);
-  for (const auto& r : lm_checks::validation_losses(summary, n)) at_n[lm_checks::describe(r)] = r;
+  for (const std::string phase : {"train", "baseline"})
+    for (const auto& r : lm_checks::validation_losses(summary, n, phase))
+      at_n[lm_checks::describe(r)] = r;
   LmLossTable t;
   t.header.push_back("model (validation bits/byte, 95% over seeds)");
   for (const auto& c : contexts) t.header.push_back("n = " + c);
@@ -645,6 +801,18 @@ LmLossTable lm_loss_table(const CsvTable& summary) {
 }
 
 namespace lm_checks {
+
+// The variant of the highest-order n-gram baseline in a summary ("" : none).
+std::string highest_ngram(const CsvTable& summary) {
+  std::string best;
+  for (std::size_t r = 0; r < summary.size(); ++r) {
+    const std::string& v = summary.text(r, "variant");
+    if (v.rfind("ngram-", 0) == 0 &&
+        (best.empty() || std::stoi(v.substr(6)) > std::stoi(best.substr(6))))
+      best = v;
+  }
+  return best;
+}
 
 std::string verdict_of(const std::optional<Interval>& d, double margin) {
   if (!d) return "";
@@ -724,13 +892,25 @@ LmLossTable verdict_table(const CsvTable& summary) {
                                                  model_name(r.variant, r.train_s)),
                                      r.vs_fixed_block, r.margin));
     }
-  for (const auto& r : extrapolation_losses(summary, n))
-    if (r.variant == "lsh" && r.eval == "self")
+  for (const auto& r : validation_losses(summary, n, "baseline"))
+    if (r.eval == "self" && r.stats.vs_exact && r.variant == highest_ngram(summary))
       t.rows.push_back(verdict_row(
-          "4",
-          fmt::format("{} minus exact ALiBi, positions [{}, {}) at {}",
-                      model_name(r.variant, r.train_s), r.pos_lo, r.pos_hi, r.context),
+          "baseline", fmt::format("{} minus exact ALiBi", model_name(r.variant, r.train_s)),
           r.stats.vs_exact, r.margin));
+  for (const auto& r : extrapolation_losses(summary, n)) {
+    if (r.eval != "self") continue;
+    const std::string where = fmt::format("positions [{}, {}) at {}", r.pos_lo, r.pos_hi, r.context);
+    if (r.variant == "lsh")
+      t.rows.push_back(verdict_row(
+          "4", fmt::format("{} minus exact ALiBi, {}", model_name(r.variant, r.train_s), where),
+          r.stats.vs_exact, r.margin));
+    if (extrapolation_yardstick(r.variant) && r.vs_n)
+      t.rows.push_back(verdict_row(
+          r.variant == "sinusoidal" ? "4 control" : "4",
+          fmt::format("{}, {} minus its own loss at n, net of exact ALiBi's",
+                      model_name(r.variant, r.train_s), where),
+          r.vs_n, r.margin));
+  }
   if (t.rows.empty()) return t;
   t.header = {"claim", fmt::format("comparison (validation, trained at n = {})", n),
               "paired difference, bits/byte (95% over seeds)",

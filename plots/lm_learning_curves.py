@@ -8,7 +8,8 @@ import numpy as np
 
 import plotlib as pl
 
-NAMES = {"exact": "exact ALiBi", "nobias": "no positional bias", "fixed": "fixed grids", "window": "window"}
+NAMES = {"exact": "exact ALiBi", "nobias": "no positional bias", "fixed": "fixed grids", "window": "window",
+         "sinusoidal": "sinusoidal positions"}
 
 
 def label(variant, s):

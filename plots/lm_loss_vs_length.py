@@ -10,6 +10,7 @@ import numpy as np
 import plotlib as pl
 
 NAMES = {"lsh": "positional LSH", "exact": "exact ALiBi", "nobias": "no positional bias",
+         "sinusoidal": "sinusoidal positions (the control)",
          "fixed": "fixed grids", "window": "window"}
 
 

@@ -29,18 +29,43 @@ those of configs/NAME.toml as committed: every option of its [lm] section
 has the value that docs/results/NAME/lm.csv.meta.json records as run (an
 edited config makes the tables stale until they are run again).
 
+The tables themselves are checked against their sidecar and each other:
+- the sidecar's git_commit must be clean (no "-dirty": the binary was built
+  from a tree with uncommitted changes, so the commit does not say what ran).
+  A table made before this check may be kept as a declared legacy table: its
+  folder's README.md names that exact commit in a line "Legacy table:
+  git_commit COMMIT" (a note is printed, not a failure; any other dirty
+  commit still fails, so the excuse covers that run only);
+- lm.csv's bytes must hash to the sidecar's csv_fnv1a64 (FNV-1a 64, what the
+  runner records of the table it wrote: src/runner/sweep.cpp) and hold its
+  `rows` rows;
+- lm.summary.csv must be what lm.csv gives: each row's seeds, mean and 95%
+  seed interval, and every paired difference (vs_exact, vs_fixed_block,
+  vs_nobias, vs_n: mean, interval, verdict at the margin) recomputed here as
+  experiments/lm_checks.cpp computes them (seed means, differences paired by
+  seed, a seedless baseline paired with every seed, vs_n net of exact
+  ALiBi's, Student-t 95%), to 1e-9.
+
 Usage: check_claims.py [SOURCE_DIR]     (default: the tree this script is in)
        check_claims.py --self-test
   --self-test  the negative control: a quote off by one in its last
                decimal, a wrong verdict, a label naming no row and a bare
                number, each planted in a scratch README, and an option of
                the config changed after the run must be reported; the true
-               quotes not
+               quotes not. On a scratch copy of the committed lm-long tables:
+               one value of lm.csv edited (the hash and the recomputed
+               summary must both fail), one interval bound of the summary
+               edited, and the legacy declaration removed (the dirty commit
+               must be reported); the copy as committed passes. And the
+               Student-t quantiles against closed forms (df 1, 2)
 """
 import csv
+import functools
 import json
+import math
 import pathlib
 import re
+import shutil
 import sys
 import tempfile
 import tomllib
@@ -151,11 +176,240 @@ def config_problems(source, name):
             if ran.get(key) != value]
 
 
-def problems(source):
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def legacy_commits(folder):
+    readme = folder / "README.md"
+    text = readme.read_text() if readme.is_file() else ""
+    return {c.rstrip(".,;") for c in re.findall(r"Legacy table:\s+git_commit\s+(\S+)", text)}
+
+
+def sidecar_problems(folder, notes):
+    """The sidecar's commit is clean (or a declared legacy one) and lm.csv is the
+    table it records (hash and row count)."""
+    meta_path, table = folder / "lm.csv.meta.json", folder / "lm.csv"
+    if not meta_path.is_file():
+        return [f"{meta_path} missing"]
+    meta, out = json.loads(meta_path.read_text()), []
+    commit = meta.get("git_commit")
+    if commit is None:
+        out.append("the sidecar records no git_commit")
+    elif commit.endswith("-dirty") or commit == "unknown":
+        if commit in legacy_commits(folder):
+            notes.append(f"{folder.name}: legacy table, made from a dirty tree ({commit}), "
+                         "declared in its README.md")
+        else:
+            out.append(f"the sidecar's git_commit is {commit}: made from a tree with uncommitted "
+                       "changes (run it again from a clean commit, or declare it 'Legacy table: "
+                       f"git_commit {commit}' in {folder.name}/README.md)")
+    if "csv_fnv1a64" in meta:
+        if not table.is_file():
+            return out + [f"{table} missing (its sidecar records its hash)"]
+        data = table.read_bytes()
+        if fnv1a64(data) != meta["csv_fnv1a64"]:
+            out.append(f"lm.csv hashes to {fnv1a64(data)}, its sidecar records "
+                       f"{meta['csv_fnv1a64']}: the table was edited after the run")
+        rows = data.count(b"\n") - 1
+        if "rows" in meta and rows != meta["rows"]:
+            out.append(f"lm.csv holds {rows} rows, its sidecar records {meta['rows']}")
+    return out
+
+
+def betainc(a, b, x):
+    """The regularised incomplete beta function I_x(a, b) (Numerical Recipes' betacf)."""
+    if x <= 0 or x >= 1:
+        return 0.0 if x <= 0 else 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1 - betainc(b, a, 1 - x)
+    tiny = 1e-300
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log1p(-x)) / a
+    c, d = 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 400):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + num * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= c * d
+        if abs(c * d - 1) < 1e-16:
+            break
+    return front * h
+
+
+@functools.lru_cache(maxsize=None)
+def t_quantile(p, df):
+    """The Student-t quantile t_p (p > 1/2) with df degrees of freedom, by bisection
+    on the distribution function 1 - I_{df/(df + t^2)}(df/2, 1/2) / 2."""
+    lo, hi = 0.0, 1e4
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if 1 - betainc(df / 2, 0.5, df / (df + mid * mid)) / 2 < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def t_interval(x):
+    """(mean, low, high) as stats::t_interval (95%, two-sided); no interval below two values."""
+    k = len(x)
+    mean = sum(x) / k
+    if k < 2:
+        return mean, None, None
+    ss = sum((v - mean) * (v - mean) for v in x)
+    half = t_quantile(0.975, k - 1) * math.sqrt(ss / (k - 1) / k)
+    return mean, mean - half, mean + half
+
+
+def margin_verdict(low, high, margin):
+    if not low <= high:
+        return "undecided"
+    if -margin <= low and high <= margin:
+        return "comparable"
+    return "worse" if low > margin else "better" if high < -margin else "undecided"
+
+
+KEY = ["variant", "train_s", "phase", "eval", "eval_s", "step", "pos_lo", "pos_hi", "head", "context",
+       "metric"]
+
+
+def table_groups(rows):
+    """lm_checks.cpp's groups: key -> {seed: [values]} in order of first appearance
+    (output errors pooled over heads)."""
+    out = {}
+    for r in rows:
+        key = tuple("" if c == "head" and r["metric"] == "output_error" else r[c] for c in KEY)
+        out.setdefault(key, {}).setdefault(r["seed"], []).append(float(r["value"]))
+    return out
+
+
+def seed_means(group):
+    return {seed: sum(v) / len(v) for seed, v in sorted(group.items())}
+
+
+def paired(ours, other):
+    """Differences paired by seed; a seedless side (a baseline) pairs with every seed."""
+    if list(other) == [""]:
+        d = [v - other[""] for v in ours.values()]
+    elif list(ours) == [""]:
+        d = [ours[""] - v for v in other.values()]
+    else:
+        d = []
+    d += [v - other[seed] for seed, v in ours.items() if seed in other and seed != ""]
+    return t_interval(d) if d else None
+
+
+def reference_key(groups, key, reference):
+    k = dict(zip(KEY, key))
+    if "bpb" not in k["metric"]:
+        return None
+    eval_ = "swapin" if k["eval"] == "swapin" else "self"
+    phase = "train" if k["phase"] == "baseline" else k["phase"]
+    for other in groups:
+        o = dict(zip(KEY, other))
+        if (o["variant"], o["eval"], o["phase"]) == (reference, eval_, phase) and all(
+                o[c] == k[c] for c in ("step", "pos_lo", "pos_hi", "context", "metric")):
+            return other
+    return None
+
+
+def own_n_key(groups, key, n):
+    k = dict(zip(KEY, key))
+    if "bpb" not in k["metric"] or k["pos_lo"] == "" or float(k["pos_lo"]) < float(n):
+        return None
+    want = dict(k, pos_lo="", pos_hi="", context=n)
+    return next((o for o in reversed(list(groups)) if dict(zip(KEY, o)) == want), None)
+
+
+def net_of_exact(groups, key, n):
+    """vs_n: (model beyond n - model at n) - (exact's same), paired by seed."""
+    own = own_n_key(groups, key, n)
+    exact = reference_key(groups, key, "exact")
+    exact_n = reference_key(groups, own, "exact") if own else None
+    if not (own and exact and exact_n) or exact == key:
+        return None
+    m, mn, e, en = (seed_means(groups[k]) for k in (key, own, exact, exact_n))
+    d = [(v - mn[s]) - (e[s] - en[s]) for s, v in m.items() if s in mn and s in e and s in en]
+    return t_interval(d) if d else None
+
+
+def differences(groups, key, n):
+    """Each difference column's (mean, low, high) or None, as lm_summary_csv writes them."""
+    means = lambda k: seed_means(groups[k])  # noqa: E731
+    exact = reference_key(groups, key, "exact")
+    out = {"vs_exact": paired(means(key), means(exact)) if exact and exact != key else None}
+    lsh = key[0] == "lsh" and key[3] in ("self", "swapin")
+    for column, reference in (("vs_fixed_block", "fixed-block"), ("vs_nobias", "nobias")):
+        other = reference_key(groups, key, reference) if lsh else None
+        out[column] = paired(means(key), means(other)) if other else None
+    out["vs_n"] = net_of_exact(groups, key, n)
+    return out
+
+
+def close(text, value):
+    if value is None or text == "":
+        return value is None and text == ""
+    return abs(float(text) - value) <= 1e-9 * max(1.0, abs(value))
+
+
+def recomputed_row_problems(committed, key, groups, n, margin):
+    out, label = [], ",".join(key)
+    mean, low, high = t_interval(list(seed_means(groups[key]).values()))
+    fields = {"seeds": None, "mean": mean, "seed_ci_low": low, "seed_ci_high": high}
+    if committed["seeds"] != str(len(groups[key])):
+        out.append(f"summary row {label}: seeds is {committed['seeds']}, lm.csv has {len(groups[key])}")
+    for column, d in differences(groups, key, n).items():
+        if column + "_mean" not in committed:
+            continue  # a summary written before the column existed
+        fields.update({f"{column}_mean": d and d[0], f"{column}_low": d and d[1], f"{column}_high": d and d[2]})
+        verdict = "" if d is None else "undecided" if d[1] is None else margin_verdict(d[1], d[2], margin)
+        if committed[column + "_verdict"] != verdict:
+            out.append(f"summary row {label}: {column}_verdict is '{committed[column + '_verdict']}', "
+                       f"lm.csv gives '{verdict}'")
+    for column, value in fields.items():
+        if value is not None or column != "seeds":
+            if column != "seeds" and not close(committed[column], value):
+                out.append(f"summary row {label}: {column} is '{committed[column]}', lm.csv gives {value!r}")
+    return out
+
+
+def summary_problems(folder):
+    """lm.summary.csv against the summary recomputed here from lm.csv."""
+    table, summary = folder / "lm.csv", folder / "lm.summary.csv"
+    if not table.is_file():
+        return []
+    rows = summary_rows(table)
+    groups = table_groups(rows)
+    n = training_context(rows)
+    margin = float(rows[0]["margin"]) if rows else math.nan
+    committed = {tuple(r[c] for c in KEY): r for r in summary_rows(summary)}
+    out = [f"summary row {','.join(k)} has no rows in lm.csv" for k in committed if k not in groups]
+    out += [f"lm.csv's group {','.join(k)} has no summary row" for k in groups if k not in committed]
+    for key in groups:
+        if key in committed:
+            out += recomputed_row_problems(committed[key], key, groups, n, margin)
+    return out
+
+
+def table_problems(folder, notes):
+    return [f"{folder.name}: {p}" for p in sidecar_problems(folder, notes) + summary_problems(folder)]
+
+
+def problems(source, notes=None):
+    notes = [] if notes is None else notes
     readme = (source / "README.md").read_text()
     if "## What the paper claims" not in readme:
         return ["README.md has no section '## What the paper claims'"]
-    out, checked = [], 0
+    out, checked, checked_tables = [], 0, []
     for rows, column, title in ((r, c, t) for h, r in claims_tables(readme)
                                 for c, t in enumerate(h)):
         link = RESULTS_LINK.search(title)
@@ -167,6 +421,9 @@ def problems(source):
             continue
         table = summary_rows(summary)
         out += [f"{summary.parent.name}: {p}" for p in config_problems(source, summary.parent.name)]
+        if summary.parent not in checked_tables:
+            checked_tables.append(summary.parent)
+            out += table_problems(summary.parent, notes)
         for cells in rows:
             claim = cells[0].split(":", 1)[0]
             if re.fullmatch(r"LM \d", claim):
@@ -186,7 +443,8 @@ lsh,4,train,self,,,64,128,,128,val_bpb,0.002,-0.001,0.005,comparable,,,,,,,,
 """
 
 SELF_TEST_CONFIG = "[lm]\nsteps = 150\nsigmas = [2, 4]\n"
-SELF_TEST_META = json.dumps({"config": "steps = 150\nsigmas = [2, 4]\nmargin = 0.02\n"})
+SELF_TEST_META = json.dumps({"config": "steps = 150\nsigmas = [2, 4]\nmargin = 0.02\n",
+                             "git_commit": "0123456789ab"})
 
 SELF_TEST_README = """# x
 ## What the paper claims, and what poslsh finds
@@ -201,6 +459,62 @@ SELF_TEST_README = """# x
 
 ## Next
 """
+
+
+def edited_line(text, column, match, change):
+    """text with `column` of the first data line containing every string of `match` changed."""
+    lines = text.split("\n")
+    index = lines[0].split(",").index(column)
+    for i, line in enumerate(lines[1:], 1):
+        if all(m in line for m in match):
+            fields = line.split(",")
+            fields[index] = change(fields[index])
+            lines[i] = ",".join(fields)
+            return "\n".join(lines)
+    raise AssertionError(f"self-test: no line with {match}")
+
+
+def table_plants():
+    """(what is edited, edit of (lm.csv, summary, README), problems expected) on a copy of
+    the committed lm-long tables."""
+    bump = lambda v: repr(float(v) + 0.01)  # noqa: E731
+    return [
+        ("nothing", lambda t, s, r: (t, s, r), []),
+        ("one value of lm.csv",
+         lambda t, s, r: (edited_line(t, "value", [",lsh,", ",val_bpb,"], bump), s, r),
+         ["lm.csv hashes to", "summary row "]),
+        ("one interval bound of the summary",
+         lambda t, s, r: (t, edited_line(s, "vs_exact_low", [",lsh,", ",val_bpb,"], bump), r),
+         ["vs_exact_low is"]),
+        ("the legacy declaration",
+         lambda t, s, r: (t, s, r.replace("Legacy table:", "Old table:")),
+         ["git_commit is 981e2cca8e45-dirty"]),
+    ]
+
+
+def table_self_test():
+    """The table checks on a scratch copy of docs/results/lm-long, each plant reported."""
+    failures = 0
+    for x, want in ((t_quantile(0.975, 1), math.tan(0.475 * math.pi)),
+                    (t_quantile(0.975, 2), 0.95 * math.sqrt(2 / (1 - 0.95 ** 2)))):
+        if abs(x - want) > 1e-12 * want:
+            failures += 1
+            print(f"self-test: Student-t quantile {x!r}, closed form {want!r}")
+    committed = pathlib.Path(__file__).resolve().parents[1] / "docs" / "results" / "lm-long"
+    for what, edit, expected in table_plants():
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = pathlib.Path(tmp) / "lm-long"
+            shutil.copytree(committed, folder, ignore=shutil.ignore_patterns("*.png", "*.pdf", "*.svg"))
+            files = [folder / "lm.csv", folder / "lm.summary.csv", folder / "README.md"]
+            for f, text in zip(files, edit(*(f.read_text() for f in files))):
+                f.write_text(text)
+            found = table_problems(folder, [])
+        ok = all(any(e in f for f in found) for e in expected) and (found == []) == (expected == [])
+        if not ok:
+            failures += 1
+            print(f"self-test: lm-long with {what} edited: expected {expected or 'no problem'}, "
+                  f"got {found[:4]}")
+    return failures
 
 
 def self_test():
@@ -230,6 +544,7 @@ def self_test():
             failures += 1
             print(f"self-test: README cell '{cell}', config {config!r}: expected "
                   f"{expected or 'no problem'}, got {found}")
+    failures += table_self_test()
     print("self-test:", "FAIL" if failures else "every planted mismatch was reported")
     return 1 if failures else 0
 
@@ -238,7 +553,10 @@ def main(argv):
     if argv[1:2] == ["--self-test"]:
         return self_test()
     source = pathlib.Path(argv[1]) if len(argv) > 1 else pathlib.Path(__file__).resolve().parents[1]
-    found = problems(source)
+    notes = []
+    found = problems(source, notes)
+    for n in notes:
+        print("README claims table: note:", n)
     for p in found:
         print("README claims table:", p)
     return 1 if found else 0

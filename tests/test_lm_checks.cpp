@@ -71,6 +71,54 @@ TEST(LmSummary, MeansSeedIntervalsAndPairedDifferences) {
   EXPECT_TRUE(lm_finetune_table(s).rows.empty());  // no fine-tunes in this table
 }
 
+// The n-gram baseline has no seed: it pairs with every seed of exact ALiBi
+// (1.0 minus 2.0, 2.2, 2.4: -1.2 +- 4.303 * 0.2 / sqrt 3).
+// Claim 4's control is judged net of exact ALiBi's own change beyond n (the
+// windows at 2n are other text): raw +0.40, +0.45, +0.40 against exact's
+// +0.1 each, so net 0.30, 0.35, 0.30.
+TEST(LmSummary, BaselinePairsWithEverySeedAndTheControlIsNetOfExact) {
+  std::string csv = header() + "ngram-5,,,baseline,,self,,,,,,,,,128,val_bpb,1.0,0.01,4,0.02,,\n";
+  const double exact[] = {2.0, 2.2, 2.4}, sinusoidal[] = {2.5, 2.6, 2.7},
+               sinusoidal_beyond[] = {2.9, 3.05, 3.1};
+  for (int seed = 0; seed < 3; ++seed)
+    csv += loss_row("exact", seed, exact[seed]) +
+           loss_row("exact", seed, exact[seed] + 0.1, 256, "train", "self", "", "128,256") +
+           loss_row("sinusoidal", seed, sinusoidal[seed]) +
+           loss_row("sinusoidal", seed, sinusoidal_beyond[seed], 256, "train", "self", "", "128,256");
+  const CsvTable s = CsvTable::parse(lm_summary_csv(CsvTable::parse(csv)));
+  std::size_t ngram = s.size(), control = s.size(), exact_beyond = s.size();
+  for (std::size_t r = 0; r < s.size(); ++r) {
+    if (s.text(r, "variant") == "ngram-5") ngram = r;
+    if (s.text(r, "pos_lo") == "128") (s.text(r, "variant") == "exact" ? exact_beyond : control) = r;
+  }
+  ASSERT_LT(ngram, s.size());
+  ASSERT_LT(control, s.size());
+  ASSERT_LT(exact_beyond, s.size());
+  EXPECT_EQ(s.text(ngram, "seeds"), "1");
+  EXPECT_NEAR(s.number(ngram, "vs_exact_mean"), -1.2, 1e-12);
+  EXPECT_NEAR(s.number(ngram, "vs_exact_high") + 1.2, 4.302652729911275 * 0.2 / std::sqrt(3.0), 1e-9);
+  EXPECT_EQ(s.text(ngram, "vs_exact_verdict"), "better");
+  EXPECT_NEAR(s.number(control, "vs_n_mean"), 0.95 / 3, 1e-12);
+  EXPECT_EQ(s.text(control, "vs_n_verdict"), "worse");
+  EXPECT_TRUE(s.text(exact_beyond, "vs_n_mean").empty());  // the yardstick itself
+  const LmLossTable verdicts = lm_verdict_table(s);
+  const auto has = [&](const std::string& claim, const std::string& what, const std::string& v) {
+    return std::any_of(verdicts.rows.begin(), verdicts.rows.end(), [&](const auto& row) {
+      return row[0] == claim && row[1].find(what) != std::string::npos && row[3] == v;
+    });
+  };
+  EXPECT_TRUE(has("4 control", "sinusoidal positions", "worse"));
+  EXPECT_TRUE(has("baseline", "byte 6-gram (order 5, Witten-Bell) minus exact ALiBi", "better"));
+  const auto findings = lm_findings(s);
+  EXPECT_TRUE(std::any_of(findings.begin(), findings.end(), [](const std::string& f) {
+    return f.find("Byte n-gram baselines") != std::string::npos && f.find("order 5 1.000") != std::string::npos;
+  }));
+  const LmLossTable table = lm_loss_table(s);
+  EXPECT_TRUE(std::any_of(table.rows.begin(), table.rows.end(), [](const auto& row) {
+    return row[0] == "byte 6-gram (order 5, Witten-Bell)" && row[1] == "1.000";
+  }));
+}
+
 // Position buckets, keys per query and step time reach the report's table.
 TEST(LmSummary, TableCarriesBucketsCostAndStepTime) {
   std::string csv = header();
@@ -256,7 +304,7 @@ TEST(LmChecks, FixedBlockAndExtrapolationVerdicts) {
   std::vector<std::string> claims;
   for (const auto& row : v.rows) claims.push_back(row[0] + ":" + row[3]);
   EXPECT_EQ(fmt::format("{}", fmt::join(claims, " ")),
-            "baseline:worse 1:comparable 2:better 3:better baseline:worse 4:worse")
+            "baseline:worse 1:comparable 2:better 3:better baseline:worse 4:worse 4:worse")
       << fmt::format("{}", fmt::join(v.rows[0], " | "));
 }
 

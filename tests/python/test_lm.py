@@ -346,7 +346,8 @@ def tiny_spec(corpus_path, **changes):
     fields = dict(corpus=corpus_path, variant="exact", s=0, seed=0, phase="train", base="exact",
                   draws="shared", layers=1, heads=2, width=8, sigmas=[2.0, 8.0], context=16, batch=2, steps=4, lr=3e-3, warmup=1, weight_decay=0.1,
                   checkpoint_every=2, finetune_steps=3, curve_every=2, curve_batches=2, eval_lengths=[1, 4],
-                  eval_batches=2, eval_batch=2, swap_s=[1, 4], swap_trials=2, checkpoint="",
+                  eval_batches=2, eval_batch=2, swap_s=[1, 4], swap_trials=2, context_probe=[1, 8],
+                  ngram_order=3, checkpoint="",
                   base_checkpoint="", qkv_dir="", keep_dir="", file_stem="m", threads=1, progress=False)
     fields.update(changes)
     return cell.CellSpec(**fields)
@@ -522,6 +523,9 @@ def test_cli_table_is_the_same_on_one_and_two_threads(tmp_path):
     # under its lock, the others read it (and the table is still the same on two threads).
     assert "lsh,2,0,finetune-nobias,2,swapin," in table and "exact,,0,finetune-nobias,2,self," in table
     assert ",0.02,," in table  # the default margin, in every row
+    # The n-gram baselines (one seedless row per order, split and context) and the probe.
+    assert "\nngram-5,,,baseline,,self," in table and "\nngram-0,,,baseline,,self," in table
+    assert ",val_bpb_ctx1," in table and ",val_bpb_beyond8," in table
     # The exported Q, K, V run through `poslsh attention --qkv` and its checks.
     r = subprocess.run([CLI, "attention", "--qkv", str(tmp_path / "t1_qkv" / "seed0" / "layer0"),
                         "--alibi-heads", "2", "--causal", "--s", "1,4", "--trials", "3", "--quiet",

@@ -6,7 +6,9 @@ SPEC_JSON`. The parts: corpus (real text from a Debian package, byte tokens,
 fixed split), attention (the variants as additive biases, hashes from
 poslsh.draw_hashes / poslsh.block_starts), model (a byte-level decoder-only
 transformer), train (deterministic, resumable AdamW) and evaluate (bits per
-byte, by position bucket; the swap-in output errors); saved keeps trained
+byte, by position bucket; the swap-in output errors; the context-use probe
+through attention.CutBias), ngram (the byte n-gram baselines, numpy only:
+no torch) and rows (a cell's measurements as table rows); saved keeps trained
 models (`--keep-models DIR`) and loads them back:
 
     model, bias, config = poslsh.lm.load_model("DIR/exact_seed0")

@@ -12,6 +12,9 @@ sigma_h (the `sigmas` setting; Press et al.'s slopes by default).
            Fresh hashes for every draw (a training step, a validation batch);
            E[M~] = exp(-|i - j| / sigma_h);
 - nobias:  B = 0 (the causal mask only);
+- sinusoidal: B = 0 as nobias, the model adding sinusoidal absolute position
+           embeddings to its inputs instead (poslsh.lm.model): the claim-4
+           control, known to degrade beyond the context it trained at;
 - fixed:   B = log F, F the mean of s deterministic grids with evenly spaced
            shifts (grid k starts its blocks at round(k w / s) + multiples of
            its width), the widths chosen so that the grids visit as many keys
@@ -60,10 +63,11 @@ import torch
 
 import poslsh
 
-from .band import AlibiBand, Banded, alibi_reach, band_values, pays
+from .band import AlibiBand, Banded, Cut, alibi_reach, band_values, pays
 from .errors import UsageError
 
-VARIANTS = ("exact", "lsh", "nobias", "fixed", "window", "fixed-block")
+VARIANTS = ("exact", "lsh", "nobias", "fixed", "window", "fixed-block", "sinusoidal")
+POSITION_EMBEDDED = ("sinusoidal",)  # the variants whose model adds absolute positions
 DRAWS = ("shared", "per-head")  # one hash draw for all heads of a layer, or one per head
 MATCHED = ("lsh", "fixed", "window")  # the variants with an s
 NEG_INF = float("-inf")
@@ -350,7 +354,7 @@ class Bias:
         heads = len(self.sigmas)
         if self.variant == "exact":
             return alibi_form(self.sigmas, n) if banded else alibi_bias(self.sigmas, n)
-        if self.variant == "nobias":
+        if self.variant in ("nobias", "sinusoidal"):
             return masked(torch.zeros(heads, n, n), torch.ones(n, n, dtype=torch.bool))
         if self.variant in ("fixed", "fixed-block"):
             starts = fixed_starts(self.grids, n)
@@ -358,6 +362,20 @@ class Bias:
         if banded:
             return window_form(self.sigmas, self.half_widths, n)
         return window_bias(self.sigmas, self.half_widths, n)
+
+
+class CutBias:
+    """The context-use probe: `bias` (any variant, draws included) with every query cut to
+    its last w positions (band.Cut), for evaluation only: w = 1 attends to the query
+    itself, w >= n is `bias` unchanged."""
+
+    def __init__(self, bias: Bias, w: int):
+        if w < 1:
+            raise UsageError(f"lm: a context cut needs w >= 1 (got {w})")
+        self.bias, self.w = bias, w
+
+    def __call__(self, n: int, layer: int, draw: int) -> Cut:
+        return Cut(self.bias(n, layer, draw), self.w)
 
 
 def describe(bias: Bias) -> str:

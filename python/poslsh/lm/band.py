@@ -133,3 +133,40 @@ class AlibiBand:
         scale = torch.tensor([1.0 / s for s in self.sigmas], dtype=torch.float32)[:, None]
         offsets = torch.arange(w + 1, dtype=torch.float32)[None, :]
         return Banded(band_values(-scale * offsets, reach, self.n))
+
+
+def dense_to_band(bias: torch.Tensor, w: int) -> Banded:
+    """The band of offsets 0 .. w - 1 of a dense [heads, n, n] bias (-inf where j = i - t < 0)."""
+    n = bias.shape[-1]
+    t = torch.arange(w)
+    j = torch.arange(n)[:, None] - t[None, :]  # [n, w]
+    values = bias.gather(-1, j.clamp(min=0).expand(bias.shape[0], n, w))
+    return Banded(values.masked_fill(j < 0, NEG_INF))
+
+
+def cut_to(bias, w: int):
+    """`bias` (dense or Banded) with every key w or more positions before its query
+    excluded: the query sees its last w bytes (itself included). Unchanged when no
+    key is that far (w > band, or w >= n)."""
+    if isinstance(bias, Banded):
+        return bias if w > bias.band else Banded(bias.values[..., :w])
+    n = bias.shape[-1]
+    if w >= n:
+        return bias
+    if pays(w - 1, n):
+        return dense_to_band(bias, w)
+    i = torch.arange(n)
+    return bias.masked_fill((i[:, None] - i[None, :]) >= w, NEG_INF)
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A layer's bias (a dense tensor, Banded or AlibiBand) seen through a causal window of
+    the last w positions, resolved like the bias itself (the context-use probe: applied
+    at evaluation only, never in training)."""
+    inner: object
+    w: int
+
+    def resolve(self, q: torch.Tensor, k: torch.Tensor):
+        inner = self.inner if isinstance(self.inner, torch.Tensor) else self.inner.resolve(q, k)
+        return cut_to(inner, self.w)

@@ -1,4 +1,5 @@
-"""One cell of `poslsh lm`: one training (or fine-tune) of one (variant, s, seed), evaluated.
+"""One cell of `poslsh lm`: one training (or fine-tune) of one (variant, s, seed), evaluated;
+or (phase 'baseline') the byte n-gram baselines of poslsh.lm.ngram.
 
 The C++ sweep runner (`poslsh lm`) owns the table and every setting's default:
 it runs one cell per training, side by side on the cores, and writes the rows
@@ -21,6 +22,10 @@ of either base):
   lsh, eval 'exact' (ALiBi swapped in, same weights); at m > 1 also per
   position bucket [pos_lo, pos_hi) = [0, n), [n, 2n), [2n, 4n), ...;
 - finetune: eval 'swapin', val_bpb at n before the first fine-tune step;
+- val_bpb_ctx<w> for every w in context_probe: val_bpb at n with every query's
+  attention cut to its last w positions (itself included; evaluation only,
+  poslsh.lm.attention.CutBias), and val_bpb_beyond<w>, that minus val_bpb at n
+  batch by batch: the bits the model gains from bytes more than w back;
 - keys_per_query per head (and its mean over heads, head empty) at n, lsh's
   measured on its own training draws, fixed's and window's matched to them;
   expected_blocks per head, (n - 1) / sigma + 1;
@@ -28,6 +33,11 @@ of either base):
   hashes, val_bpb at n, and output_error per (trial, layer, head):
   ||T* - T~||_F / ||T*||_F on the model's own Q, K, V of the first validation
   batch; those Q, K, V are exported as .npy for `poslsh attention --qkv`.
+
+phase 'baseline' trains nothing: the interpolated Witten-Bell byte n-grams of
+orders 0 .. ngram_order fitted on the training split, val_bpb at every
+evaluation context and test_bpb at n on the same windows as the models, each
+row led by its variant, ngram-<k> (rows.baseline_rows).
 """
 from __future__ import annotations
 
@@ -38,11 +48,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import corpus as corpus_module
-from .attention import MATCHED, Bias, check_sigmas
+from .attention import MATCHED, POSITION_EMBEDDED, Bias, check_sigmas
 from .errors import UsageError
 from .evaluate import EVAL_SEED_OFFSET, batch_bits
 from .model import ModelShape
-from .rows import Row, loss_row, model_rows
+from .rows import Row, baseline_rows, loss_row, model_rows
 from .saved import save_model
 from .train import TrainConfig, Trained, deterministic, train
 
@@ -54,7 +64,7 @@ class CellSpec:
     variant: str
     s: int
     seed: int
-    phase: str  # "train" or "finetune"
+    phase: str  # "train", "finetune" or "baseline" (the n-gram baselines)
     base: str  # finetune: the variant of the base model ("exact" or "nobias")
     draws: str  # lsh hashes: "shared" by a layer's heads or "per-head" (attention.head_trial)
     layers: int
@@ -76,6 +86,8 @@ class CellSpec:
     eval_batch: int
     swap_s: list[int]
     swap_trials: int
+    context_probe: list[int]  # the context-use probe's cuts w (empty: none)
+    ngram_order: int  # the baseline cell's highest n-gram order
     checkpoint: str  # "" : no checkpoint
     base_checkpoint: str  # the base model of this seed (finetune; "" : none)
     qkv_dir: str  # "" : no export
@@ -85,22 +97,31 @@ class CellSpec:
     progress: bool  # a line on stderr every tenth of the steps
 
     def __post_init__(self):
-        if self.phase not in ("train", "finetune"):
-            raise UsageError(f"lm: phase must be train or finetune (got '{self.phase}')")
+        if self.phase not in ("train", "finetune", "baseline"):
+            raise UsageError(f"lm: phase must be train, finetune or baseline (got '{self.phase}')")
+        if self.phase == "finetune" and self.variant in POSITION_EMBEDDED:
+            raise UsageError(f"lm: the {self.variant} variant cannot fine-tune a model without its "
+                             "position embedding")
+        if any(w < 1 for w in self.context_probe):
+            raise UsageError(f"lm: context_probe cuts must be >= 1 (got {self.context_probe})")
         if self.base not in ("exact", "nobias"):
             raise UsageError(f"lm: base must be exact or nobias (got '{self.base}')")
         self.sigmas = check_sigmas(self.sigmas, self.heads)
 
-    def train_config(self) -> TrainConfig:
-        return TrainConfig(ModelShape(self.layers, self.heads, self.width), self.context, self.batch,
+    def shape(self, variant: str) -> ModelShape:
+        """The model of `variant`: sinusoidal's adds absolute positions."""
+        positions = "sinusoidal" if variant in POSITION_EMBEDDED else "none"
+        return ModelShape(self.layers, self.heads, self.width, positions)
+
+    def train_config(self, variant: str) -> TrainConfig:
+        return TrainConfig(self.shape(variant), self.context, self.batch,
                            self.steps, self.lr, self.warmup, self.weight_decay, self.checkpoint_every,
                            self.curve_every)
 
     def finetune_config(self) -> TrainConfig:
         """Constant learning rate where the base's schedule ended (lr / 10)."""
-        return TrainConfig(ModelShape(self.layers, self.heads, self.width), self.context, self.batch,
-                           self.finetune_steps, self.lr / 10, 0, self.weight_decay,
-                           self.checkpoint_every, self.curve_every, first_step=self.steps)
+        return TrainConfig(self.shape(self.base), self.context, self.batch, self.finetune_steps,
+                           self.lr / 10, 0, self.weight_decay, self.checkpoint_every, self.curve_every, first_step=self.steps)
 
 
 def make_bias(spec: CellSpec, variant: str, seed: int, first_draw: int, draws: int) -> Bias:
@@ -132,10 +153,10 @@ def pretrain(spec: CellSpec, text, variant: str, checkpoint: Path | None, label:
     bias = make_bias(spec, variant, spec.seed, 0, spec.steps)
     curve = validation_curve(spec, eval_bias_of(spec, variant, bias), text.validation)
     if checkpoint is None:
-        return train(text.train, bias, spec.train_config(), spec.seed, None, label, curve)
+        return train(text.train, bias, spec.train_config(variant), spec.seed, None, label, curve)
     checkpoint.parent.mkdir(parents=True, exist_ok=True)
     with locked(checkpoint):
-        return train(text.train, bias, spec.train_config(), spec.seed, checkpoint, label, curve)
+        return train(text.train, bias, spec.train_config(variant), spec.seed, checkpoint, label, curve)
 
 
 def eval_bias_of(spec: CellSpec, variant: str, bias: Bias) -> Bias:
@@ -164,6 +185,9 @@ def run(spec: CellSpec) -> tuple[list[Row], float, float | None]:
     deterministic(spec.threads)
     text = corpus_module.load(spec.corpus)
     t0 = time.monotonic()
+    if spec.phase == "baseline":
+        rows = baseline_rows(spec, text)
+        return rows, time.monotonic() - t0, None
     label = spec.file_stem if spec.progress else ""
     if spec.phase == "train":
         checkpoint = Path(spec.checkpoint) if spec.checkpoint else None

@@ -1,5 +1,8 @@
 """A small decoder-only transformer over bytes (nanoGPT's shape, no position
-embedding: position enters only through the attention bias, as in ALiBi).
+embedding: position enters only through the attention bias, as in ALiBi;
+shape.positions "sinusoidal" adds Vaswani et al.'s sinusoidal absolute
+position embedding to the inputs instead, scaled to the token embeddings'
+initial spread, POSITION_SCALE: the length-extrapolation control).
 
 Pre-LayerNorm blocks of causal multi-head attention and a 4x GELU MLP, tied
 input and output embeddings, no dropout (training is then a deterministic
@@ -20,6 +23,8 @@ from .band import Banded, banded_attend
 from .errors import UsageError
 
 VOCAB = 256  # bytes
+POSITIONS = ("none", "sinusoidal")
+POSITION_SCALE = 0.02  # the token embeddings' initial standard deviation (_init)
 
 
 @dataclass(frozen=True)
@@ -27,8 +32,11 @@ class ModelShape:
     layers: int = 4
     heads: int = 4
     width: int = 128
+    positions: str = "none"  # or "sinusoidal": absolute positions added to the inputs
 
     def __post_init__(self):
+        if self.positions not in POSITIONS:
+            raise UsageError(f"lm: positions must be one of {', '.join(POSITIONS)} (got '{self.positions}')")
         for name in ("layers", "heads", "width"):
             if getattr(self, name) < 1:
                 raise UsageError(f"lm: {name} must be >= 1 (got {getattr(self, name)})")
@@ -87,11 +95,26 @@ class ByteTransformer(nn.Module):
         self.ln = nn.LayerNorm(shape.width)
         self.apply(_init)
 
-    def forward(self, tokens: torch.Tensor, biases: list) -> torch.Tensor:
+    def forward(self, tokens: torch.Tensor, biases: list, positions: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits [batch, n, 256]; `positions` (default 0 .. n - 1) are what a sinusoidal
+        model embeds (others ignore them)."""
         x = self.embed(tokens)
+        if self.shape.positions == "sinusoidal":
+            p = torch.arange(tokens.shape[-1]) if positions is None else positions
+            x = x + POSITION_SCALE * sinusoids(p, self.shape.width)
         for block, bias in zip(self.blocks, biases, strict=True):
             x = block(x, bias)
         return self.ln(x) @ self.embed.weight.T  # tied output embedding
+
+
+def sinusoids(positions: torch.Tensor, width: int) -> torch.Tensor:
+    """[n, width]: sin(p / 10000^(2i / width)) in column 2i, cos in 2i + 1 (Vaswani et al.)."""
+    i = torch.arange(0, width, 2, dtype=torch.float64)
+    angle = positions.to(torch.float64)[:, None] / torch.pow(10000.0, i / width)[None, :]
+    out = torch.zeros(len(positions), width, dtype=torch.float64)
+    out[:, 0::2] = torch.sin(angle)
+    out[:, 1::2] = torch.cos(angle[:, :width // 2])
+    return out.to(torch.float32)
 
 
 def _init(module: nn.Module) -> None:

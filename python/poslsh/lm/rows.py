@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .attention import Bias, lsh_keys_per_query
+from .attention import Bias, CutBias, lsh_keys_per_query
 from .evaluate import (EVAL_SEED_OFFSET, attention_inputs, batch_bits, bucket_bits, evaluation_starts,
                        position_bits, position_buckets, swap_in_errors)
+from .ngram import WittenBell, window_bits
 from .train import Trained, windows
 
 if TYPE_CHECKING:
@@ -124,6 +125,37 @@ def tail_row(spec: CellSpec, losses: list[float]) -> Row:
     return row("self", None, spec.context, "train_bpb", tail.mean(), count=len(tail))
 
 
+def probe_rows(model, spec: CellSpec, eval_bias: Bias, data) -> list[Row]:
+    """The context-use probe at n: val_bpb_ctx<w> with attention cut to the last w
+    positions, and val_bpb_beyond<w>, its excess over the full attention's loss, batch
+    by batch (the same windows and draws)."""
+    if not spec.context_probe:
+        return []
+    n, batches, batch = spec.context, spec.eval_batches, spec.eval_batch
+    full = batch_bits(model, eval_bias, data, n, batches, batch)
+    rows = []
+    for w in spec.context_probe:
+        cut = batch_bits(model, CutBias(eval_bias, w), data, n, batches, batch)
+        rows += [loss_row("self", None, n, f"val_bpb_ctx{w}", cut),
+                 loss_row("self", None, n, f"val_bpb_beyond{w}", cut - full)]
+    return rows
+
+
+def baseline_rows(spec: CellSpec, text) -> list[Row]:
+    """The n-gram baselines (poslsh.lm.ngram) of orders 0 .. ngram_order, each row led by
+    its variant ngram-<k>: val_bpb at every evaluation context, test_bpb at n, on the
+    models' windows (a batch: the mean over its windows, as for the models)."""
+    model = WittenBell(text.train, spec.ngram_order)
+    rows = []
+    for data, metric, lengths in ((text.validation, "val_bpb", spec.eval_lengths), (text.test, "test_bpb", [1])):
+        for m in lengths:
+            n = m * spec.context
+            bits = window_bits(model, data, evaluation_starts(data, n, spec.eval_batches, spec.eval_batch), n)
+            rows += [(f"ngram-{k}",) + loss_row("self", None, n, metric, bits[k].mean(axis=(1, 2)))
+                     for k in range(spec.ngram_order + 1)]
+    return rows
+
+
 def model_rows(model, spec: CellSpec, trained: Trained, bias: Bias, eval_bias: Bias, text,
                draws: tuple[int, int]) -> list[Row]:
     """Every row of a trained (or fine-tuned) model but the fine-tune's loss before its
@@ -133,6 +165,7 @@ def model_rows(model, spec: CellSpec, trained: Trained, bias: Bias, eval_bias: B
     rows += held_out_rows(model, spec, eval_bias, text.validation, "val_bpb", spec.eval_lengths,
                           spec.variant == "lsh")
     rows += held_out_rows(model, spec, eval_bias, text.test, "test_bpb", [1], False)
+    rows += probe_rows(model, spec, eval_bias, text.validation)
     rows += cost_rows(spec, bias, *draws)
     if spec.variant == "exact" and spec.phase == "train":
         rows += swap_in_rows(model, spec, text.validation)

@@ -28,7 +28,8 @@ def save_model(path: str | Path, model: ByteTransformer, bias: Bias, training: d
     stem = stem_of(path)
     stem.parent.mkdir(parents=True, exist_ok=True)
     shape = model.shape
-    config = {"shape": {"layers": shape.layers, "heads": shape.heads, "width": shape.width},
+    config = {"shape": {"layers": shape.layers, "heads": shape.heads, "width": shape.width,
+                        "positions": shape.positions},
               "bias": bias.arguments(), "training": training}
     tmp = stem.with_suffix(f".{os.getpid()}.tmp")
     torch.save(model.state_dict(), tmp)
