@@ -30,7 +30,7 @@
 //  - statistic "shift<f": shift < f pitch, p = f (the shift is uniform on
 //    [0, pitch));
 //  - statistic "equal": hashes bit for bit equal, p = 0: two sound draws are
-//    bit-equal with probability at most kEqualPairBound (2^-99; see below);
+//    bit-equal with probability at most kEqualPairBound (2^-96; see below);
 //  - statistic "unequal": hashes that break equivariance, p = 0 exactly.
 // The probes (hash k of trial t is draw(t, k, sigma); c T is the cell's
 // first trial):
@@ -96,12 +96,13 @@ inline constexpr std::int64_t kEquivarianceTrials = 4;
 inline constexpr std::int64_t kEquivarianceIndices = 4;
 // Relative difference of the standardized values allowed by rounding.
 inline constexpr double kEquivarianceTolerance = 1e-12;
-// P(two sound hashes of distinct (trial, index) are bit-equal) <= 2^-99: the
-// pitch sigma g takes any one double with probability <= 2^-47 (density of g
-// <= 1/e, spacing <= 2^-46 below 128, g <= 74), and given the pitch the shift
-// fl(pitch u) any one value with probability <= 2^-52 (u on the 2^-53 grid,
-// at most two u per value).
-inline constexpr double kEqualPairBound = 0x1p-99;
+// P(two sound hashes of distinct (trial, index) are bit-equal) <= 2^-96: the
+// pitch fl(sigma g) takes any one double with probability <= 2^-44 (g <= 74
+// has density <= 1/e, and the g that round to one pitch lie in an interval
+// of width <= 2^-45, with the 2^-53 grids of the uniforms adding less than
+// that), and given the pitch the shift fl(pitch u) any one value with
+// probability <= 2^-52 (u on the 2^-53 grid, at most two u per value).
+inline constexpr double kEqualPairBound = 0x1p-96;
 
 // The sigmas hash-law accepts: pitches and shifts of every hash stay normal,
 // finite doubles, so the standardized values are exact to rounding.

@@ -182,7 +182,7 @@ CheckOutcome kind_outcome(int kind, const std::vector<const LawRow*>& rows, doub
                         rows.size(), reachable, levels)};
   return {name, worst_p >= level ? Verdict::kPass : Verdict::kFail,
           fmt::format("{} rows; smallest p = {:.3g} (exact binomial; an equal pair: at most "
-                      "pairs x 2^-99; an unequal hash: 0) at {}; {}",
+                      "pairs x 2^-96; an unequal hash: 0) at {}; {}",
                       rows.size(), worst_p, row_label(*worst), levels)};
 }
 

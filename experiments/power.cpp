@@ -73,7 +73,7 @@ void validate_power_sizes(const PowerSizes& z) {
       z.hash_law_indices * z.hash_law_trials > (std::int64_t{1} << 26))
     throw UsageError(
         "--hash-law-indices at most 2^20, --hash-law-trials at most 2^30, and their product at "
-        "most 2^26 (the duplicate search holds 16 bytes a hash)");
+        "most 2^26 (the duplicate search holds 32 bytes a hash)");
   require_at_least("--lags-n", z.lags_n, 4);
   require_positive_finite("--lags-sigma", z.lags_sigma);
   require_at_least("--lags-hashes", z.lags_hashes, 8);
