@@ -123,13 +123,16 @@ std::vector<LawRow> pooled_rows(const std::vector<LawRow>& rows) {
 }
 
 // Bound on the chance that sound hashes give an "equal" row's count: 1 for
-// none, else pairs x kEqualPairBound (pairs of the pooled hashes, more than
-// the pairs compared). An "unequal" row is deterministic: 0 for any.
+// none, else pairs x kEqualPairBound (a span row's hashes are the pairs it
+// compared; a duplicate row compares every pair of its hashes, and pooled
+// over sigma every pair of the pooled ones, more than it compared). An
+// "unequal" row is deterministic: 0 for any.
 double zero_law_p_value(const LawRow& r) {
   if (r.count == 0) return 1.0;
   if (r.statistic == "unequal") return 0.0;
   const double n = static_cast<double>(r.hashes);
-  return std::min(1.0, n * (n - 1) / 2 * kEqualPairBound);
+  const double pairs = r.probe == "duplicate" ? n * (n - 1) / 2 : n;
+  return std::min(1.0, pairs * kEqualPairBound);
 }
 
 // The two-sided p-value of a row.
