@@ -181,7 +181,7 @@ CheckOutcome kind_outcome(int kind, const std::vector<const LawRow*>& rows, doub
   if (reachable > level)
     return {name, Verdict::kNotApplicable,
             fmt::format("{} rows; no count of any row could FAIL: the smallest attainable p is "
-                        "{:.3g}, above the level; {} (more trials or indices)",
+                        "{:.3g}, above the level; {} (more trials, or more sigmas to pool)",
                         rows.size(), reachable, levels)};
   return {name, worst_p >= level ? Verdict::kPass : Verdict::kFail,
           fmt::format("{} rows; smallest p = {:.3g} (exact binomial; an equal pair: at most "
