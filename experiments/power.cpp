@@ -66,8 +66,14 @@ void validate_power_sizes(const PowerSizes& z) {
         "--unbiasedness-n, --lags-n, --blocksize-n, --convergence-n or --hash-law-sigma: at least "
         "one family needs sizes");
   require_positive_finite("--hash-law-sigma", z.hash_law_sigma);
+  require_hash_law_sigma("--hash-law-sigma", z.hash_law_sigma);
   require_at_least("--hash-law-indices", z.hash_law_indices, 1);
   require_at_least("--hash-law-trials", z.hash_law_trials, 1);
+  if (z.hash_law_indices > (std::int64_t{1} << 20) || z.hash_law_trials > (std::int64_t{1} << 30) ||
+      z.hash_law_indices * z.hash_law_trials > (std::int64_t{1} << 26))
+    throw UsageError(
+        "--hash-law-indices at most 2^20, --hash-law-trials at most 2^30, and their product at "
+        "most 2^26 (the duplicate search holds 32 bytes a hash)");
   require_at_least("--lags-n", z.lags_n, 4);
   require_positive_finite("--lags-sigma", z.lags_sigma);
   require_at_least("--lags-hashes", z.lags_hashes, 8);

@@ -155,8 +155,9 @@ std::vector<CheckOutcome> convergence_outcomes(const PowerSizes& z, const HashDr
 std::vector<CheckOutcome> hash_law_outcomes(const PowerSizes& z, const HashDrawer& draw,
                                             double alpha) {
   std::vector<CsvRow> t;
-  for (const double sigma : z.hash_law_sigma) {
-    auto part = hash_law_cell_rows(sigma, {z.hash_law_indices, z.hash_law_trials}, draw);
+  for (std::size_t c = 0; c < z.hash_law_sigma.size(); ++c) {
+    auto part = hash_law_cell_rows(z.hash_law_sigma[c], static_cast<std::int64_t>(c),
+                                   {z.hash_law_indices, z.hash_law_trials}, draw);
     t.insert(t.end(), part.begin(), part.end());
   }
   return check_hash_law_table(as_table(hash_law_columns(), t), alpha);

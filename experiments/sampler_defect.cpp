@@ -30,7 +30,11 @@ const std::vector<SamplerDefect>& all_sampler_defects() {
                                                  SamplerDefect::kTrialLow32Bits,
                                                  SamplerDefect::kPitchScale105OddPow2,
                                                  SamplerDefect::kPitchScale105Fractional,
-                                                 SamplerDefect::kPitchCap14};
+                                                 SamplerDefect::kPitchCap14,
+                                                 SamplerDefect::kPitchClamp14,
+                                                 SamplerDefect::kPitchScale105Sigma64To256,
+                                                 SamplerDefect::kPackedKey513,
+                                                 SamplerDefect::kRepeatLag500};
   return all;
 }
 
@@ -84,6 +88,14 @@ std::string sampler_defect_name(SamplerDefect defect) {
       return "pitch-x1.05-fractional-sigma";
     case SamplerDefect::kPitchCap14:
       return "pitch-cap-14sigma";
+    case SamplerDefect::kPitchClamp14:
+      return "pitch-clamp-14sigma";
+    case SamplerDefect::kPitchScale105Sigma64To256:
+      return "pitch-x1.05-sigma-64-256";
+    case SamplerDefect::kPackedKey513:
+      return "packed-key-513";
+    case SamplerDefect::kRepeatLag500:
+      return "repeat-lag-500";
   }
   return "unknown";
 }
@@ -113,6 +125,10 @@ PositionalHash draw_confined_hash(std::uint64_t seed, std::uint64_t trial, std::
     case SamplerDefect::kHash300Exponential:
       return draw_hash(seed, trial, k, sigma,
                        k == 300 ? SamplerDefect::kExponentialPitch : SamplerDefect::kNone);
+    case SamplerDefect::kPitchScale105Sigma64To256:
+      return draw_hash(seed, trial, k, sigma,
+                       sigma > 64 && sigma < 256 ? SamplerDefect::kPitchScale105
+                                                 : SamplerDefect::kNone);
     case SamplerDefect::kPitchScale105OddPow2:
     case SamplerDefect::kPitchScale105Fractional: {
       int exponent = 0;
@@ -185,6 +201,7 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
     case SamplerDefect::kHash300Exponential:
     case SamplerDefect::kPitchScale105OddPow2:
     case SamplerDefect::kPitchScale105Fractional:
+    case SamplerDefect::kPitchScale105Sigma64To256:
       return draw_confined_hash(seed, trial, k, sigma, defect);
     case SamplerDefect::kPitchCap10:
     case SamplerDefect::kPitchCap14: {
@@ -197,6 +214,15 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
     }
     case SamplerDefect::kTrialLow32Bits:
       return draw_hash(seed, trial & 0xffffffffULL, k, sigma);
+    case SamplerDefect::kPitchClamp14: {
+      const PositionalHash h = draw_hash(seed, trial, k, sigma);
+      if (!(h.pitch > 14 * sigma)) return h;
+      return {14 * sigma, 14 * sigma * (h.shift / h.pitch)};
+    }
+    case SamplerDefect::kPackedKey513:
+      return draw_hash(seed, 0, trial * 513 + k, sigma);  // wraps mod 2^64, as a packed key would
+    case SamplerDefect::kRepeatLag500:
+      return draw_hash(seed, trial, k % 1000 >= 500 ? k - 500 : k, sigma);
   }
   return draw_hash(seed, trial, k, sigma);
 }

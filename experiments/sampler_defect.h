@@ -43,6 +43,13 @@ enum class SamplerDefect {
   kPitchScale105OddPow2,     // pitch x 1.05 when sigma = 2^m, m odd (a table keyed on even m)
   kPitchScale105Fractional,  // pitch x 1.05 when sigma is not an integer (Press slopes, H = 12)
   kPitchCap14,               // pitches redrawn while above 14 sigma: a tail of 1.2e-5 missing
+  // Defects the per-sigma law lines could not see (a law checked at each
+  // sigma alone on 2^21 hashes, a sigma on no grid, a repeat at a lag that is
+  // not a power of two, a trial and index packed into one key):
+  kPitchClamp14,              // pitch = min(pitch, 14 sigma), the shift fraction kept: an atom at 14
+  kPitchScale105Sigma64To256,  // pitch x 1.05 when 64 < sigma < 256 (sigma = 128: H = 8's 4th head)
+  kPackedKey513,              // one key t * 513 + k for (trial t, index k): hash(t, k + 513) = hash(t + 1, k)
+  kRepeatLag500,              // hash k equals hash k - 500 whenever k mod 1000 >= 500
 };
 
 // Every defect except kNone, in declaration order.

@@ -159,7 +159,10 @@ TEST_F(BadInputs, HashLawOptions) {
   for (const auto& [args, mention] : std::vector<std::pair<std::string, std::string>>{
            {"--sigma -1", "--sigma"},
            {"--sigma nan", "--sigma"},
+           {"--sigma 5e-324", "--sigma must be a number in [1e-250, 1e+250]"},
+           {"--sigma 2,1e308", "--sigma must be a number in [1e-250, 1e+250]"},
            {"--sigma 2 --indices 0", "--indices"},
+           {"--sigma 2 --indices 65536 --trials 65536", "--indices x --trials"},
            {"--sigma 2 --trials 0", "--trials"},
            {"--sigma 2 --indices 2000000", "--indices"},
            {"--sigma 2 --plant-defect nosuch", "--plant-defect"}})

@@ -212,8 +212,8 @@ const std::map<std::string, std::string>& sections_not_walked() {
        "exact tails over 2^19 hashes (8192 for the first-hash rows): every line can fail "
        "(tests/test_unbiasedness.cpp)"},
       {"hash-law",
-       "exact binomial tails over 4096 trials per index and 2^21 hashes per sigma, an equal "
-       "pair at any count: every line can fail (tests/test_hash_law.cpp)"},
+       "exact binomial tails pooled over sigma (32768 trials per index, 2^24 hashes), an equal "
+       "pair or an unequal hash at any count: every line can fail (tests/test_hash_law.cpp)"},
       {"lm", "the lm lines: tests/test_lm_checks.cpp"},
       {"bench.attention", "a benchmark: no checks"},
   };

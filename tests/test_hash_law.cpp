@@ -3,12 +3,17 @@
 // defect class the other tables are blind to (one hash index other than 0,
 // a truncated trial index, a repeat at lag 4096, a 5% pitch error at odd
 // powers of two and at fractional sigma, a pitch law capped at 14 sigma)
-// failing the line kind meant for it. Each verdict is deterministic (fixed
-// seeds); a sound table fails a fresh seed with probability <= 1e-3 (the
-// family-wise level of every check here).
+// failing the line kind meant for it (new: a repeat at lag 500, a trial and
+// index packed into one key, a 5% pitch error at 64 < sigma < 256, a pitch
+// clamped at 14 sigma); lines that cannot fail at a size say n/a. Each
+// verdict is deterministic (fixed seeds); a sound table fails a fresh seed
+// with probability <= 1e-3 (the family-wise level of every check here; the
+// duplicates line's part of it is below 3e-15, the equivariance line's 0).
 #include <gtest/gtest.h>
+#include <poslsh/alibi_heads.h>
 #include <poslsh/pitch_law.h>
 
+#include <algorithm>
 #include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
 #include <memory>
@@ -18,6 +23,7 @@
 #include "experiments/control_sampler.h"
 #include "experiments/hash_law.h"
 #include "experiments/planted_defect.h"
+#include "runner/cli_errors.h"
 #include "runner/csv_table.h"
 #include "runner/csv_writer.h"
 
@@ -36,8 +42,8 @@ Rows law_rows(const std::string& defect, std::uint64_t seed, const std::vector<d
               HashLawSizes sizes = {}) {
   const HashDrawer draw = hash_drawer(seed, parse_planted_defect(defect));
   Rows rows;
-  for (const double sigma : sigmas) {
-    auto part = hash_law_cell_rows(sigma, sizes, draw);
+  for (std::size_t c = 0; c < sigmas.size(); ++c) {
+    auto part = hash_law_cell_rows(sigmas[c], static_cast<std::int64_t>(c), sizes, draw);
     rows.insert(rows.end(), part.begin(), part.end());
   }
   return rows;
@@ -73,21 +79,24 @@ TEST(HashLaw, ExpectedCountsAreTheExactLawOfEachStatistic) {
     if (stat.rfind("pitch<", 0) == 0) p = boost::math::gamma_p(2.0, std::stod(stat.substr(6)));
     if (stat.rfind("pitch>=", 0) == 0) p = boost::math::gamma_q(2.0, std::stod(stat.substr(7)));
     if (stat.rfind("shift<", 0) == 0) p = std::stod(stat.substr(6));
-    if (stat == "equal") p = 0;
+    if (stat == "equal" || stat == "unequal") p = 0;
     ASSERT_GE(p, 0) << stat;
     EXPECT_NEAR(expected, hashes * p, 1e-12 * std::max(1.0, hashes * p)) << stat;
     ++checked;
   }
   EXPECT_EQ(checked, static_cast<int>(t.size()));
-  // 8 indices x 7 bulk rows, the grid's 7 + 5, and 2 x (64 span rows + 7 far rows).
-  EXPECT_EQ(checked, 8 * 7 + 12 + 2 * 71);
+  // 8 indices x 7 bulk rows, the grid's 7 + 6, the duplicate row, 2 x (64 span
+  // rows + 7 far rows), and the equivariance rows: the cell's sigma and the
+  // ladder's 25 octaves from 2^-8.
+  EXPECT_EQ(checked, 8 * 7 + 13 + 1 + 2 * 71 + 26);
 }
 
 TEST(HashLaw, SoundSamplerPassesEveryLineAtTwoSeeds) {
   for (const std::uint64_t seed : {4, 5}) {
     const auto out = check_hash_law_table(as_table(law_rows("sound", seed, kSigmaKinds)));
-    EXPECT_EQ(out.size(), kSigmaKinds.size() * 5) << dump(out);
+    EXPECT_EQ(out.size(), 7u) << dump(out);  // one line per kind, pooled over sigma
     EXPECT_TRUE(failed(out).empty()) << dump(out);
+    for (const auto& o : out) EXPECT_EQ(o.verdict, Verdict::kPass) << dump(out);
   }
 }
 
@@ -113,15 +122,19 @@ TEST_P(HashLawDefects, FailTheirLine) {
 
 INSTANTIATE_TEST_SUITE_P(
     Classes, HashLawDefects,
-    ::testing::Values(
-        Planted{"hash-1-zero-shift", {"hash-index[sigma=1]", "hash-index[sigma=2.5198421]"}},
-        Planted{"hash-300-exponential-pitch", {"hash-index[sigma=1]", "hash-index[sigma=2]"}},
-        Planted{"trial-low-32-bits", {"trial-span[sigma=1]", "trial-span[sigma=2.5198421]"}},
-        Planted{"repeat-lag-4096", {"index-span[sigma=1]", "index-span[sigma=2]"}},
-        Planted{"pitch-x1.05-sigma-odd-pow2", {"hash-bulk[sigma=2]", "pitch-tail[sigma=2]"}},
-        Planted{"pitch-x1.05-fractional-sigma",
-                {"hash-bulk[sigma=2.5198421]", "pitch-tail[sigma=2.5198421]"}},
-        Planted{"pitch-cap-14sigma", {"pitch-tail[sigma=1]", "pitch-tail[sigma=2]"}}),
+    ::testing::Values(Planted{"hash-1-zero-shift", {"hash-index"}},
+                      Planted{"hash-300-exponential-pitch", {"hash-index"}},
+                      Planted{"trial-low-32-bits", {"trial-span"}},
+                      Planted{"repeat-lag-4096", {"index-span"}},
+                      Planted{"pitch-x1.05-sigma-odd-pow2", {"equivariance"}},
+                      Planted{"pitch-x1.05-fractional-sigma", {"equivariance"}},
+                      Planted{"gamma3-pitch-sigma-ge-32", {"equivariance"}},
+                      Planted{"gamma3-pitch-sigma-lt-2", {"equivariance"}},
+                      Planted{"pitch-cap-14sigma", {"pitch-tail"}},
+                      Planted{"pitch-clamp-14sigma", {"pitch-tail"}},
+                      Planted{"pitch-x1.05-sigma-64-256", {"equivariance"}},
+                      Planted{"packed-key-513", {"duplicates"}},
+                      Planted{"repeat-lag-500", {"duplicates"}}),
     [](const auto& info) {
       std::string name = info.param.defect;
       for (auto& c : name)
@@ -129,23 +142,101 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
-// Sigma-confined defects leave the other sigmas alone: the lines see where.
-TEST(HashLaw, SigmaConfinedDefectsFailOnlyTheirSigma) {
-  const auto odd = failed(check_hash_law_table(
-      as_table(law_rows("pitch-x1.05-sigma-odd-pow2", 1000, {1, 2, 4, 8}))));
-  for (const auto& name : odd)
-    EXPECT_TRUE(name.find("sigma=2]") != std::string::npos ||
-                name.find("sigma=8]") != std::string::npos)
-        << name;
-  const auto frac =
-      failed(check_hash_law_table(as_table(law_rows("pitch-x1.05-fractional-sigma", 1000,
-                                                    {1, 1.5874011, 4, 10.0793684}))));
-  for (const auto& name : frac)
-    EXPECT_TRUE(name.find("sigma=1.5874011]") != std::string::npos ||
-                name.find("sigma=10.0793684]") != std::string::npos)
-        << name;
-  EXPECT_FALSE(odd.empty());
-  EXPECT_FALSE(frac.empty());
+const CheckOutcome& line(const std::vector<CheckOutcome>& out, const std::string& name) {
+  for (const auto& o : out)
+    if (o.check == name) return o;
+  throw std::runtime_error("no line " + name);
+}
+
+// A defect confined to a sigma range is seen at a ladder sigma even when no
+// cell of the table has one, and the equivariance line says which octave.
+TEST(HashLaw, SigmaConfinedDefectsAreSeenOffTheTablesSigmas) {
+  const HashLawSizes small{16, 64};
+  const auto mid = check_hash_law_table(
+      as_table(law_rows("pitch-x1.05-sigma-64-256", 1000, {1, 2}, small)));
+  EXPECT_EQ(line(mid, "equivariance").verdict, Verdict::kFail) << dump(mid);
+  EXPECT_NE(line(mid, "equivariance").detail.find("[2^6, 2^7)"), std::string::npos) << dump(mid);
+  const auto odd = check_hash_law_table(
+      as_table(law_rows("pitch-x1.05-sigma-odd-pow2", 1000, {1, 4}, small)));
+  // 2^-7, an odd power of two of the ladder's lowest octave, is the first hit.
+  EXPECT_EQ(line(odd, "equivariance").verdict, Verdict::kFail) << dump(odd);
+  EXPECT_NE(line(odd, "equivariance").detail.find("[2^-7, 2^-6)"), std::string::npos)
+      << dump(odd);
+  // The table's own sigma is key 0, named as such.
+  const auto own = check_hash_law_table(
+      as_table(law_rows("pitch-x1.05-fractional-sigma", 1000, {1.5874011}, small)));
+  EXPECT_NE(line(own, "equivariance").detail.find("(the row's sigma)"), std::string::npos)
+      << dump(own);
+  const auto sound = check_hash_law_table(as_table(law_rows("sound", 1000, {1, 2}, small)));
+  EXPECT_EQ(line(sound, "equivariance").verdict, Verdict::kPass) << dump(sound);
+}
+
+// The ladder has every head of Press et al.'s up to 64 heads, both forms of
+// their slopes, and a point in every quarter octave from 2^-8 to 2^16.
+TEST(HashLaw, EquivarianceLadderHasEveryAlibiHead) {
+  const auto& ladder = equivariance_ladder();
+  EXPECT_TRUE(std::is_sorted(ladder.begin(), ladder.end()));
+  const auto has = [&](double s) { return std::binary_search(ladder.begin(), ladder.end(), s); };
+  for (int heads = 1; heads <= 64; ++heads) {
+    for (int h = 1; h <= heads; ++h)
+      EXPECT_TRUE(has(std::exp2(8.0 * h / heads))) << h << "/" << heads;
+    for (const double s : alibi_head_sigmas(heads)) EXPECT_TRUE(has(s)) << s;
+  }
+  EXPECT_TRUE(has(128));
+  for (int j = -32; j < 64; ++j) {
+    const auto it = std::lower_bound(ladder.begin(), ladder.end(), std::exp2(j / 4.0));
+    ASSERT_NE(it, ladder.end());
+    EXPECT_LE(*it, std::exp2((j + 1) / 4.0)) << j;
+  }
+}
+
+// The duplicate search's false alarm on a sound sampler: at most pairs x
+// 2^-96, below 3e-15 for the default reproduction's 8 x (2^21 + 2^17)
+// hashes; a single equal pair fails the line.
+TEST(HashLaw, DuplicateSearchFalseAlarmIsStatedAndOnePairFails) {
+  const double n = 8.0 * (512 * 4096 + 2 * kDeepIndices);
+  EXPECT_LT(n * (n - 1) / 2 * kEqualPairBound, 3e-15);
+  Rows rows = law_rows("sound", 4, {2}, {64, 64});
+  std::size_t dup = 0;
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    if (rows[r][1] == "duplicate") dup = r;
+  ASSERT_EQ(rows[dup][5], "0");
+  EXPECT_EQ(std::stoll(rows[dup][4]), 64 * 64 + 2 * kDeepIndices);
+  rows[dup][5] = "1";
+  EXPECT_EQ(line(check_hash_law_table(as_table(rows)), "duplicates").verdict, Verdict::kFail);
+}
+
+// Where no count of any row could reach the line's level (6 trials per index:
+// 2 x 0.09^6 = 1.1e-6 at best, the level about 4e-8), the line says n/a, not
+// PASS, and cannot fail; with 64 trials it decides again.
+TEST(HashLaw, LinesThatCannotFailSayNotApplicable) {
+  const auto few = check_hash_law_table(as_table(law_rows("sound", 1, {2}, {512, 6})));
+  EXPECT_EQ(line(few, "hash-index").verdict, Verdict::kNotApplicable) << dump(few);
+  const auto bad =
+      check_hash_law_table(as_table(law_rows("hash-1-zero-shift", 1, {2}, {512, 6})));
+  EXPECT_EQ(line(bad, "hash-index").verdict, Verdict::kNotApplicable) << dump(bad);
+  EXPECT_EQ(line(few, "duplicates").verdict, Verdict::kPass) << dump(few);
+  EXPECT_EQ(line(few, "equivariance").verdict, Verdict::kPass) << dump(few);
+  const auto more = check_hash_law_table(as_table(law_rows("sound", 1, {2}, {512, 64})));
+  EXPECT_EQ(line(more, "hash-index").verdict, Verdict::kPass) << dump(more);
+}
+
+// The sigma range: pitches and shifts stay normal doubles; outside it every
+// line would fail a sound sampler, so the option refuses it in one line.
+TEST(HashLaw, SigmaOutsideTheRangeIsRefusedNamingTheOption) {
+  for (const double bad : {5e-324, 1e-300, 1e308, 1e251}) {
+    try {
+      require_hash_law_sigma("--sigma", {2, bad});
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const UsageError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("--sigma must be a number in [1e-250, 1e+250]"), std::string::npos)
+          << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos);
+    }
+  }
+  EXPECT_NO_THROW(
+      require_hash_law_sigma("--sigma", {kHashLawSigmaMin, 1, 256, kHashLawSigmaMax}));
 }
 
 TEST(HashLaw, UnusableTablesAreRejectedNamingTheRow) {
@@ -160,7 +251,9 @@ TEST(HashLaw, UnusableTablesAreRejectedNamingTheRow) {
   EXPECT_THROW(check_hash_law_table(broken(6, "1.5")), InputError);            // expected
   EXPECT_THROW(check_hash_law_table(broken(5, "17")), InputError);             // count > hashes
   EXPECT_THROW(check_hash_law_table(broken(0, "nan")), InputError);            // sigma
+  EXPECT_THROW(check_hash_law_table(broken(0, "1e300")), InputError);          // sigma range
   EXPECT_THROW(check_hash_law_table(broken(3, "equal")), InputError);          // not a span row
+  EXPECT_THROW(check_hash_law_table(broken(3, "unequal")), InputError);  // not equivariance
   Rows span = good;
   for (auto& r : span)
     if (r[1] == "span") r[2] = "64";
@@ -193,18 +286,18 @@ HashDrawer control_drawer(std::uint64_t seed, std::uint64_t bad_index = ~std::ui
 TEST(HashLaw, ControlSamplerHasTheLawAtEveryIndex) {
   const auto rows = [](const HashDrawer& draw) {
     Rows all;
-    for (const double sigma : {1.0, 2.5198421}) {
-      auto part = hash_law_index_rows(sigma, {512, 2048}, draw);
+    for (const auto& [sigma, cell] : {std::pair{1.0, 0}, std::pair{2.5198421, 1}}) {
+      auto part = hash_law_index_rows(sigma, cell, {512, 2048}, draw);
       all.insert(all.end(), part.begin(), part.end());
     }
     return all;
   };
   const auto sound = check_hash_law_table(as_table(rows(control_drawer(9))));
-  EXPECT_EQ(sound.size(), 6u) << dump(sound);
+  EXPECT_EQ(sound.size(), 3u) << dump(sound);  // hash-index, hash-bulk, pitch-tail
   EXPECT_TRUE(failed(sound).empty()) << dump(sound);
   // Negative control: index 77 of the control drawn 30% too long.
   const auto bad = failed(check_hash_law_table(as_table(rows(control_drawer(9, 77)))));
-  EXPECT_NE(std::find(bad.begin(), bad.end(), "hash-index[sigma=1]"), bad.end());
+  EXPECT_NE(std::find(bad.begin(), bad.end(), "hash-index"), bad.end());
 }
 
 }  // namespace hash_law_test

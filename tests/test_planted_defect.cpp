@@ -1,7 +1,8 @@
 // --plant-defect: a whole reproduction, or a file for `poslsh verify`, made
 // from a broken sampler must FAIL, and the same run from the real sampler
 // must pass. Each bug class the checks are meant to catch (repeated trials,
-// repeats at a lag, a pitch law wrong in its tail, float32 positions, a
+// repeats at a lag, a pitch law wrong in its tail, a defect at sigmas no
+// table has, a trial and index packed into one key, float32 positions, a
 // causal mask built one position late) is planted in turn.
 #include <gtest/gtest.h>
 
@@ -77,6 +78,10 @@ INSTANTIATE_TEST_SUITE_P(Defects, PlantedReproduce,
                                            Planted{"causal-mask-shift", "unbiasedness"},
                                            Planted{"trial-low-32-bits", "hash-law"},
                                            Planted{"pitch-cap-14sigma", "hash-law"},
+                                           Planted{"pitch-clamp-14sigma", "hash-law"},
+                                           Planted{"pitch-x1.05-sigma-64-256", "hash-law"},
+                                           Planted{"packed-key-513", "hash-law"},
+                                           Planted{"repeat-lag-500", "hash-law"},
                                            Planted{"estimator-drops-a-hash", "attention"},
                                            Planted{"estimator-key-tile-off-by-one", "attention"}),
                          [](const auto& info) {

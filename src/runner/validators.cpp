@@ -49,6 +49,13 @@ void require_open_unit(const std::string& option, double value) {
   check_option(option, [&] { check::open_unit(option, value); });
 }
 
+void require_in_range(const std::string& option, const std::vector<double>& values, double lo,
+                      double hi) {
+  for (const double v : values)
+    if (!(v >= lo && v <= hi))  // NaN too
+      throw UsageError(fmt::format("{} must be a number in [{}, {}] (got {})", option, lo, hi, v));
+}
+
 void require_nonempty(const std::string& option, std::size_t size) {
   if (size == 0) throw UsageError(fmt::format("{} needs at least one value", option));
 }

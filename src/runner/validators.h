@@ -17,6 +17,9 @@ void require_at_least(const std::string& option, std::int64_t value, std::int64_
 void require_at_least(const std::string& option, const std::vector<std::int64_t>& values,
                       std::int64_t min);
 void require_open_unit(const std::string& option, double value);  // 0 < value < 1
+// Each value finite and in [lo, hi]: "--opt must be a number in [lo, hi] (got v)".
+void require_in_range(const std::string& option, const std::vector<double>& values, double lo,
+                      double hi);
 // Numbers of hashes: each an integer in [1, kMaxHashes] (check::hash_count).
 void require_hash_count(const std::string& option, const std::vector<std::int64_t>& values);
 void require_nonempty(const std::string& option, std::size_t size);
