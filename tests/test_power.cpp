@@ -179,8 +179,8 @@ TEST(Power, PassOnlyWhenTheSeedsShowTheRate) {
   EXPECT_GT(seeds_to_show_power({299, 298}), 299);
 }
 
-// The cases that used to PASS: inside `poslsh reproduce` (seven checked
-// tables, so 1e-3 / 7 per table) no false alarm in 2 seeds, and a defect
+// The cases that used to PASS: inside a `poslsh reproduce` of seven checked
+// tables (1e-3 / 7 per table) no false alarm in 2 seeds, and a defect
 // detected in 1 of 3 seeds (its upper bound at the line's level is above
 // 0.99, so the old two-sided rule printed PASS).
 TEST(Power, FewSeedsNeverPass) {

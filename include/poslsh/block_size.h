@@ -2,7 +2,7 @@
 // [0, n) (MATH §3), without visiting every block. The result is exactly
 // largest_block() of positional_hash.h (every block measured with bin()) for
 // every n <= 2^50, pitch and shift.
-// How, exactly, in floating point, and at what cost: docs/ARCHITECTURE.md,
+// How, exactly, in floating point, and at what cost: docs/design-notes.md,
 // "Design notes: the largest-block scan".
 #pragma once
 

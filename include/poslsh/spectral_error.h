@@ -1,7 +1,7 @@
 // The spectral-norm error ||M~ - L*||_2 (symmetric) or ||T ⊙ (M~ - L*)||_2
 // (causal) of MATH §4, computed matrix-free (MATH §6).
 // The solver, its stopping rule and its certified upper end, with measured
-// costs: docs/ARCHITECTURE.md, "Design notes: the spectral-norm solver".
+// costs: docs/design-notes.md, "Design notes: the spectral-norm solver".
 #pragma once
 
 #include <poslsh/error_operator.h>

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Does block Lanczos reach the clustered spectral norm in fewer products than
-# one vector? (docs/ARCHITECTURE.md, "Why the clustered draws are slow".)
+# one vector? (docs/design-notes.md, "Why some draws are slow".)
 # n = 65536, sigma = 16, s = 64, seed 3, trial 0 (a clustered draw): reference
 # eigenvalues by eigsh, then block sizes b = 1, 2, 4, 8 with full
 # reorthogonalisation (each method's best case), two random starts each, and

@@ -31,7 +31,7 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // The remaining distance of a Ritz value to its limit is estimated as
 // kSafety times its increase over the second half of the run
-// (docs/ARCHITECTURE.md, "Design notes: the spectral-norm solver").
+// (docs/design-notes.md, "Design notes: the spectral-norm solver").
 constexpr double kSafety = 2.0;
 constexpr std::int64_t kMinSteps = 8;
 // Relative accuracy floor: Ritz values of the computed tridiagonal matrix are
@@ -325,7 +325,7 @@ void advance_groups(std::vector<LaneGroup>& groups, std::int64_t n, std::int64_t
     // Paige's ordering of the three-term recurrence (the stable one), in
     // two passes: w -= beta v_prev with alpha = v.w (fused into the
     // product), then w -= alpha v with ||w||^2. Global orthogonality is
-    // not maintained (docs/ARCHITECTURE.md, the spectral-norm solver).
+    // not maintained (docs/design-notes.md, the spectral-norm solver).
     (*grp.apply)(grp.v.data(), grp.w.data(), grp.count, x.beta.data() + grp.first,
                  grp.v_prev.data(), x.a.data() + grp.first);
     second_pass(grp.count, n, x.a.data() + grp.first, grp.v.data(), grp.w.data(),

@@ -7,7 +7,7 @@
 // Per vector, a product then streams x in and y out once; the whole-array
 // version (P and D of n entries each, written, then read back by the scatter
 // and the final pass) moved several times more memory and was bound by it at
-// n = 2^20 (docs/ARCHITECTURE.md; the numbers: docs/benchmarks.md). The
+// n = 2^20 (docs/design-notes.md; the numbers: docs/benchmarks.md). The
 // arithmetic, and so every bit of the result, is the whole-array version's:
 // the same prefix sums, each D entry updated by the same blocks in the same
 // order (hash by hash, within its tile).
