@@ -1,5 +1,10 @@
 #include "runner/allocator.h"
 
+// <cstdlib> first: it defines __GLIBC__ (through <features.h>), which the test
+// below reads. Without it, in a unity batch where this file comes first, the
+// test was false and the settings were silently never made.
+#include <cstdlib>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
