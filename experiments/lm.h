@@ -64,7 +64,7 @@ std::string lm_margin_verdict(double low, double high, double margin);
 // n-gram baselines, phase "baseline") pairs with every seed of exact ALiBi.
 std::string lm_summary_csv(const CsvTable& table);
 
-// Checks of an lm table (every line info: nothing here can FAIL):
+// Checks of an lm table (info, WARN or n/a: nothing here can FAIL):
 //  - swapin-rate[seed,layer,head]: per trial, the slope of log output_error
 //    against log s and the sign test's numbers (rate_interval.h), descriptive:
 //    no proven null puts a sound estimator's median slope in the -1/2 band on
@@ -75,7 +75,11 @@ std::string lm_summary_csv(const CsvTable& table);
 //  - lm-vs-fixed-block[...]: positional LSH minus fixed-block per s and phase
 //    (claim 3), with its verdict; lm-vs-nobias[...]: minus nobias (claim 2);
 //  - lm-extrapolation[...]: positional LSH minus exact ALiBi per position
-//    bucket beyond the training context n at 2n, 4n, ... (claim 4).
+//    bucket beyond the training context n at 2n, 4n, ... (claim 4);
+//  - lm-gap-settled[...]: per paired comparison with a learning curve, how far
+//    the gap moved over the last 20% of training: info within half the
+//    margin, WARN beyond it (the verdict describes a point in training), n/a
+//    without a curve point before the last 20%.
 std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha);
 
 // What the summary shows, in plain sentences, for the report.

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "experiments/lm.h"
 #include "runner/cli_common.h"
@@ -628,6 +630,86 @@ void add_extrapolation_lines(const CsvTable& summary, const std::string& n,
   }
 }
 
+// How far a paired gap moved over the last 20% of training: its mean over
+// seeds (the summary's curve rows, paired by seed on the same validation
+// batches) at the last curve point minus at the last point at or before 80%
+// of the steps. A verdict read off a gap that still moves describes a point
+// in training, not where training goes.
+struct GapDrift {
+  std::int64_t early_step = 0, last_step = 0;
+  double early = NAN, last = NAN, margin = NAN;
+  bool settled() const { return std::abs(last - early) <= margin / 2; }
+};
+
+// The curve of one model's paired difference `vs` ("vs_exact", ...), by step.
+std::map<std::int64_t, double> gap_curve(const CsvTable& summary, const LossRow& r,
+                                         const std::string& vs) {
+  std::map<std::int64_t, double> out;
+  if (!summary.has_column(vs + "_mean")) return out;
+  for (std::size_t i = 0; i < summary.size(); ++i)
+    if (summary.text(i, "metric") == "curve_val_bpb" && summary.text(i, "variant") == r.variant &&
+        summary.text(i, "train_s") == r.train_s && summary.text(i, "phase") == r.phase &&
+        summary.text(i, "eval") == "self" && summary.text(i, "context") == r.context &&
+        !summary.text(i, "step").empty() && !summary.text(i, vs + "_mean").empty())
+      out[std::llround(summary.number(i, "step"))] = summary.number(i, vs + "_mean");
+  return out;
+}
+
+// None where the model has no curve of that gap; early_step == last_step
+// where the curve has no point before the last 20% (then nothing is known).
+std::optional<GapDrift> gap_drift(const CsvTable& summary, const LossRow& r,
+                                  const std::string& vs) {
+  const auto curve = gap_curve(summary, r, vs);
+  if (curve.empty()) return std::nullopt;
+  GapDrift d;
+  d.margin = r.margin;
+  std::tie(d.last_step, d.last) = *curve.rbegin();
+  std::tie(d.early_step, d.early) = *curve.rbegin();
+  for (const auto& [step, gap] : curve)
+    if (5 * step <= 4 * d.last_step) std::tie(d.early_step, d.early) = std::pair{step, gap};
+  return d;
+}
+
+std::string drift_text(const GapDrift& d) {
+  if (d.early_step == d.last_step) return "no curve point before the last 20%";
+  return fmt::format("{:+.3f} ({})", d.last - d.early, d.settled() ? "settled" : "still moving");
+}
+
+// One line per paired comparison with a learning curve: info where the gap
+// moved by at most half the margin over the last 20% of training, WARN where
+// it moved more (train longer before reading its verdict), n/a where the
+// curve has no point before the last 20%.
+CheckOutcome drift_outcome(const std::string& name, const GapDrift& d) {
+  const std::string check = fmt::format("lm-gap-settled[{}]", name);
+  if (d.early_step == d.last_step)
+    return {check, Verdict::kNotApplicable,
+            fmt::format("the learning curve has no point at or before 80% of the {} steps (set "
+                        "curve-every to at most a fifth of the steps)",
+                        d.last_step)};
+  return {check, d.settled() ? Verdict::kInfo : Verdict::kWarning,
+          fmt::format("paired gap {:+.3f} bpb at step {}, {:+.3f} at step {}: moved {:+.3f} over "
+                      "the last 20% of training, {} half the margin {}{}",
+                      d.early, d.early_step, d.last, d.last_step, d.last - d.early,
+                      d.settled() ? "within" : "more than", format_value(d.margin / 2),
+                      d.settled() ? "" : "; its verdict describes a point in training")};
+}
+
+void add_drift_lines(const CsvTable& summary, const std::string& n,
+                     std::vector<CheckOutcome>& out) {
+  for (const std::string& phase : phases(summary))
+    for (const auto& r : validation_losses(summary, n, phase)) {
+      if (r.eval != "self" || r.variant == "exact") continue;
+      const std::string model = phase_prefix(phase) + model_name(r.variant, r.train_s);
+      const std::pair<const char*, std::string> references[] = {
+          {"vs_exact", reference_of(phase)},
+          {"vs_fixed_block", "fixed blocks"},
+          {"vs_nobias", "no positional bias"}};
+      for (const auto& [vs, reference] : references)
+        if (const auto d = gap_drift(summary, r, vs))
+          out.push_back(drift_outcome(fmt::format("{} minus {},n={}", model, reference, n), *d));
+    }
+}
+
 // The n-gram baselines at n, in one sentence: every order's validation loss,
 // the highest order against exact ALiBi. None without baselines.
 std::optional<std::string> ngram_finding(const CsvTable& summary, const std::string& n) {
@@ -689,6 +771,7 @@ std::vector<CheckOutcome> check_lm_table(const CsvTable& table, double alpha) {
   lm_checks::add_loss_lines(summary, n, out);
   lm_checks::add_baseline_lines(summary, n, out);
   lm_checks::add_extrapolation_lines(summary, n, out);
+  lm_checks::add_drift_lines(summary, n, out);
   return out;
 }
 
@@ -863,8 +946,10 @@ LmLossTable lm_finetune_table(const CsvTable& summary) {
 namespace lm_checks {
 
 std::vector<std::string> verdict_row(const std::string& claim, const std::string& comparison,
-                                     const std::optional<Interval>& d, double margin) {
-  return {claim, comparison, d ? mean_and_interval(*d, "+") : "", verdict_of(d, margin)};
+                                     const std::optional<Interval>& d, double margin,
+                                     const std::optional<GapDrift>& drift = std::nullopt) {
+  return {claim, comparison, d ? mean_and_interval(*d, "+") : "", verdict_of(d, margin),
+          drift ? drift_text(*drift) : ""};
 }
 
 LmLossTable verdict_table(const CsvTable& summary) {
@@ -880,17 +965,19 @@ LmLossTable verdict_table(const CsvTable& summary) {
                                    fmt::format("{}{} minus {}", phase_prefix(phase),
                                                model_name(r.variant, r.train_s),
                                                reference_of(phase)),
-                                   r.stats.vs_exact, r.margin));
+                                   r.stats.vs_exact, r.margin,
+                                   gap_drift(summary, r, "vs_exact")));
       if (r.vs_nobias)
         t.rows.push_back(verdict_row("2",
                                      fmt::format("{} minus no positional bias",
                                                  model_name(r.variant, r.train_s)),
-                                     r.vs_nobias, r.margin));
+                                     r.vs_nobias, r.margin, gap_drift(summary, r, "vs_nobias")));
       if (r.vs_fixed_block)
         t.rows.push_back(verdict_row("3",
                                      fmt::format("{}{} minus fixed blocks", phase_prefix(phase),
                                                  model_name(r.variant, r.train_s)),
-                                     r.vs_fixed_block, r.margin));
+                                     r.vs_fixed_block, r.margin,
+                                     gap_drift(summary, r, "vs_fixed_block")));
     }
   for (const auto& r : validation_losses(summary, n, "baseline"))
     if (r.eval == "self" && r.stats.vs_exact && r.variant == highest_ngram(summary))
@@ -914,7 +1001,9 @@ LmLossTable verdict_table(const CsvTable& summary) {
   if (t.rows.empty()) return t;
   t.header = {"claim", fmt::format("comparison (validation, trained at n = {})", n),
               "paired difference, bits/byte (95% over seeds)",
-              fmt::format("verdict at the margin +-{}", format_value(margin))};
+              fmt::format("verdict at the margin +-{}", format_value(margin)),
+              fmt::format("gap's move over the last 20% of training (settled: within +-{})",
+                          format_value(margin / 2))};
   return t;
 }
 

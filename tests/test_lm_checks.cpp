@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 #include <string>
 
@@ -196,6 +197,63 @@ TEST(LmSummary, FineTunesFromNobiasHaveTheirOwnControl) {
           << o.detail;
     }
   EXPECT_TRUE(line);
+}
+
+// A learning-curve point (curve_val_bpb at context 128) of one model and seed.
+std::string curve_row(const std::string& variant, const std::string& s, int seed, int step,
+                      double value) {
+  return fmt::format("{},{},{},train,100,self,,{},,,,,,,128,curve_val_bpb,{},,2,0.02,,0.5\n",
+                     variant, s, seed, step, value);
+}
+
+// Each paired gap's move over the last 20% of training (step 80 to 100 of
+// 100): hand-computed from the curves. lsh's gap to exact ALiBi closes from
+// +0.05 to +0.02 (moved -0.03, more than half the margin: WARN); nobias's
+// stays at +0.30 (info); a model whose curve has only its last point: n/a.
+TEST(LmSummary, GapDriftOverTheLastFifthOfTraining) {
+  std::string csv = header();
+  for (int seed = 0; seed < 3; ++seed) {
+    for (int step = 0; step <= 100; step += 20) {
+      const double exact = 4.0 - 0.01 * step + 0.05 * seed;
+      const double lsh_gap = step < 80 ? 0.1 : step == 80 ? 0.05 : 0.02;
+      csv += curve_row("exact", "", seed, step, exact);
+      csv += curve_row("lsh", "4", seed, step, exact + lsh_gap + 0.001 * seed);
+      csv += curve_row("nobias", "", seed, step, exact + 0.3);
+    }
+    csv += curve_row("window", "4", seed, 100, 3.05 + 0.05 * seed);
+    csv += loss_row("exact", seed, 3.0 + 0.05 * seed) + loss_row("nobias", seed, 3.3 + 0.05 * seed) +
+           loss_row("lsh", seed, 3.02 + 0.051 * seed, 128, "train", "self", "4") +
+           loss_row("window", seed, 3.05 + 0.05 * seed, 128, "train", "self", "4");
+  }
+  std::map<std::string, CheckOutcome> lines;
+  for (const auto& o : check_lm_table(CsvTable::parse(csv), 1e-3))
+    if (o.check.rfind("lm-gap-settled[", 0) == 0) lines.emplace(o.check, o);
+  const auto line = [&](const std::string& what) {
+    const auto it = lines.find("lm-gap-settled[" + what + ",n=128]");
+    EXPECT_NE(it, lines.end()) << what;
+    return it == lines.end() ? CheckOutcome{} : it->second;
+  };
+  const CheckOutcome lsh = line("positional LSH, s = 4 minus exact ALiBi");
+  EXPECT_EQ(lsh.verdict, Verdict::kWarning) << lsh.detail;
+  EXPECT_NE(lsh.detail.find("+0.051 bpb at step 80, +0.021 at step 100: moved -0.030"),
+            std::string::npos)
+      << lsh.detail;
+  const CheckOutcome vs_nobias = line("positional LSH, s = 4 minus no positional bias");
+  EXPECT_EQ(vs_nobias.verdict, Verdict::kWarning) << vs_nobias.detail;
+  const CheckOutcome nobias = line("no positional bias minus exact ALiBi");
+  EXPECT_EQ(nobias.verdict, Verdict::kInfo) << nobias.detail;
+  EXPECT_NE(nobias.detail.find("moved +0.000"), std::string::npos) << nobias.detail;
+  EXPECT_EQ(line("window, cost of s = 4 minus exact ALiBi").verdict, Verdict::kNotApplicable);
+  EXPECT_EQ(lines.size(), 4u);
+  const LmLossTable verdicts = lm_verdict_table(CsvTable::parse(lm_summary_csv(CsvTable::parse(csv))));
+  ASSERT_EQ(verdicts.header.size(), 5u);
+  bool lsh_row = false;
+  for (const auto& row : verdicts.rows)
+    if (row[0] == "1") {
+      lsh_row = true;
+      EXPECT_EQ(row[4], "-0.030 (still moving)");
+    }
+  EXPECT_TRUE(lsh_row);
 }
 
 // The verdict's edges: closed margin [-m, m]; wholly outside means strictly.
