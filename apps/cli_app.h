@@ -13,6 +13,7 @@
 #include <map>
 #include <string>
 
+#include "apps/run_cli.h"
 #include "runner/command.h"
 
 namespace poslsh {
@@ -42,8 +43,5 @@ class CliApp {
   CLI::App* bench_ = nullptr;
   std::map<CLI::App*, Action> actions_;  // by subcommand, bench's included
 };
-
-// main(): parse, report a parse error (exit 2) or run the chosen subcommand.
-int run_cli(int argc, char** argv);
 
 }  // namespace poslsh

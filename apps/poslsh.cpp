@@ -1,6 +1,6 @@
 // The poslsh command-line tool. Everything but main() is a library
 // (apps/cli_app.h), which the fuzz targets link as well.
-#include "apps/cli_app.h"
+#include "apps/run_cli.h"
 #include "runner/allocator.h"
 
 int main(int argc, char** argv) {
