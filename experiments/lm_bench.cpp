@@ -1,6 +1,6 @@
 // `poslsh bench lm`: seconds per training step and peak memory of every
 // language-model attention variant (exact ALiBi dense and banded, nobias,
-// fixed-block, and lsh, fixed and window at every s), side by side on one
+// sinusoidal, fixed-block, and lsh, fixed and window at every s), side by side on one
 // thread, at each context n, each point in a fresh process. The timing runs in
 // `python3 -m poslsh.lm bench` (python/poslsh/lm/bench.py says what a step is).
 #include <fmt/format.h>
@@ -24,8 +24,8 @@ namespace poslsh {
 // A named namespace, not an anonymous one: the runner is a unity build.
 namespace lm_bench {
 
-const std::vector<std::string> kBenchVariants = {"exact-dense", "exact",  "nobias", "fixed-block",
-                                                 "lsh",         "fixed", "window"};
+const std::vector<std::string> kBenchVariants = {"exact-dense", "exact", "nobias", "sinusoidal",
+                                                 "fixed-block", "lsh",   "fixed",  "window"};
 
 struct LmBenchOptions {
   std::vector<std::int64_t> n = {128, 1024};
@@ -120,7 +120,7 @@ Action add_lm_bench(CLI::App& bench) {
   cmd->add_option("--sigmas", o->sigmas, "ALiBi scale per head (default: Press et al.'s slopes)")
       ->delimiter(',');
   cmd->add_option("--variant", o->variant,
-                  "Points at each n: exact-dense, exact, nobias, fixed-block, lsh, fixed, window")
+                  "Points at each n: exact-dense, exact, nobias, sinusoidal, fixed-block, lsh, fixed, window")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--tokens", o->tokens,

@@ -464,12 +464,17 @@ def test_cells_report_cost_and_expected_blocks(corpus_file):
 def test_bench_times_every_variant_at_equal_cost():
     from poslsh.lm import bench
     spec = bench.BenchSpec(n=[96], s=[2], layers=1, heads=2, width=8, sigmas=[1.0, 2.0], tokens=192, batch=0,
-                           repeats=1, threads=1, variants=["window", "exact", "lsh", "exact-dense", "fixed-block"])
+                           repeats=1, threads=1,
+                           variants=["window", "exact", "lsh", "exact-dense", "sinusoidal", "fixed-block"])
     lines = bench.run(spec, progress=lambda _: None).splitlines()
     assert lines[0].split(",") == bench.COLUMNS
     rows = {(r["variant"], r["s"]): r for r in (dict(zip(bench.COLUMNS, line.split(","))) for line in lines[1:])}
-    assert list(rows) == [("exact-dense", ""), ("exact", ""), ("fixed-block", ""), ("lsh", "2"), ("window", "2")]
+    assert list(rows) == [("exact-dense", ""), ("exact", ""), ("sinusoidal", ""), ("fixed-block", ""), ("lsh", "2"),
+                          ("window", "2")]
     assert all(float(r["cpu_seconds_per_step"]) > 0 and float(r["peak_mib"]) > 50 for r in rows.values())
+    for r in rows.values():  # a step sees tokens = 192 bytes (2 windows of 96)
+        assert abs(float(r["bytes_per_cpu_second"]) * float(r["cpu_seconds_per_step"]) - 192) < 1e-3 * 192, r
+    assert rows[("sinusoidal", "")]["attention"] == "dense"  # nobias's attention: no band to cut
     # Dense where the band is the whole context, banded where it pays (the band below n).
     assert (rows[("exact-dense", "")]["attention"], rows[("exact-dense", "")]["band"]) == ("dense", "95")
     for key in [("exact", ""), ("fixed-block", ""), ("lsh", "2"), ("window", "2")]:

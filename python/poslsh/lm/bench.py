@@ -5,7 +5,8 @@ A step sees `batch` windows of n (or, with batch 0, tokens / n windows: equal
 bytes per step). For every context n the points are (those of `variants`): exact ALiBi on dense
 [heads, n, n] attention (the reference every model trained with before banded
 attention), exact ALiBi as training runs it (banded by its certified band when
-that pays, poslsh.lm.band), nobias (dense), fixed-block, and lsh, fixed and
+that pays, poslsh.lm.band), nobias (dense), sinusoidal (nobias's attention,
+the model adding absolute positions: claim 4's control), fixed-block, and lsh, fixed and
 window at every s (fixed and window matched to lsh's keys per query on its
 draws). Each point runs in a fresh Python process (one thread): the same model
 (same initial weights, same batch of random bytes) takes `repeats` AdamW steps
@@ -23,7 +24,9 @@ One row per point: n, variant, s, attention (banded or dense: what the step
 ran; exact's band is decided per layer from q and k, the row gives the first
 layer's of the first timed step), band (the widest w of that step; n - 1 when
 dense), keys per query (mean over heads; what block-diagonal attention
-computes), seconds per step (wall, CPU), CPU seconds of bias construction, peak
+computes), seconds per step (wall, CPU), bytes per CPU second (windows x n over
+the CPU time: the training throughput a config's length follows from), CPU
+seconds of bias construction, peak
 MiB, and the CPU time and peak against dense exact ALiBi and against exact
 ALiBi as trained (banded where it pays) at that n.
 """
@@ -40,17 +43,18 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import torch
 
-from .attention import Bias, check_sigmas, lsh_keys_per_query
+from .attention import POSITION_EMBEDDED, Bias, check_sigmas, lsh_keys_per_query
 from .band import Banded
 from .errors import UsageError
 from .model import ByteTransformer, ModelShape
 from .train import TrainConfig, deterministic, optimizer, train_step
 
 COLUMNS = ["n", "variant", "s", "attention", "band", "keys_per_query", "seconds_per_step",
-           "cpu_seconds_per_step", "bias_cpu_seconds_per_step", "peak_mib", "step_vs_dense_exact",
+           "cpu_seconds_per_step", "bytes_per_cpu_second", "bias_cpu_seconds_per_step", "peak_mib", "step_vs_dense_exact",
            "step_vs_exact", "peak_vs_dense_exact"]
 DENSE_EXACT = "exact-dense"  # the reference point: exact ALiBi, dense attention
-POINTS = (DENSE_EXACT, "exact", "nobias", "fixed-block", "lsh", "fixed", "window")
+POINTS = (DENSE_EXACT, "exact", "nobias", "sinusoidal", "fixed-block", "lsh", "fixed", "window")
+PER_S = 3  # the last three points are run at every s
 
 
 @dataclass
@@ -90,11 +94,11 @@ def best_of(repeats: int, f) -> tuple[float, float]:
 
 def points(spec: BenchSpec):
     """(variant, s) of every point at one n, the dense exact reference first."""
-    for v in POINTS[:4]:
+    for v in POINTS[:-PER_S]:
         if v in spec.variants:
             yield v, 0
     for s in spec.s:
-        for v in POINTS[4:]:
+        for v in POINTS[-PER_S:]:
             if v in spec.variants:
                 yield v, s
 
@@ -122,7 +126,8 @@ def measure(spec: BenchSpec, variant: str, s: int, n: int) -> dict:
     deterministic(spec.threads)
     torch.manual_seed(0)
     batch = spec.windows(n)
-    cfg = TrainConfig(ModelShape(spec.layers, spec.heads, spec.width), n, batch, 1, 1e-3, 0, 0.1, 1, 0)
+    positions = "sinusoidal" if variant in POSITION_EMBEDDED else "none"
+    cfg = TrainConfig(ModelShape(spec.layers, spec.heads, spec.width, positions), n, batch, 1, 1e-3, 0, 0.1, 1, 0)
     model = ByteTransformer(cfg.shape)
     opt = optimizer(model, cfg)
     tokens = torch.randint(0, 256, (batch, n + 1), generator=torch.Generator().manual_seed(0))
@@ -178,11 +183,11 @@ def ratio(a, b) -> str:
     return f"{a / b:.4g}" if a is not None and b else ""
 
 
-def row_of(n: int, variant: str, s: int, keys: float, r: dict, dense: dict, exact: dict) -> list:
+def row_of(n: int, variant: str, s: int, keys: float, r: dict, dense: dict, exact: dict, windows: int) -> list:
     if "over_mib" in r:
-        return [n, variant, s or "", "", "", f"{keys:.6g}", "", "", "", f"over {r['over_mib']}", "", "", ""]
+        return [n, variant, s or "", "", "", f"{keys:.6g}", "", "", "", "", f"over {r['over_mib']}", "", "", ""]
     return [n, variant, s or "", r["attention"], r["band"], f"{keys:.6g}", f"{r['wall']:.6g}",
-            f"{r['cpu']:.6g}", f"{r['bias_cpu']:.6g}", f"{r['peak_mib']:.1f}",
+            f"{r['cpu']:.6g}", f"{windows * n / r['cpu']:.6g}", f"{r['bias_cpu']:.6g}", f"{r['peak_mib']:.1f}",
             ratio(r["cpu"], dense.get("cpu")), ratio(r["cpu"], exact.get("cpu")),
             ratio(r["peak_mib"], dense.get("peak_mib"))]
 
@@ -196,13 +201,13 @@ def run(spec: BenchSpec, progress=print) -> str:
             dense = r if variant == DENSE_EXACT else dense
             exact = r if variant == "exact" else exact
             keys = keys_of(spec, variant, s, n)
-            lines.append(",".join(map(str, row_of(n, variant, s, keys, r, dense, exact))))
+            lines.append(",".join(map(str, row_of(n, variant, s, keys, r, dense, exact, spec.windows(n)))))
             what = f"n={n} {variant}{f' s={s}' if s else ''}"
             if "over_mib" in r:
                 progress(f"{what}: needs more than {r['over_mib']} MiB, not run")
             else:
                 progress(f"{what}: {r['attention']} (band {r['band']}), {1e3 * r['cpu']:.1f} CPU ms/step "
-                         f"(wall {1e3 * r['wall']:.1f} ms), bias {1e3 * r['bias_cpu']:.2f} CPU ms, "
+                         f"({spec.windows(n) * n / r['cpu']:.0f} bytes/CPU s, wall {1e3 * r['wall']:.1f} ms), bias {1e3 * r['bias_cpu']:.2f} CPU ms, "
                          f"peak {r['peak_mib']:.0f} MiB, {keys:.1f} keys/query")
     return "\n".join(lines) + "\n"
 
