@@ -18,7 +18,12 @@ LABEL names the summary row and which difference:
     s = K from no bias             ... fine-tuned from the model without positional bias
     ..., minus fixed blocks        the difference to the paper's fixed blocks
     ..., minus no bias             the difference to no positional bias
+    sinusoidal control             the model with absolute positions (claim 4's control)
+    order-K n-gram                 the byte n-gram baseline of order K (minus exact ALiBi)
+    ..., minus its loss at n       the loss beyond n minus the model's own at n, net of
+                                   exact ALiBi's same difference (vs_n)
     ..., positions [A, B) at M     validation at context M, positions A to B (claim 4)
+    ..., on the test split         the test windows instead of the validation windows
 
 and otherwise the difference is to exact ALiBi (to its fine-tuned control
 for a fine-tune), except on the row "LM 2", whose claim is about no bias.
@@ -73,12 +78,14 @@ import tomllib
 NUMBER = r"[+\-−]?\d+\.\d+"
 QUOTE = re.compile(rf"(?P<label>[^:;]+?): (?P<mean>{NUMBER}) \[(?P<low>{NUMBER}), "
                    rf"(?P<high>{NUMBER})\] (?P<verdict>comparable|worse|better|undecided)")
-LABEL = re.compile(r"s = (?P<s>\d+)(?P<base> from exact ALiBi| from no bias)?"
-                   r"(?:, minus (?P<reference>fixed blocks|no bias))?"
-                   r"(?:, positions \[(?P<lo>\d+), (?P<hi>\d+)\) at (?P<context>\d+))?")
+LABEL = re.compile(r"(?:s = (?P<s>\d+)|(?P<control>sinusoidal control)|order-(?P<order>\d) n-gram)"
+                   r"(?P<base> from exact ALiBi| from no bias)?"
+                   r"(?:, minus (?P<reference>fixed blocks|no bias|its loss at n))?"
+                   r"(?:, positions \[(?P<lo>\d+), (?P<hi>\d+)\) at (?P<context>\d+))?"
+                   r"(?P<test>, on the test split)?")
 RESULTS_LINK = re.compile(r"\]\((?:\./)?docs/results/([\w.-]+)/")
 PHASES = {None: "train", " from exact ALiBi": "finetune", " from no bias": "finetune-nobias"}
-REFERENCES = {"fixed blocks": "vs_fixed_block", "no bias": "vs_nobias"}
+REFERENCES = {"fixed blocks": "vs_fixed_block", "no bias": "vs_nobias", "its loss at n": "vs_n"}
 
 
 def tables(section):
@@ -115,12 +122,15 @@ def find_row(rows, label, claim):
     prefix; (None, why) when it names none."""
     m = LABEL.fullmatch(label.strip())
     if not m:
-        return None, f"label '{label.strip()}' is not of the form 's = K[ from ...][, minus ...]'"
+        return None, (f"label '{label.strip()}' is not of the form 's = K[ from ...][, minus ...]' "
+                      "(or 'sinusoidal control' or 'order-K n-gram' in place of 's = K')")
     reference = REFERENCES.get(m["reference"], "vs_nobias" if claim == "LM 2" else "vs_exact")
     context = m["context"] or training_context(rows)
-    want = {"variant": "lsh", "train_s": m["s"], "phase": PHASES[m["base"]], "eval": "self",
-            "context": context, "metric": "val_bpb", "pos_lo": m["lo"] or "",
-            "pos_hi": m["hi"] or "", "step": "", "head": ""}
+    variant = "lsh" if m["s"] else "sinusoidal" if m["control"] else f"ngram-{m['order']}"
+    want = {"variant": variant, "train_s": m["s"] or "",
+            "phase": "baseline" if m["order"] else PHASES[m["base"]], "eval": "self",
+            "context": context, "metric": "test_bpb" if m["test"] else "val_bpb",
+            "pos_lo": m["lo"] or "", "pos_hi": m["hi"] or "", "step": "", "head": ""}
     found = [r for r in rows if all(r[k] == v for k, v in want.items())]
     if len(found) != 1:
         return None, f"label '{label.strip()}' names {len(found)} rows of the table, not one"
@@ -436,10 +446,14 @@ def problems(source, notes=None):
 
 SELF_TEST_SUMMARY = """variant,train_s,phase,eval,eval_s,step,pos_lo,pos_hi,head,context,metric,\
 vs_exact_mean,vs_exact_low,vs_exact_high,vs_exact_verdict,vs_fixed_block_mean,vs_fixed_block_low,\
-vs_fixed_block_high,vs_fixed_block_verdict,vs_nobias_mean,vs_nobias_low,vs_nobias_high,vs_nobias_verdict
-lsh,4,train,self,,,,,,64,val_bpb,0.0312,0.0101,0.0523,undecided,-0.01,-0.02,0.0,undecided,-0.4,-0.5,-0.3,better
-lsh,4,finetune,self,,,,,,64,val_bpb,0.011,0.001,0.016,comparable,-0.05,-0.07,-0.03,better,,,,
-lsh,4,train,self,,,64,128,,128,val_bpb,0.002,-0.001,0.005,comparable,,,,,,,,
+vs_fixed_block_high,vs_fixed_block_verdict,vs_nobias_mean,vs_nobias_low,vs_nobias_high,vs_nobias_verdict,\
+vs_n_mean,vs_n_low,vs_n_high,vs_n_verdict
+lsh,4,train,self,,,,,,64,val_bpb,0.0312,0.0101,0.0523,undecided,-0.01,-0.02,0.0,undecided,-0.4,-0.5,-0.3,better,,,,
+lsh,4,finetune,self,,,,,,64,val_bpb,0.011,0.001,0.016,comparable,-0.05,-0.07,-0.03,better,,,,,,,,
+lsh,4,train,self,,,64,128,,128,val_bpb,0.002,-0.001,0.005,comparable,,,,,,,,,0.001,-0.002,0.004,comparable
+lsh,4,train,self,,,,,,64,test_bpb,0.021,0.015,0.027,worse,,,,,,,,,,,,
+sinusoidal,,train,self,,,64,128,,128,val_bpb,0.5,0.4,0.6,worse,,,,,,,,,0.3,0.25,0.35,worse
+ngram-2,,baseline,self,,,,,,64,val_bpb,0.7,0.65,0.75,worse,,,,,,,,,,,,
 """
 
 SELF_TEST_CONFIG = "[lm]\nsteps = 150\nsigmas = [2, 4]\n"
@@ -455,7 +469,8 @@ SELF_TEST_README = """# x
 | LM 1: a | b | {1} |
 | LM 2: a | b | s = 4: −0.400 [−0.500, −0.300] better |
 | LM 3: a | b | s = 4 from exact ALiBi: +0.011 [+0.001, +0.016] comparable; s = 4 from exact ALiBi, minus fixed blocks: −0.05 [−0.07, −0.03] better |
-| LM 4: a | b | s = 4, positions [64, 128) at 128: +0.002 [−0.001, +0.005] comparable |
+| LM 4: a | b | s = 4, positions [64, 128) at 128: +0.002 [−0.001, +0.005] comparable; sinusoidal control, minus its loss at n, positions [64, 128) at 128: +0.30 [+0.25, +0.35] worse |
+| LM 5: a | b | order-2 n-gram: +0.70 [+0.65, +0.75] worse; s = 4, on the test split: +0.021 [+0.015, +0.027] worse |
 
 ## Next
 """
@@ -524,6 +539,13 @@ def self_test():
         "s = 4: +0.031 [+0.010, +0.052] comparable": ["verdict is 'undecided'"],
         "s = 5: +0.031 [+0.010, +0.052] undecided": ["names 0 rows"],
         "s = 4: +0.031 [+0.010, +0.052] undecided, about 0.03 of the loss": ["'0.03' in row LM 1"],
+        "s = 4, on the test split: +0.031 [+0.010, +0.052] undecided":
+            ["mean is 0.021", "low is 0.015", "high is 0.027", "verdict is 'worse'"],
+        "sinusoidal control: +0.5 [+0.4, +0.6] worse": ["names 0 rows"],
+        "order-2 n-gram: +0.7 [+0.65, +0.75] better": ["verdict is 'worse'"],
+        "s = 4, minus its loss at n, positions [64, 128) at 128: +0.001 [−0.002, +0.004] comparable": [],
+        "s = 4, minus its loss at n, positions [64, 128) at 128: +0.002 [−0.002, +0.004] comparable":
+            ["mean is 0.001"],
     }
     true_cell = next(iter(plants))
     cases = [(cell, SELF_TEST_CONFIG, expected) for cell, expected in plants.items()]
