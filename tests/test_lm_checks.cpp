@@ -460,7 +460,7 @@ TEST_F(LmCli, AnUnreadableCorpusOrABadShardIsOneLineAndWritesNothing) {
 
 // configs/<name>.toml, read by the CLI's own config parsing: the values of
 // one `poslsh lm` option.
-std::vector<std::string> config_values(const std::string& name, const std::string& option) {
+std::vector<std::string> lm_config_values(const std::string& name, const std::string& option) {
   const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/" + name + ".toml";
   CliApp cli;
   std::vector<std::string> args = {"poslsh", "lm",    "--config",
@@ -475,7 +475,7 @@ std::vector<std::string> config_values(const std::string& name, const std::strin
 }
 
 std::vector<std::string> long_config_values(const std::string& option) {
-  return config_values("lm-long", option);
+  return lm_config_values("lm-long", option);
 }
 
 std::vector<std::string> sorted(std::vector<std::string> v) {
@@ -526,15 +526,15 @@ TEST_F(LmCli, LearnedConfigIsAcceptedAndHoldsWhatTheClaimsNeed) {
       "--python");
   EXPECT_FALSE(std::filesystem::exists(path("learned.csv")));
   const auto value = [](const std::string& option) {
-    return std::stoi(config_values("lm-learned", option).front());
+    return std::stoi(lm_config_values("lm-learned", option).front());
   };
-  EXPECT_EQ(config_values("lm-learned", "s"), (std::vector<std::string>{"10", "20"}));
+  EXPECT_EQ(lm_config_values("lm-learned", "s"), (std::vector<std::string>{"10", "20"}));
   EXPECT_EQ(
-      sorted(config_values("lm-learned", "variant")),
+      sorted(lm_config_values("lm-learned", "variant")),
       (std::vector<std::string>{"exact", "fixed-block", "lsh", "nobias", "sinusoidal", "window"}));
   EXPECT_GE(value("seeds"), 4);
-  EXPECT_EQ(config_values("lm-learned", "finetune-from"), std::vector<std::string>{"exact"});
-  EXPECT_NE(config_values("lm-learned", "eval-lengths"), std::vector<std::string>{"1"});
+  EXPECT_EQ(lm_config_values("lm-learned", "finetune-from"), std::vector<std::string>{"exact"});
+  EXPECT_NE(lm_config_values("lm-learned", "eval-lengths"), std::vector<std::string>{"1"});
   for (const std::string steps : {"steps", "finetune-steps"})
     EXPECT_LE(5 * value("curve-every"), 4 * value(steps)) << steps;
 }
