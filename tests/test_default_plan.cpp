@@ -25,13 +25,13 @@
 #include <vector>
 
 #include "apps/commands.h"
+#include "config_values.h"
 #include "convergence_rows.h"
 #include "experiments/attention.h"
 #include "experiments/convergence.h"
 #include "experiments/planted_defect.h"
 #include "experiments/power.h"
 #include "runner/atomic_file.h"
-#include "apps/cli_app.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 #include "runner/csv_writer.h"
@@ -43,20 +43,9 @@ using Outcomes = std::vector<CheckOutcome>;
 
 const std::string kConfig = std::string(POSLSH_SOURCE_DIR) + "/configs/default.toml";
 
-// The values an option of `poslsh <section>` takes from the default config,
-// read by the CLI's own config parsing.
+// The values an option of `poslsh <section>` takes from the default config.
 std::vector<std::string> config_values(const std::string& section, const std::string& option) {
-  CliApp cli;
-  std::vector<std::string> args = {"poslsh", section, "--config",
-                                   kConfig,  "--out", "/nonexistent/plan.csv"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  cli.parse(static_cast<int>(argv.size()), argv.data());
-  const CLI::App* command = cli.app().get_subcommand(section);
-  const CLI::Option* o = command->get_option("--" + option);
-  std::vector<std::string> values = o->results();
-  if (values.empty() && !o->get_default_str().empty()) values = {o->get_default_str()};
-  return values;
+  return testing::config_values(kConfig, section, option);
 }
 
 std::vector<double> numbers(const std::vector<std::string>& values) {

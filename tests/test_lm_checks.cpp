@@ -5,14 +5,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
 #include <string>
 
-#include "apps/cli_app.h"
+#include "config_values.h"
 #include "cli_harness.h"
 #include "experiments/lm.h"
 #include "runner/csv_table.h"
@@ -458,20 +457,10 @@ TEST_F(LmCli, AnUnreadableCorpusOrABadShardIsOneLineAndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(path("lm.checkpoints")));
 }
 
-// configs/<name>.toml, read by the CLI's own config parsing: the values of
-// one `poslsh lm` option.
+// The values configs/<name>.toml gives one `poslsh lm` option.
 std::vector<std::string> lm_config_values(const std::string& name, const std::string& option) {
-  const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/" + name + ".toml";
-  CliApp cli;
-  std::vector<std::string> args = {"poslsh", "lm",    "--config",
-                                   config,   "--out", "/nonexistent/x.csv"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  cli.parse(static_cast<int>(argv.size()), argv.data());
-  const CLI::Option* o = cli.app().get_subcommand("lm")->get_option("--" + option);
-  std::vector<std::string> values = o->results();
-  if (values.empty()) values = {o->get_default_str()};
-  return values;
+  return testing::config_values(std::string(POSLSH_SOURCE_DIR) + "/configs/" + name + ".toml",
+                                "lm", option);
 }
 
 std::vector<std::string> long_config_values(const std::string& option) {
