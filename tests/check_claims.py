@@ -34,6 +34,20 @@ those of configs/NAME.toml as committed: every option of its [lm] section
 has the value that docs/results/NAME/lm.csv.meta.json records as run (an
 edited config makes the tables stale until they are run again).
 
+The paragraph just above the claims table describes the runs: from a
+link to configs/NAME.toml to the next such link it speaks of NAME, and
+each of its phrases
+
+    n = N, N layers, width N, σ = A to B, N steps, N seeds, s = A, B, C
+                                   must be NAME's config (its [lm] options)
+    exact ALiBi ends at X          exact ALiBi's validation bits per byte at n
+    X from the bytes beyond the last W
+                                   the context-use probe's gain (val_bpb_beyondW)
+    ±X margin                      (before the first link) every quoted run's margin
+
+must hold, the numbers to the decimals quoted; a decimal number there that
+no phrase covers fails, as in the table.
+
 The tables themselves are checked against their sidecar and each other:
 - the sidecar's git_commit must be clean (no "-dirty": the binary was built
   from a tree with uncommitted changes, so the commit does not say what ran).
@@ -57,7 +71,9 @@ Usage: check_claims.py [SOURCE_DIR]     (default: the tree this script is in)
                decimal, a wrong verdict, a label naming no row and a bare
                number, each planted in a scratch README, and an option of
                the config changed after the run must be reported; the true
-               quotes not. On a scratch copy of the committed lm-long tables:
+               quotes not. In the paragraph above the table: each phrase
+               (a level, a probe gain, a config value, the margin) edited,
+               a bare number added and the config link removed. On a scratch copy of the committed lm-long tables:
                one value of lm.csv edited (the hash and the recomputed
                summary must both fail), one interval bound of the summary
                edited, and the legacy declaration removed (the dirty commit
@@ -168,6 +184,100 @@ def check_cell(rows, claim, cell):
     out += [f"'{n}' in row {claim} is not part of a quote" for n in re.findall(NUMBER, rest)]
     if not quotes:
         out.append(f"row {claim} quotes nothing from the table")
+    return out
+
+
+CONFIG_PHRASES = [
+    (re.compile(r"\bn = (\d+)"), lambda c: [c.get("context")]),
+    (re.compile(r"\b(\d+) layers"), lambda c: [c.get("layers")]),
+    (re.compile(r"\bwidth (\d+)"), lambda c: [c.get("width")]),
+    (re.compile(r"σ = (\d+) to (\d+)"), lambda c: [min(c["sigmas"]), max(c["sigmas"])] if c.get("sigmas") else [None]),
+    (re.compile(r"\b(\d+) steps"), lambda c: [c.get("steps")]),
+    (re.compile(r"\b(\d+) seeds"), lambda c: [c.get("seeds")]),
+    (re.compile(r"\bs = (\d+(?:, \d+)*)"), lambda c: [c.get("s")]),
+]
+CONFIG_LINK = re.compile(r"\[[^\]]*\]\((?:\./)?configs/([\w.-]+)\.toml\)")
+EXACT_LEVEL = re.compile(rf"exact ALiBi ends at (?P<mean>{NUMBER})")
+PROBE_GAIN = re.compile(rf"(?P<mean>{NUMBER}) from the bytes beyond the last (?P<w>\d+)")
+MARGIN = re.compile(rf"±(?P<margin>{NUMBER}) margin")
+
+
+def claims_paragraph(readme):
+    """The paragraph just above the claims section's first LM table."""
+    section = readme.split("## What the paper claims", 1)[1].split("\n## ", 1)[0]
+    paragraphs = section.split("\n\n")
+    table_at = next((i for i, p in enumerate(paragraphs) if p.startswith("|") and "\n| LM " in p), None)
+    return " ".join(paragraphs[table_at - 1].split()) if table_at else ""
+
+
+def spoken_value(match, i):
+    text = match.group(i + 1)
+    return [int(v) for v in text.split(", ")] if ", " in text else float(text)
+
+
+def config_phrase_problems(name, config, segment):
+    out = []
+    for pattern, wanted in CONFIG_PHRASES:
+        for m in pattern.finditer(segment):
+            for i, want in enumerate(wanted(config)):
+                said = spoken_value(m, i)
+                if want is None or (said != want if isinstance(said, list) else float(said) != float(want)):
+                    out.append(f"'{m.group(0)}': configs/{name}.toml has {want!r}")
+    return out
+
+
+def level_row(rows, metric):
+    n = training_context(rows)
+    found = [r for r in rows if (r["variant"], r["phase"], r["eval"], r["metric"], r["context"],
+                                 r["pos_lo"], r["step"], r["head"], r["eval_s"]) ==
+             ("exact", "train", "self", metric, n, "", "", "", "")]
+    return found[0] if len(found) == 1 else None
+
+
+def level_problems(rows, segment):
+    out = []
+    for pattern, metric in ((EXACT_LEVEL, lambda m: "val_bpb"),
+                            (PROBE_GAIN, lambda m: f"val_bpb_beyond{m['w']}")):
+        for m in pattern.finditer(segment):
+            row = level_row(rows, metric(m))
+            if row is None:
+                out.append(f"'{m.group(0)}': the table has no exact ALiBi row {metric(m)} at n")
+            elif not same_number(m["mean"], row["mean"]):
+                out.append(f"'{m.group(0)}': the table's mean is {row['mean']}")
+    return out
+
+
+def uncovered_numbers(segment):
+    rest = segment
+    for pattern in (EXACT_LEVEL, PROBE_GAIN, MARGIN):
+        rest = pattern.sub("", rest)
+    return [f"'{n}' in the paragraph above the claims table is not part of a quote"
+            for n in re.findall(NUMBER, rest)]
+
+
+def paragraph_problems(source, readme):
+    """The paragraph above the claims table against the configs and tables it names."""
+    paragraph = claims_paragraph(readme)
+    links = list(CONFIG_LINK.finditer(paragraph))
+    if not links:
+        return ["the paragraph above the claims table links to no configs/NAME.toml"]
+    out = uncovered_numbers(paragraph)
+    margins = set()
+    for link, end in zip(links, [l.start() for l in links[1:]] + [len(paragraph)]):
+        name, segment = link.group(1), paragraph[link.end():end]
+        config_path = source / "configs" / f"{name}.toml"
+        summary = source / "docs" / "results" / name / "lm.summary.csv"
+        if not (config_path.is_file() and summary.is_file()):
+            out.append(f"the paragraph above the claims table names {name}, which has no config "
+                       "and committed summary")
+            continue
+        config = tomllib.loads(config_path.read_text()).get("lm", {})
+        margins.add(config.get("margin"))
+        out += [f"{name}: {p}" for p in config_phrase_problems(name, config, segment)]
+        out += [f"{name}: {p}" for p in level_problems(summary_rows(summary), segment)]
+    for m in MARGIN.finditer(paragraph[:links[0].start()]):
+        if any(not same_number(m["margin"], v) for v in margins):
+            out.append(f"'{m.group(0)}': the quoted runs' margins are {sorted(margins)}")
     return out
 
 
@@ -441,27 +551,31 @@ def problems(source, notes=None):
                 out += [f"{summary.parent.name}: {p}" for p in check_cell(table, claim, cells[column])]
     if checked == 0:
         out.append("no column of the claims table links into docs/results/NAME/")
-    return out
+    return out + paragraph_problems(source, readme)
 
 
 SELF_TEST_SUMMARY = """variant,train_s,phase,eval,eval_s,step,pos_lo,pos_hi,head,context,metric,\
 vs_exact_mean,vs_exact_low,vs_exact_high,vs_exact_verdict,vs_fixed_block_mean,vs_fixed_block_low,\
 vs_fixed_block_high,vs_fixed_block_verdict,vs_nobias_mean,vs_nobias_low,vs_nobias_high,vs_nobias_verdict,\
-vs_n_mean,vs_n_low,vs_n_high,vs_n_verdict
-lsh,4,train,self,,,,,,64,val_bpb,0.0312,0.0101,0.0523,undecided,-0.01,-0.02,0.0,undecided,-0.4,-0.5,-0.3,better,,,,
-lsh,4,finetune,self,,,,,,64,val_bpb,0.011,0.001,0.016,comparable,-0.05,-0.07,-0.03,better,,,,,,,,
-lsh,4,train,self,,,64,128,,128,val_bpb,0.002,-0.001,0.005,comparable,,,,,,,,,0.001,-0.002,0.004,comparable
-lsh,4,train,self,,,,,,64,test_bpb,0.021,0.015,0.027,worse,,,,,,,,,,,,
-sinusoidal,,train,self,,,64,128,,128,val_bpb,0.5,0.4,0.6,worse,,,,,,,,,0.3,0.25,0.35,worse
-ngram-2,,baseline,self,,,,,,64,val_bpb,0.7,0.65,0.75,worse,,,,,,,,,,,,
+vs_n_mean,vs_n_low,vs_n_high,vs_n_verdict,mean
+lsh,4,train,self,,,,,,64,val_bpb,0.0312,0.0101,0.0523,undecided,-0.01,-0.02,0.0,undecided,-0.4,-0.5,-0.3,better,,,,,2.53
+lsh,4,finetune,self,,,,,,64,val_bpb,0.011,0.001,0.016,comparable,-0.05,-0.07,-0.03,better,,,,,,,,,2.51
+lsh,4,train,self,,,64,128,,128,val_bpb,0.002,-0.001,0.005,comparable,,,,,,,,,0.001,-0.002,0.004,comparable,2.6
+lsh,4,train,self,,,,,,64,test_bpb,0.021,0.015,0.027,worse,,,,,,,,,,,,,2.4
+sinusoidal,,train,self,,,64,128,,128,val_bpb,0.5,0.4,0.6,worse,,,,,,,,,0.3,0.25,0.35,worse,3.1
+ngram-2,,baseline,self,,,,,,64,val_bpb,0.7,0.65,0.75,worse,,,,,,,,,,,,,3.2
+exact,,train,self,,,,,,64,val_bpb,,,,,,,,,,,,,,,,,2.4987
+exact,,train,self,,,,,,64,val_bpb_beyond8,,,,,,,,,,,,,,,,,0.1234
 """
 
-SELF_TEST_CONFIG = "[lm]\nsteps = 150\nsigmas = [2, 4]\n"
-SELF_TEST_META = json.dumps({"config": "steps = 150\nsigmas = [2, 4]\nmargin = 0.02\n",
+SELF_TEST_CONFIG = "[lm]\nsteps = 150\nsigmas = [2, 4]\ncontext = 64\nmargin = 0.02\n"
+SELF_TEST_META = json.dumps({"config": "steps = 150\nsigmas = [2, 4]\ncontext = 64\nmargin = 0.02\n",
                              "git_commit": "0123456789ab"})
 
 SELF_TEST_README = """# x
 ## What the paper claims, and what poslsh finds
+
+{0}
 
 | claim | verdict | long contexts ([tables](docs/results/t/report.md)) |
 |---|---|---|
@@ -474,6 +588,26 @@ SELF_TEST_README = """# x
 
 ## Next
 """
+
+
+SELF_TEST_PARAGRAPH = """Differences at a ±0.02 margin. Runs ([configs/t.toml](configs/t.toml)):
+n = 64, σ = 2 to 4, 150 steps; exact ALiBi ends at 2.50 bits per byte and gains 0.123
+from the bytes beyond the last 8."""
+
+
+def paragraph_plants():
+    """(text replaced in the paragraph) -> the problems expected."""
+    return {
+        ("ends at 2.50", "ends at 2.51"): ["'exact ALiBi ends at 2.51': the table's mean is 2.4987"],
+        ("gains 0.123", "gains 0.124"): ["the table's mean is 0.1234"],
+        ("last 8", "last 64"): ["no exact ALiBi row val_bpb_beyond64"],
+        ("150 steps", "300 steps"): ["'300 steps': configs/t.toml has 150"],
+        ("σ = 2 to 4", "σ = 2 to 8"): ["'σ = 2 to 8': configs/t.toml has 4"],
+        ("n = 64", "n = 128"): ["'n = 128': configs/t.toml has 64"],
+        ("±0.02 margin", "±0.05 margin"): ["the quoted runs' margins are [0.02]"],
+        ("per byte", "per byte (1.5 of it"): ["'1.5' in the paragraph above the claims table"],
+        ("([configs/t.toml](configs/t.toml))", ""): ["links to no configs/NAME.toml"],
+    }
 
 
 def edited_line(text, column, match, change):
@@ -548,10 +682,13 @@ def self_test():
             ["mean is 0.001"],
     }
     true_cell = next(iter(plants))
-    cases = [(cell, SELF_TEST_CONFIG, expected) for cell, expected in plants.items()]
-    cases.append((true_cell, SELF_TEST_CONFIG.replace("150", "300"), ["sets steps = 300"]))
+    cases = [(cell, SELF_TEST_PARAGRAPH, SELF_TEST_CONFIG, expected) for cell, expected in plants.items()]
+    cases.append((true_cell, SELF_TEST_PARAGRAPH, SELF_TEST_CONFIG.replace("150", "300"),
+                  ["sets steps = 300", "'150 steps': configs/t.toml has 300"]))
+    cases += [(true_cell, SELF_TEST_PARAGRAPH.replace(a, b), SELF_TEST_CONFIG, expected)
+              for (a, b), expected in paragraph_plants().items()]
     failures = 0
-    for cell, config, expected in cases:
+    for cell, paragraph, config, expected in cases:
         with tempfile.TemporaryDirectory() as tmp:
             root = pathlib.Path(tmp)
             (root / "docs" / "results" / "t").mkdir(parents=True)
@@ -559,12 +696,12 @@ def self_test():
             (root / "configs" / "t.toml").write_text(config)
             (root / "docs" / "results" / "t" / "lm.csv.meta.json").write_text(SELF_TEST_META)
             (root / "docs" / "results" / "t" / "lm.summary.csv").write_text(SELF_TEST_SUMMARY)
-            (root / "README.md").write_text(SELF_TEST_README.replace("{1}", cell))
+            (root / "README.md").write_text(SELF_TEST_README.replace("{1}", cell).replace("{0}", paragraph))
             found = problems(root)
         ok = len(found) == len(expected) and all(any(e in f for f in found) for e in expected)
         if not ok:
             failures += 1
-            print(f"self-test: README cell '{cell}', config {config!r}: expected "
+            print(f"self-test: README cell '{cell}', paragraph '{paragraph}', config {config!r}: expected "
                   f"{expected or 'no problem'}, got {found}")
     failures += table_self_test()
     print("self-test:", "FAIL" if failures else "every planted mismatch was reported")
