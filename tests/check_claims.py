@@ -48,6 +48,25 @@ each of its phrases
 must hold, the numbers to the decimals quoted; a decimal number there that
 no phrase covers fails, as in the table.
 
+The results tables of docs/language-models.md are checked the same way: in
+a section headed "## Measured: ... (`configs/NAME.toml`)" whose run is
+committed (docs/results/NAME/lm.summary.csv), every table whose first
+header is "model (from scratch)" has rows named
+
+    exact ALiBi, positional LSH, s = K, window, cost of s = K / L,
+    shifted fixed grids, cost of s = K / L, fixed blocks, no positional bias,
+    sinusoidal positions, byte n-gram, order K / L   (a parenthesis may follow)
+
+(a row of several models separates their values by " / ") and columns
+
+    validation bpb at n      mean [low, high] (the 95% seed interval) or mean
+    minus exact ALiBi ...    vs_exact: mean [low, high] or mean
+    verdict at ...           vs_exact's verdict
+    keys per query           the mean keys per query over heads
+    CPU s per step           step_cpu_seconds
+
+each value equal to the summary's to the decimals printed.
+
 The tables themselves are checked against their sidecar and each other:
 - the sidecar's git_commit must be clean (no "-dirty": the binary was built
   from a tree with uncommitted changes, so the commit does not say what ran).
@@ -73,7 +92,11 @@ Usage: check_claims.py [SOURCE_DIR]     (default: the tree this script is in)
                the config changed after the run must be reported; the true
                quotes not. In the paragraph above the table: each phrase
                (a level, a probe gain, a config value, the margin) edited,
-               a bare number added and the config link removed. On a scratch copy of the committed lm-long tables:
+               a bare number added and the config link removed. In a
+               results table of docs/language-models.md: a mean, an
+               interval bound and a verdict edited, a row naming no
+               summary row, a row of two models with one value, an
+               unknown row name. On a scratch copy of the committed lm-long tables:
                one value of lm.csv edited (the hash and the recomputed
                summary must both fail), one interval bound of the summary
                edited, and the legacy declaration removed (the dirty commit
@@ -154,7 +177,7 @@ def find_row(rows, label, claim):
 
 
 def decimals(text):
-    return len(text.split(".")[1])
+    return len(text.split(".")[1]) if "." in text else 0
 
 
 def same_number(quoted, value):
@@ -278,6 +301,101 @@ def paragraph_problems(source, readme):
     for m in MARGIN.finditer(paragraph[:links[0].start()]):
         if any(not same_number(m["margin"], v) for v in margins):
             out.append(f"'{m.group(0)}': the quoted runs' margins are {sorted(margins)}")
+    return out
+
+
+DOC_ROW = re.compile(r"(?P<name>exact ALiBi|positional LSH, s = (?P<s>\d+)|"
+                     r"(?P<matched>window|shifted fixed grids), cost of s = (?P<costs>\d+(?: / \d+)*)|"
+                     r"fixed blocks|no positional bias|sinusoidal positions|"
+                     r"byte n-gram, order (?P<orders>\d+(?: / \d+)*))(?: \(.*\)|, .*)?")
+DOC_VARIANTS = {"exact ALiBi": "exact", "fixed blocks": "fixed-block", "no positional bias": "nobias",
+                "sinusoidal positions": "sinusoidal", "window": "window", "shifted fixed grids": "fixed"}
+DOC_SECTION = re.compile(r"^## Measured: .*\(`configs/([\w.-]+)\.toml`\)$", re.M)
+DOC_VALUE = re.compile(rf"^(?P<mean>{NUMBER}|\d+)(?: \[(?P<low>{NUMBER}), (?P<high>{NUMBER})\])?$")
+
+
+def doc_row_keys(label):
+    """(variant, train_s, phase) of each model a row of a results table names; None if none."""
+    m = DOC_ROW.fullmatch(label)
+    if not m:
+        return None
+    if m["s"]:
+        return [("lsh", m["s"], "train")]
+    if m["matched"]:
+        return [(DOC_VARIANTS[m["matched"]], k, "train") for k in m["costs"].split(" / ")]
+    if m["orders"]:
+        return [(f"ngram-{k}", "", "baseline") for k in m["orders"].split(" / ")]
+    return [(DOC_VARIANTS[m["name"]], "", "train")]
+
+
+def doc_column(header):
+    """The summary columns (mean, low, high, verdict) a results table's column quotes."""
+    for start, columns in (("validation bpb at n", ("mean", "seed_ci_low", "seed_ci_high", None)),
+                           ("minus exact ALiBi", ("vs_exact_mean", "vs_exact_low", "vs_exact_high", None)),
+                           ("verdict at", (None, None, None, "vs_exact_verdict")),
+                           ("keys per query", ("mean", None, None, None)),
+                           ("CPU s per step", ("step_cpu_seconds", None, None, None))):
+        if header.startswith(start):
+            return columns, "keys_per_query" if start == "keys per query" else "val_bpb"
+    return None, None
+
+
+def doc_summary_row(rows, key, metric):
+    variant, s, phase = key
+    found = [r for r in rows if (r["variant"], r["train_s"], r["phase"], r["eval"], r["metric"],
+                                 r["context"], r["pos_lo"], r["step"], r["head"], r["eval_s"]) ==
+             (variant, s, phase, "self", metric, training_context(rows), "", "", "", "")]
+    return found[0] if len(found) == 1 else None
+
+
+def doc_cell_problems(rows, keys, header, cell):
+    columns, metric = doc_column(header)
+    if columns is None or cell == "":
+        return []
+    parts = cell.split(" / ")
+    if len(parts) != len(keys):
+        return [f"'{cell}' under '{header}': {len(parts)} values for {len(keys)} models"]
+    out = []
+    for key, part in zip(keys, parts):
+        row = doc_summary_row(rows, key, metric)
+        if row is None:
+            out.append(f"'{part}' under '{header}': the summary has no row {key} {metric} at n")
+            continue
+        if columns[3]:
+            if part != row[columns[3]]:
+                out.append(f"'{part}' under '{header}' for {key}: the summary says '{row[columns[3]]}'")
+            continue
+        m = DOC_VALUE.fullmatch(part)
+        if not m:
+            out.append(f"'{part}' under '{header}' for {key} is not 'MEAN [LOW, HIGH]' or 'MEAN'")
+            continue
+        for group, column in zip(("mean", "low", "high"), columns):
+            if m[group] is not None and (column is None or not same_number(m[group], row[column])):
+                out.append(f"'{part}' under '{header}' for {key}: {group} is {row.get(column)} in the summary")
+    return out
+
+
+def doc_table_problems(source, page="docs/language-models.md"):
+    """The results tables of a docs page against the committed summaries they quote."""
+    if not (source / page).is_file():
+        return []
+    text, out = (source / page).read_text(), []
+    sections = list(DOC_SECTION.finditer(text))
+    for section, end in zip(sections, [s.start() for s in sections[1:]] + [len(text)]):
+        summary = source / "docs" / "results" / section.group(1) / "lm.summary.csv"
+        if not summary.is_file():
+            continue
+        rows = summary_rows(summary)
+        for header, body in tables(text[section.end():end].split("\n## ", 1)[0]):
+            if header[0] != "model (from scratch)":
+                continue
+            for cells in body:
+                keys = doc_row_keys(cells[0])
+                if keys is None:
+                    out.append(f"{page}: row '{cells[0]}' names no model of the summary")
+                    continue
+                for h, cell in zip(header[1:], cells[1:]):
+                    out += [f"{page}, {section.group(1)}: {p}" for p in doc_cell_problems(rows, keys, h, cell)]
     return out
 
 
@@ -551,7 +669,7 @@ def problems(source, notes=None):
                 out += [f"{summary.parent.name}: {p}" for p in check_cell(table, claim, cells[column])]
     if checked == 0:
         out.append("no column of the claims table links into docs/results/NAME/")
-    return out + paragraph_problems(source, readme)
+    return out + paragraph_problems(source, readme) + doc_table_problems(source)
 
 
 SELF_TEST_SUMMARY = """variant,train_s,phase,eval,eval_s,step,pos_lo,pos_hi,head,context,metric,\
@@ -607,6 +725,30 @@ def paragraph_plants():
         ("±0.02 margin", "±0.05 margin"): ["the quoted runs' margins are [0.02]"],
         ("per byte", "per byte (1.5 of it"): ["'1.5' in the paragraph above the claims table"],
         ("([configs/t.toml](configs/t.toml))", ""): ["links to no configs/NAME.toml"],
+    }
+
+
+SELF_TEST_DOC = """# x
+
+## Measured: a test run (`configs/t.toml`)
+
+| model (from scratch) | validation bpb at n | minus exact ALiBi (paired) | verdict at ±0.02 |
+|---|---|---|---|
+| exact ALiBi (the control) | 2.50 | | |
+| positional LSH, s = 4 | 2.53 | +0.031 [+0.010, +0.052] | undecided |
+| byte n-gram, order 2 | 3.2 | +0.70 [+0.65, +0.75] | worse |
+"""
+
+
+def doc_plants():
+    """(text replaced in the docs page's results table) -> the problems expected."""
+    return {
+        ("| 2.53 |", "| 2.54 |"): ["'2.54' under 'validation bpb at n' for ('lsh', '4', 'train'): mean is 2.53"],
+        ("+0.052]", "+0.053]"): ["high is 0.0523"],
+        ("| undecided |", "| comparable |"): ["the summary says 'undecided'"],
+        ("s = 4 |", "s = 5 |"): ["the summary has no row ('lsh', '5', 'train')"] * 3,
+        ("order 2 |", "order 2 / 3 |"): ["1 values for 2 models"] * 3,
+        ("| positional LSH,", "| LSH,"): ["row 'LSH, s = 4' names no model"],
     }
 
 
@@ -682,13 +824,16 @@ def self_test():
             ["mean is 0.001"],
     }
     true_cell = next(iter(plants))
-    cases = [(cell, SELF_TEST_PARAGRAPH, SELF_TEST_CONFIG, expected) for cell, expected in plants.items()]
-    cases.append((true_cell, SELF_TEST_PARAGRAPH, SELF_TEST_CONFIG.replace("150", "300"),
+    cases = [(cell, SELF_TEST_PARAGRAPH, SELF_TEST_CONFIG, SELF_TEST_DOC, expected)
+             for cell, expected in plants.items()]
+    cases.append((true_cell, SELF_TEST_PARAGRAPH, SELF_TEST_CONFIG.replace("150", "300"), SELF_TEST_DOC,
                   ["sets steps = 300", "'150 steps': configs/t.toml has 300"]))
-    cases += [(true_cell, SELF_TEST_PARAGRAPH.replace(a, b), SELF_TEST_CONFIG, expected)
+    cases += [(true_cell, SELF_TEST_PARAGRAPH.replace(a, b), SELF_TEST_CONFIG, SELF_TEST_DOC, expected)
               for (a, b), expected in paragraph_plants().items()]
+    cases += [(true_cell, SELF_TEST_PARAGRAPH, SELF_TEST_CONFIG, SELF_TEST_DOC.replace(a, b), expected)
+              for (a, b), expected in doc_plants().items()]
     failures = 0
-    for cell, paragraph, config, expected in cases:
+    for cell, paragraph, config, doc, expected in cases:
         with tempfile.TemporaryDirectory() as tmp:
             root = pathlib.Path(tmp)
             (root / "docs" / "results" / "t").mkdir(parents=True)
@@ -697,11 +842,13 @@ def self_test():
             (root / "docs" / "results" / "t" / "lm.csv.meta.json").write_text(SELF_TEST_META)
             (root / "docs" / "results" / "t" / "lm.summary.csv").write_text(SELF_TEST_SUMMARY)
             (root / "README.md").write_text(SELF_TEST_README.replace("{1}", cell).replace("{0}", paragraph))
+            (root / "docs" / "language-models.md").write_text(doc)
             found = problems(root)
         ok = len(found) == len(expected) and all(any(e in f for f in found) for e in expected)
         if not ok:
             failures += 1
-            print(f"self-test: README cell '{cell}', paragraph '{paragraph}', config {config!r}: expected "
+            print(f"self-test: README cell '{cell}', paragraph '{paragraph}', config {config!r}, "
+                  f"docs page {doc!r}: expected "
                   f"{expected or 'no problem'}, got {found}")
     failures += table_self_test()
     print("self-test:", "FAIL" if failures else "every planted mismatch was reported")
