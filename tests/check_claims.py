@@ -64,6 +64,8 @@ header is "model (from scratch)" has rows named
     verdict at ...           vs_exact's verdict
     keys per query           the mean keys per query over heads
     CPU s per step           step_cpu_seconds
+    test bpb at n            the test split's bits per byte: mean [low, high] or mean
+    from beyond W bytes      the context-use probe's gain (val_bpb_beyondW)
 
 each value equal to the summary's to the decimals printed.
 
@@ -329,7 +331,12 @@ def doc_row_keys(label):
 
 
 def doc_column(header):
-    """The summary columns (mean, low, high, verdict) a results table's column quotes."""
+    """The summary columns (mean, low, high, verdict) a results table's column quotes, and its metric."""
+    probe = re.fullmatch(r"from beyond (\d+) bytes", header)
+    if probe:
+        return ("mean", "seed_ci_low", "seed_ci_high", None), f"val_bpb_beyond{probe.group(1)}"
+    if header.startswith("test bpb at n"):
+        return ("mean", "seed_ci_low", "seed_ci_high", None), "test_bpb"
     for start, columns in (("validation bpb at n", ("mean", "seed_ci_low", "seed_ci_high", None)),
                            ("minus exact ALiBi", ("vs_exact_mean", "vs_exact_low", "vs_exact_high", None)),
                            ("verdict at", (None, None, None, "vs_exact_verdict")),
@@ -732,11 +739,11 @@ SELF_TEST_DOC = """# x
 
 ## Measured: a test run (`configs/t.toml`)
 
-| model (from scratch) | validation bpb at n | minus exact ALiBi (paired) | verdict at ±0.02 |
-|---|---|---|---|
-| exact ALiBi (the control) | 2.50 | | |
-| positional LSH, s = 4 | 2.53 | +0.031 [+0.010, +0.052] | undecided |
-| byte n-gram, order 2 | 3.2 | +0.70 [+0.65, +0.75] | worse |
+| model (from scratch) | validation bpb at n | minus exact ALiBi (paired) | verdict at ±0.02 | from beyond 8 bytes |
+|---|---|---|---|---|
+| exact ALiBi (the control) | 2.50 | | | 0.123 |
+| positional LSH, s = 4 | 2.53 | +0.031 [+0.010, +0.052] | undecided | |
+| byte n-gram, order 2 | 3.2 | +0.70 [+0.65, +0.75] | worse | |
 """
 
 
@@ -745,6 +752,7 @@ def doc_plants():
     return {
         ("| 2.53 |", "| 2.54 |"): ["'2.54' under 'validation bpb at n' for ('lsh', '4', 'train'): mean is 2.53"],
         ("+0.052]", "+0.053]"): ["high is 0.0523"],
+        ("| 0.123 |", "| 0.124 |"): ["'0.124' under 'from beyond 8 bytes' for ('exact', '', 'train'): mean is 0.1234"],
         ("| undecided |", "| comparable |"): ["the summary says 'undecided'"],
         ("s = 4 |", "s = 5 |"): ["the summary has no row ('lsh', '5', 'train')"] * 3,
         ("order 2 |", "order 2 / 3 |"): ["1 values for 2 models"] * 3,
