@@ -382,8 +382,10 @@ def doc_cell_problems(rows, keys, header, cell):
     return out
 
 
-def doc_table_problems(source, page="docs/language-models.md"):
-    """The results tables of a docs page against the committed summaries they quote."""
+def doc_table_problems(source, notes, checked, page="docs/language-models.md"):
+    """The results tables of a docs page against the committed summaries they
+    quote; a quoted folder not yet in `checked` gets the claims table's checks
+    too (its config, its sidecar, its summary recomputed from lm.csv)."""
     if not (source / page).is_file():
         return []
     text, out = (source / page).read_text(), []
@@ -392,6 +394,10 @@ def doc_table_problems(source, page="docs/language-models.md"):
         summary = source / "docs" / "results" / section.group(1) / "lm.summary.csv"
         if not summary.is_file():
             continue
+        if summary.parent not in checked:
+            checked.append(summary.parent)
+            out += [f"{section.group(1)}: {p}" for p in config_problems(source, section.group(1))]
+            out += table_problems(summary.parent, notes)
         rows = summary_rows(summary)
         for header, body in tables(text[section.end():end].split("\n## ", 1)[0]):
             if header[0] != "model (from scratch)":
@@ -676,7 +682,7 @@ def problems(source, notes=None):
                 out += [f"{summary.parent.name}: {p}" for p in check_cell(table, claim, cells[column])]
     if checked == 0:
         out.append("no column of the claims table links into docs/results/NAME/")
-    return out + paragraph_problems(source, readme) + doc_table_problems(source)
+    return out + paragraph_problems(source, readme) + doc_table_problems(source, notes, checked_tables)
 
 
 SELF_TEST_SUMMARY = """variant,train_s,phase,eval,eval_s,step,pos_lo,pos_hi,head,context,metric,\
@@ -791,6 +797,30 @@ def table_plants():
     ]
 
 
+def doc_folder_self_test():
+    """A folder only the docs page quotes gets the config and sidecar checks too."""
+    failures = 0
+    for what, config, meta, expected in (
+            ("nothing", SELF_TEST_CONFIG, SELF_TEST_META, []),
+            ("the config", SELF_TEST_CONFIG.replace("150", "300"), SELF_TEST_META, ["sets steps = 300"]),
+            ("the sidecar's commit", SELF_TEST_CONFIG, SELF_TEST_META.replace("89ab", "89ab-dirty"),
+             ["git_commit is 0123456789ab-dirty"])):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            (root / "docs" / "results" / "t").mkdir(parents=True)
+            (root / "configs").mkdir()
+            (root / "configs" / "t.toml").write_text(config)
+            (root / "docs" / "results" / "t" / "lm.csv.meta.json").write_text(meta)
+            (root / "docs" / "results" / "t" / "lm.summary.csv").write_text(SELF_TEST_SUMMARY)
+            (root / "docs" / "language-models.md").write_text(SELF_TEST_DOC)
+            found = doc_table_problems(root, [], [])
+        if not (all(any(e in f for f in found) for e in expected) and len(found) == len(expected)):
+            failures += 1
+            print(f"self-test: a folder only the docs page quotes, {what} edited: expected "
+                  f"{expected or 'no problem'}, got {found}")
+    return failures
+
+
 def table_self_test():
     """The table checks on a scratch copy of docs/results/lm-long, each plant reported."""
     failures = 0
@@ -858,7 +888,7 @@ def self_test():
             print(f"self-test: README cell '{cell}', paragraph '{paragraph}', config {config!r}, "
                   f"docs page {doc!r}: expected "
                   f"{expected or 'no problem'}, got {found}")
-    failures += table_self_test()
+    failures += table_self_test() + doc_folder_self_test()
     print("self-test:", "FAIL" if failures else "every planted mismatch was reported")
     return 1 if failures else 0
 
