@@ -528,14 +528,15 @@ TEST_F(LmCli, LearnedConfigIsAcceptedAndHoldsWhatTheClaimsNeed) {
     EXPECT_LE(5 * value("curve-every"), 4 * value(steps)) << steps;
 }
 
-// The two context-probe runs are accepted and each is lm-learned with one
-// change, as their comments say: twice the steps (same head scales), or
-// Press et al.'s scales (no `sigmas`, same steps); exact ALiBi only, and every
-// option that shapes the model, the data or the probe as in lm-learned, so
-// that their probe gains compare with lm-learned's 0.046.
+// The context-probe runs are accepted and each is lm-learned with one
+// change, as their comments say: twice or four times the steps (same head
+// scales; the latter with two seeds), or Press et al.'s scales (no `sigmas`,
+// same steps); exact ALiBi only, and every option that shapes the model, the
+// data or the probe as in lm-learned, so that their probe gains compare with
+// lm-learned's 0.046.
 TEST_F(LmCli, ProbeConfigsAreAcceptedAndChangeOneThingFromTheLearnedRun) {
   const auto learned = [](const std::string& option) { return lm_config_values("lm-learned", option); };
-  for (const std::string name : {"lm-probe-steps", "lm-probe-slopes"}) {
+  for (const std::string name : {"lm-probe-steps", "lm-probe-steps-x4", "lm-probe-slopes"}) {
     const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/" + name + ".toml";
     expect_usage_error(
         "lm --config " + config + " --python /nonexistent/python3 --out " + path(name + ".csv"),
@@ -543,8 +544,9 @@ TEST_F(LmCli, ProbeConfigsAreAcceptedAndChangeOneThingFromTheLearnedRun) {
     EXPECT_FALSE(std::filesystem::exists(path(name + ".csv")));
     const auto value = [&](const std::string& option) { return lm_config_values(name, option); };
     EXPECT_EQ(value("variant"), std::vector<std::string>{"exact"}) << name;
+    if (name != "lm-probe-steps-x4") EXPECT_EQ(value("seeds"), learned("seeds")) << name;
     for (const std::string option :
-         {"corpus", "seed", "seeds", "layers", "heads", "width", "context", "batch", "lr", "warmup",
+         {"corpus", "seed", "layers", "heads", "width", "context", "batch", "lr", "warmup",
           "weight-decay", "curve-batches", "eval-lengths", "eval-batches", "eval-batch",
           "context-probe", "ngram-order", "margin"})
       EXPECT_EQ(value(option), learned(option)) << name << ": " << option;
@@ -552,6 +554,10 @@ TEST_F(LmCli, ProbeConfigsAreAcceptedAndChangeOneThingFromTheLearnedRun) {
   EXPECT_EQ(lm_config_values("lm-probe-steps", "sigmas"), learned("sigmas"));
   EXPECT_EQ(std::stoi(lm_config_values("lm-probe-steps", "steps").front()),
             2 * std::stoi(learned("steps").front()));
+  EXPECT_EQ(lm_config_values("lm-probe-steps-x4", "sigmas"), learned("sigmas"));
+  EXPECT_EQ(std::stoi(lm_config_values("lm-probe-steps-x4", "steps").front()),
+            4 * std::stoi(learned("steps").front()));
+  EXPECT_EQ(lm_config_values("lm-probe-steps-x4", "seeds"), std::vector<std::string>{"2"});
   EXPECT_TRUE(lm_config_values("lm-probe-slopes", "sigmas").empty());
   EXPECT_EQ(lm_config_values("lm-probe-slopes", "steps"), learned("steps"));
 }
