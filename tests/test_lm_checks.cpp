@@ -508,24 +508,41 @@ TEST_F(LmCli, LongContextConfigIsAcceptedAndIsTheLongContextExperiment) {
 // below 0.008 bits per byte for an interval of +-0.02), evaluations beyond n,
 // and learning curves with a point before the last 20% of training and of
 // every fine-tune (otherwise no gap line can say whether the gap settled).
+// lm-claims is lm-learned made to decide what it left open: the same
+// model and variants, more seeds, twice the steps, longer fine-tunes.
 TEST_F(LmCli, LearnedConfigIsAcceptedAndHoldsWhatTheClaimsNeed) {
-  const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/lm-learned.toml";
-  expect_usage_error(
-      "lm --config " + config + " --python /nonexistent/python3 --out " + path("learned.csv"),
-      "--python");
-  EXPECT_FALSE(std::filesystem::exists(path("learned.csv")));
-  const auto value = [](const std::string& option) {
+  for (const std::string name : {"lm-learned", "lm-claims"}) {
+    const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/" + name + ".toml";
+    expect_usage_error(
+        "lm --config " + config + " --python /nonexistent/python3 --out " + path(name + ".csv"),
+        "--python");
+    EXPECT_FALSE(std::filesystem::exists(path(name + ".csv")));
+    const auto value = [&](const std::string& option) {
+      return std::stoi(lm_config_values(name, option).front());
+    };
+    EXPECT_EQ(lm_config_values(name, "s"), (std::vector<std::string>{"10", "20"})) << name;
+    EXPECT_EQ(
+        sorted(lm_config_values(name, "variant")),
+        (std::vector<std::string>{"exact", "fixed-block", "lsh", "nobias", "sinusoidal", "window"}))
+        << name;
+    EXPECT_GE(value("seeds"), 4) << name;
+    EXPECT_EQ(lm_config_values(name, "finetune-from"), std::vector<std::string>{"exact"}) << name;
+    EXPECT_NE(lm_config_values(name, "eval-lengths"), std::vector<std::string>{"1"}) << name;
+    for (const std::string steps : {"steps", "finetune-steps"})
+      EXPECT_LE(5 * value("curve-every"), 4 * value(steps)) << name << ": " << steps;
+  }
+  const auto learned = [](const std::string& option) {
     return std::stoi(lm_config_values("lm-learned", option).front());
   };
-  EXPECT_EQ(lm_config_values("lm-learned", "s"), (std::vector<std::string>{"10", "20"}));
-  EXPECT_EQ(
-      sorted(lm_config_values("lm-learned", "variant")),
-      (std::vector<std::string>{"exact", "fixed-block", "lsh", "nobias", "sinusoidal", "window"}));
-  EXPECT_GE(value("seeds"), 4);
-  EXPECT_EQ(lm_config_values("lm-learned", "finetune-from"), std::vector<std::string>{"exact"});
-  EXPECT_NE(lm_config_values("lm-learned", "eval-lengths"), std::vector<std::string>{"1"});
-  for (const std::string steps : {"steps", "finetune-steps"})
-    EXPECT_LE(5 * value("curve-every"), 4 * value(steps)) << steps;
+  const auto claims = [](const std::string& option) {
+    return std::stoi(lm_config_values("lm-claims", option).front());
+  };
+  EXPECT_GE(claims("seeds"), 6);
+  EXPECT_EQ(claims("steps"), 2 * learned("steps"));
+  EXPECT_EQ(claims("finetune-steps"), 2 * learned("finetune-steps"));
+  for (const std::string option : {"layers", "heads", "width", "context", "batch"})
+    EXPECT_EQ(claims(option), learned(option)) << option;
+  EXPECT_EQ(lm_config_values("lm-claims", "sigmas"), lm_config_values("lm-learned", "sigmas"));
 }
 
 // The context-probe runs are accepted and each is lm-learned with one
