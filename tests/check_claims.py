@@ -797,6 +797,25 @@ def table_plants():
     ]
 
 
+def scratch_tree(root, config, meta, doc, readme=None):
+    """A source tree holding configs/t.toml, docs/results/t/ (sidecar and summary),
+    docs/language-models.md and, if given, README.md."""
+    folder = root / "docs" / "results" / "t"
+    folder.mkdir(parents=True)
+    (root / "configs").mkdir()
+    (root / "configs" / "t.toml").write_text(config)
+    (folder / "lm.csv.meta.json").write_text(meta)
+    (folder / "lm.summary.csv").write_text(SELF_TEST_SUMMARY)
+    (root / "docs" / "language-models.md").write_text(doc)
+    if readme is not None:
+        (root / "README.md").write_text(readme)
+
+
+def reported(found, expected):
+    """Every expected problem is reported, and nothing else."""
+    return len(found) == len(expected) and all(any(e in f for f in found) for e in expected)
+
+
 def doc_folder_self_test():
     """A folder only the docs page quotes gets the config and sidecar checks too."""
     failures = 0
@@ -806,15 +825,9 @@ def doc_folder_self_test():
             ("the sidecar's commit", SELF_TEST_CONFIG, SELF_TEST_META.replace("89ab", "89ab-dirty"),
              ["git_commit is 0123456789ab-dirty"])):
         with tempfile.TemporaryDirectory() as tmp:
-            root = pathlib.Path(tmp)
-            (root / "docs" / "results" / "t").mkdir(parents=True)
-            (root / "configs").mkdir()
-            (root / "configs" / "t.toml").write_text(config)
-            (root / "docs" / "results" / "t" / "lm.csv.meta.json").write_text(meta)
-            (root / "docs" / "results" / "t" / "lm.summary.csv").write_text(SELF_TEST_SUMMARY)
-            (root / "docs" / "language-models.md").write_text(SELF_TEST_DOC)
-            found = doc_table_problems(root, [], [])
-        if not (all(any(e in f for f in found) for e in expected) and len(found) == len(expected)):
+            scratch_tree(pathlib.Path(tmp), config, meta, SELF_TEST_DOC)
+            found = doc_table_problems(pathlib.Path(tmp), [], [])
+        if not reported(found, expected):
             failures += 1
             print(f"self-test: a folder only the docs page quotes, {what} edited: expected "
                   f"{expected or 'no problem'}, got {found}")
@@ -873,17 +886,10 @@ def self_test():
     failures = 0
     for cell, paragraph, config, doc, expected in cases:
         with tempfile.TemporaryDirectory() as tmp:
-            root = pathlib.Path(tmp)
-            (root / "docs" / "results" / "t").mkdir(parents=True)
-            (root / "configs").mkdir()
-            (root / "configs" / "t.toml").write_text(config)
-            (root / "docs" / "results" / "t" / "lm.csv.meta.json").write_text(SELF_TEST_META)
-            (root / "docs" / "results" / "t" / "lm.summary.csv").write_text(SELF_TEST_SUMMARY)
-            (root / "README.md").write_text(SELF_TEST_README.replace("{1}", cell).replace("{0}", paragraph))
-            (root / "docs" / "language-models.md").write_text(doc)
-            found = problems(root)
-        ok = len(found) == len(expected) and all(any(e in f for f in found) for e in expected)
-        if not ok:
+            scratch_tree(pathlib.Path(tmp), config, SELF_TEST_META, doc,
+                         SELF_TEST_README.replace("{1}", cell).replace("{0}", paragraph))
+            found = problems(pathlib.Path(tmp))
+        if not reported(found, expected):
             failures += 1
             print(f"self-test: README cell '{cell}', paragraph '{paragraph}', config {config!r}, "
                   f"docs page {doc!r}: expected "
