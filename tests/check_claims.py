@@ -67,7 +67,11 @@ header is "model (from scratch)" has rows named
     test bpb at n            the test split's bits per byte: mean [low, high] or mean
     from beyond W bytes      the context-use probe's gain (val_bpb_beyondW)
 
-each value equal to the summary's to the decimals printed.
+each value equal to the summary's to the decimals printed. A table whose
+first header is "exact ALiBi, run" has a run per row, "`NAME`: N steps,
+K seeds" (the phrases of the claims paragraph, checked against
+configs/NAME.toml), and the same columns for exact ALiBi read from
+docs/results/NAME/lm.summary.csv, so one table can line up several runs.
 
 The tables themselves are checked against their sidecar and each other:
 - the sidecar's git_commit must be clean (no "-dirty": the binary was built
@@ -382,33 +386,75 @@ def doc_cell_problems(rows, keys, header, cell):
     return out
 
 
+RUN_ROW = re.compile(r"`(?P<name>[\w.-]+)`: .*")
+
+
+def folder_problems(source, name, notes, checked):
+    """The claims table's checks of docs/results/NAME (its config, its sidecar,
+    its summary recomputed from lm.csv), once per folder."""
+    folder = source / "docs" / "results" / name
+    if folder in checked:
+        return []
+    checked.append(folder)
+    return [f"{name}: {p}" for p in config_problems(source, name)] + table_problems(folder, notes)
+
+
+def model_table_problems(rows, header, body):
+    """A "model (from scratch)" table: a model per row, one run's summary."""
+    out = []
+    for cells in body:
+        keys = doc_row_keys(cells[0])
+        if keys is None:
+            out.append(f"row '{cells[0]}' names no model of the summary")
+            continue
+        for h, cell in zip(header[1:], cells[1:]):
+            out += doc_cell_problems(rows, keys, h, cell)
+    return out
+
+
+def run_table_problems(source, notes, checked, header, body):
+    """An "exact ALiBi, run" table: a run per row ("`NAME`: N steps, K seeds"),
+    its phrases against configs/NAME.toml, its values against NAME's summary."""
+    out = []
+    for cells in body:
+        m = RUN_ROW.fullmatch(cells[0])
+        summary = source / "docs" / "results" / (m["name"] if m else "") / "lm.summary.csv"
+        if not m or not summary.is_file():
+            out.append(f"row '{cells[0]}' names no committed run (`NAME`: ...)")
+            continue
+        out += folder_problems(source, m["name"], notes, checked)
+        config_path = source / "configs" / f"{m['name']}.toml"
+        if config_path.is_file():
+            config = tomllib.loads(config_path.read_text()).get("lm", {})
+            out += config_phrase_problems(m["name"], config, cells[0])
+        rows = summary_rows(summary)
+        for h, cell in zip(header[1:], cells[1:]):
+            out += doc_cell_problems(rows, [("exact", "", "train")], h, cell)
+    return out
+
+
 def doc_table_problems(source, notes, checked, page="docs/language-models.md"):
     """The results tables of a docs page against the committed summaries they
     quote; a quoted folder not yet in `checked` gets the claims table's checks
-    too (its config, its sidecar, its summary recomputed from lm.csv)."""
+    too (folder_problems)."""
     if not (source / page).is_file():
         return []
     text, out = (source / page).read_text(), []
     sections = list(DOC_SECTION.finditer(text))
     for section, end in zip(sections, [s.start() for s in sections[1:]] + [len(text)]):
-        summary = source / "docs" / "results" / section.group(1) / "lm.summary.csv"
+        name = section.group(1)
+        summary = source / "docs" / "results" / name / "lm.summary.csv"
         if not summary.is_file():
             continue
-        if summary.parent not in checked:
-            checked.append(summary.parent)
-            out += [f"{section.group(1)}: {p}" for p in config_problems(source, section.group(1))]
-            out += table_problems(summary.parent, notes)
-        rows = summary_rows(summary)
+        out += folder_problems(source, name, notes, checked)
         for header, body in tables(text[section.end():end].split("\n## ", 1)[0]):
-            if header[0] != "model (from scratch)":
+            if header[0] == "model (from scratch)":
+                found = model_table_problems(summary_rows(summary), header, body)
+            elif header[0] == "exact ALiBi, run":
+                found = run_table_problems(source, notes, checked, header, body)
+            else:
                 continue
-            for cells in body:
-                keys = doc_row_keys(cells[0])
-                if keys is None:
-                    out.append(f"{page}: row '{cells[0]}' names no model of the summary")
-                    continue
-                for h, cell in zip(header[1:], cells[1:]):
-                    out += [f"{page}, {section.group(1)}: {p}" for p in doc_cell_problems(rows, keys, h, cell)]
+            out += [f"{page}, {name}: {p}" for p in found]
     return out
 
 
@@ -750,6 +796,10 @@ SELF_TEST_DOC = """# x
 | exact ALiBi (the control) | 2.50 | | | 0.123 |
 | positional LSH, s = 4 | 2.53 | +0.031 [+0.010, +0.052] | undecided | |
 | byte n-gram, order 2 | 3.2 | +0.70 [+0.65, +0.75] | worse | |
+
+| exact ALiBi, run | validation bpb at n | from beyond 8 bytes |
+|---|---:|---:|
+| `t`: 150 steps | 2.499 | 0.12 |
 """
 
 
@@ -763,6 +813,9 @@ def doc_plants():
         ("s = 4 |", "s = 5 |"): ["the summary has no row ('lsh', '5', 'train')"] * 3,
         ("order 2 |", "order 2 / 3 |"): ["1 values for 2 models"] * 3,
         ("| positional LSH,", "| LSH,"): ["row 'LSH, s = 4' names no model"],
+        ("| 2.499 |", "| 2.498 |"): ["'2.498' under 'validation bpb at n' for ('exact', '', 'train'): mean is 2.4987"],
+        ("`t`: 150 steps", "`t`: 300 steps"): ["'300 steps': configs/t.toml has 150"],
+        ("`t`: 150", "`u`: 150"): ["row '`u`: 150 steps' names no committed run"],
     }
 
 
@@ -821,7 +874,8 @@ def doc_folder_self_test():
     failures = 0
     for what, config, meta, expected in (
             ("nothing", SELF_TEST_CONFIG, SELF_TEST_META, []),
-            ("the config", SELF_TEST_CONFIG.replace("150", "300"), SELF_TEST_META, ["sets steps = 300"]),
+            ("the config", SELF_TEST_CONFIG.replace("150", "300"), SELF_TEST_META,
+             ["sets steps = 300", "docs/language-models.md, t: '150 steps': configs/t.toml has 300"]),
             ("the sidecar's commit", SELF_TEST_CONFIG, SELF_TEST_META.replace("89ab", "89ab-dirty"),
              ["git_commit is 0123456789ab-dirty"])):
         with tempfile.TemporaryDirectory() as tmp:
@@ -878,7 +932,8 @@ def self_test():
     cases = [(cell, SELF_TEST_PARAGRAPH, SELF_TEST_CONFIG, SELF_TEST_DOC, expected)
              for cell, expected in plants.items()]
     cases.append((true_cell, SELF_TEST_PARAGRAPH, SELF_TEST_CONFIG.replace("150", "300"), SELF_TEST_DOC,
-                  ["sets steps = 300", "'150 steps': configs/t.toml has 300"]))
+                  ["sets steps = 300", "t: '150 steps': configs/t.toml has 300",
+                   "docs/language-models.md, t: '150 steps': configs/t.toml has 300"]))
     cases += [(true_cell, SELF_TEST_PARAGRAPH.replace(a, b), SELF_TEST_CONFIG, SELF_TEST_DOC, expected)
               for (a, b), expected in paragraph_plants().items()]
     cases += [(true_cell, SELF_TEST_PARAGRAPH, SELF_TEST_CONFIG, SELF_TEST_DOC.replace(a, b), expected)
