@@ -413,7 +413,10 @@ TEST(LmChecks, UnusableTables) {
   EXPECT_THROW(check_lm_table(CsvTable::parse(bad), 1e-3), std::invalid_argument);
 }
 
-class LmCli : public testing::CliTest {};
+class LmCli : public testing::CliTest {
+ protected:
+  void expect_config_accepted(const std::string& name);
+};
 
 TEST_F(LmCli, BadOptionsAreOneLineErrorsAndWriteNothing) {
   const std::string out = " --out " + path("lm.csv");
@@ -510,71 +513,72 @@ TEST_F(LmCli, LongContextConfigIsAcceptedAndIsTheLongContextExperiment) {
 // every fine-tune (otherwise no gap line can say whether the gap settled).
 // lm-claims is lm-learned made to decide what it left open: the same
 // model and variants, more seeds, twice the steps, longer fine-tunes.
+
+// A committed config's integer option.
+int config_int(const std::string& name, const std::string& option) {
+  return std::stoi(lm_config_values(name, option).front());
+}
+
+// Every option that shapes the model, the data or the probe: runs that agree
+// on these compare with each other.
+const std::vector<std::string> kShapingOptions = {
+    "corpus",        "seed",         "layers",       "heads",      "width",
+    "context",       "batch",        "lr",           "warmup",     "weight-decay",
+    "curve-batches", "eval-lengths", "eval-batches", "eval-batch", "context-probe",
+    "ngram-order",   "margin"};
+
+// `poslsh lm` accepts configs/NAME.toml: the first error is the missing
+// interpreter, named by its option, and no table is written.
+void LmCli::expect_config_accepted(const std::string& name) {
+  const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/" + name + ".toml";
+  expect_usage_error(
+      "lm --config " + config + " --python /nonexistent/python3 --out " + path(name + ".csv"),
+      "--python");
+  EXPECT_FALSE(std::filesystem::exists(path(name + ".csv"))) << name;
+}
+
 TEST_F(LmCli, LearnedConfigIsAcceptedAndHoldsWhatTheClaimsNeed) {
   for (const std::string name : {"lm-learned", "lm-claims"}) {
-    const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/" + name + ".toml";
-    expect_usage_error(
-        "lm --config " + config + " --python /nonexistent/python3 --out " + path(name + ".csv"),
-        "--python");
-    EXPECT_FALSE(std::filesystem::exists(path(name + ".csv")));
-    const auto value = [&](const std::string& option) {
-      return std::stoi(lm_config_values(name, option).front());
-    };
+    expect_config_accepted(name);
     EXPECT_EQ(lm_config_values(name, "s"), (std::vector<std::string>{"10", "20"})) << name;
     EXPECT_EQ(
         sorted(lm_config_values(name, "variant")),
         (std::vector<std::string>{"exact", "fixed-block", "lsh", "nobias", "sinusoidal", "window"}))
         << name;
-    EXPECT_GE(value("seeds"), 4) << name;
+    EXPECT_GE(config_int(name, "seeds"), 4) << name;
     EXPECT_EQ(lm_config_values(name, "finetune-from"), std::vector<std::string>{"exact"}) << name;
     EXPECT_NE(lm_config_values(name, "eval-lengths"), std::vector<std::string>{"1"}) << name;
     for (const std::string steps : {"steps", "finetune-steps"})
-      EXPECT_LE(5 * value("curve-every"), 4 * value(steps)) << name << ": " << steps;
+      EXPECT_LE(5 * config_int(name, "curve-every"), 4 * config_int(name, steps)) << name << ": " << steps;
   }
-  const auto learned = [](const std::string& option) {
-    return std::stoi(lm_config_values("lm-learned", option).front());
-  };
-  const auto claims = [](const std::string& option) {
-    return std::stoi(lm_config_values("lm-claims", option).front());
-  };
-  EXPECT_GE(claims("seeds"), 6);
-  EXPECT_EQ(claims("steps"), 2 * learned("steps"));
-  EXPECT_EQ(claims("finetune-steps"), 2 * learned("finetune-steps"));
-  for (const std::string option : {"layers", "heads", "width", "context", "batch"})
-    EXPECT_EQ(claims(option), learned(option)) << option;
+  EXPECT_GE(config_int("lm-claims", "seeds"), 6);
+  for (const std::string steps : {"steps", "finetune-steps"})
+    EXPECT_EQ(config_int("lm-claims", steps), 2 * config_int("lm-learned", steps)) << steps;
+  for (const std::string& option : kShapingOptions)
+    EXPECT_EQ(lm_config_values("lm-claims", option), lm_config_values("lm-learned", option)) << option;
   EXPECT_EQ(lm_config_values("lm-claims", "sigmas"), lm_config_values("lm-learned", "sigmas"));
 }
 
 // The context-probe runs are accepted and each is lm-learned with one
 // change, as their comments say: twice or four times the steps (same head
 // scales; the latter with two seeds), or Press et al.'s scales (no `sigmas`,
-// same steps); exact ALiBi only, and every option that shapes the model, the
-// data or the probe as in lm-learned, so that their probe gains compare with
-// lm-learned's 0.046.
+// same steps); exact ALiBi only, and every shaping option as in lm-learned,
+// so that their probe gains compare with lm-learned's 0.046.
 TEST_F(LmCli, ProbeConfigsAreAcceptedAndChangeOneThingFromTheLearnedRun) {
   const auto learned = [](const std::string& option) { return lm_config_values("lm-learned", option); };
   for (const std::string name : {"lm-probe-steps", "lm-probe-steps-x4", "lm-probe-slopes"}) {
-    const std::string config = std::string(POSLSH_SOURCE_DIR) + "/configs/" + name + ".toml";
-    expect_usage_error(
-        "lm --config " + config + " --python /nonexistent/python3 --out " + path(name + ".csv"),
-        "--python");
-    EXPECT_FALSE(std::filesystem::exists(path(name + ".csv")));
-    const auto value = [&](const std::string& option) { return lm_config_values(name, option); };
-    EXPECT_EQ(value("variant"), std::vector<std::string>{"exact"}) << name;
-    if (name != "lm-probe-steps-x4") EXPECT_EQ(value("seeds"), learned("seeds")) << name;
-    for (const std::string option :
-         {"corpus", "seed", "layers", "heads", "width", "context", "batch", "lr", "warmup",
-          "weight-decay", "curve-batches", "eval-lengths", "eval-batches", "eval-batch",
-          "context-probe", "ngram-order", "margin"})
-      EXPECT_EQ(value(option), learned(option)) << name << ": " << option;
+    expect_config_accepted(name);
+    EXPECT_EQ(lm_config_values(name, "variant"), std::vector<std::string>{"exact"}) << name;
+    for (const std::string& option : kShapingOptions)
+      EXPECT_EQ(lm_config_values(name, option), learned(option)) << name << ": " << option;
   }
+  EXPECT_EQ(lm_config_values("lm-probe-steps", "seeds"), learned("seeds"));
   EXPECT_EQ(lm_config_values("lm-probe-steps", "sigmas"), learned("sigmas"));
-  EXPECT_EQ(std::stoi(lm_config_values("lm-probe-steps", "steps").front()),
-            2 * std::stoi(learned("steps").front()));
-  EXPECT_EQ(lm_config_values("lm-probe-steps-x4", "sigmas"), learned("sigmas"));
-  EXPECT_EQ(std::stoi(lm_config_values("lm-probe-steps-x4", "steps").front()),
-            4 * std::stoi(learned("steps").front()));
+  EXPECT_EQ(config_int("lm-probe-steps", "steps"), 2 * config_int("lm-learned", "steps"));
   EXPECT_EQ(lm_config_values("lm-probe-steps-x4", "seeds"), std::vector<std::string>{"2"});
+  EXPECT_EQ(lm_config_values("lm-probe-steps-x4", "sigmas"), learned("sigmas"));
+  EXPECT_EQ(config_int("lm-probe-steps-x4", "steps"), 4 * config_int("lm-learned", "steps"));
+  EXPECT_EQ(lm_config_values("lm-probe-slopes", "seeds"), learned("seeds"));
   EXPECT_TRUE(lm_config_values("lm-probe-slopes", "sigmas").empty());
   EXPECT_EQ(lm_config_values("lm-probe-slopes", "steps"), learned("steps"));
 }
