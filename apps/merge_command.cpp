@@ -80,19 +80,28 @@ std::string concatenate(const std::vector<ShardFile>& shards) {
         header_of(s.csv) != header_of(first.csv))
       throw UsageError(
           fmt::format("merge: '{}' comes from a different sweep than '{}'", s.path, first.path));
+    // Shards run days apart (one per session or job) must still be one
+    // program's output: a fix between them would split the table in two.
+    if (s.meta.text("git_commit") != first.meta.text("git_commit"))
+      throw UsageError(fmt::format(
+          "merge: '{}' was computed by commit {} and '{}' by commit {} (accepted: shards of one "
+          "build; rerun the odd shard with that commit)",
+          s.path, s.meta.text("git_commit"), first.path, first.meta.text("git_commit")));
     merged += s.csv.substr(header_of(s.csv).size());
   }
   return merged;
 }
 
-// The merged table's sidecar: the first shard's sweep, the shards it came from.
+// The merged table's sidecar: the first shard's sweep and commit, the shards it came from.
 std::string merged_record(const std::vector<ShardFile>& shards, const std::string& merged) {
   const auto& first = shards.front();
   std::size_t rows = 0;
   for (const auto& s : shards) rows += s.rows;
   std::vector<std::string> from;
   for (const auto& s : shards) from.push_back(s.path);
+  // The shards' commit, not the merging binary's: the commit computed the rows.
   return RunRecord::of_this_build()
+      .set("git_commit", first.meta.text("git_commit"))
       .set("experiment", first.meta.text("experiment"))
       .set("shard", "1/1")
       .set("config_fingerprint", first.meta.text("config_fingerprint"))

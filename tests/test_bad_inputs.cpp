@@ -288,6 +288,18 @@ TEST_F(BadInputs, ShardsAndSidecarsForMerge) {
                   out);
   expect_rejected("merge --out " + out + " " + path("a.csv"), "merge", out);
   expect_rejected("merge --out " + out + " " + path("a.csv") + " " + path("a.csv"), "merge", out);
+  // Shards of two builds: one sweep, but not one program's rows.
+  const auto set_commit = [&](const std::string& name, const std::string& commit) {
+    std::string meta = testing::slurp(path(name));
+    const std::string key = "\"git_commit\": \"";
+    const auto at = meta.find(key);
+    ASSERT_NE(at, std::string::npos);
+    meta.replace(at + key.size(), meta.find('"', at + key.size()) - at - key.size(), commit);
+    write(name, meta);
+  };
+  set_commit("b.csv.meta.json", "0123456789ab");
+  expect_rejected("merge --out " + out + " " + path("a.csv") + " " + path("b.csv"),
+                  "by commit 0123456789ab", out);
   // A missing, truncated or fieldless sidecar.
   fs::remove(path("b.csv.meta.json"));
   expect_rejected("merge --out " + out + " " + path("a.csv") + " " + path("b.csv"), "b.csv", out);
@@ -319,8 +331,13 @@ TEST_F(BadInputs, ShardsAndSidecarsForMerge) {
   expect_rejected("merge --out " + out + " " + path("a.csv") + " " + path("b.csv"),
                   "does not end with a newline", out);
   write("a.csv", a);
+  // Shards of one build that is not this one: the merged sidecar names theirs.
+  set_commit("a.csv.meta.json", "0123456789ab");
+  set_commit("b.csv.meta.json", "0123456789ab");
   const auto ok = cli("merge --out " + out + " " + path("a.csv") + " " + path("b.csv"));
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(testing::slurp(out + ".meta.json").find("\"git_commit\": \"0123456789ab\""),
+            std::string::npos);
   const auto rows = std::count(a.begin(), a.end(), '\n') + std::count(b.begin(), b.end(), '\n') - 2;
   EXPECT_NE(testing::slurp(out + ".meta.json").find(fmt::format("\"rows\": {},", rows)),
             std::string::npos);
