@@ -127,20 +127,25 @@ std::string finetune_phase(const std::string& base) {
   return base == "exact" ? "finetune" : "finetune-" + base;
 }
 
+// Seed by seed: a seed's trainings, then its fine-tunes; the n-gram baselines
+// last. A --shard of whole seeds (6 seeds in 1, 2, 3 or 6 shards) then holds
+// the exact models its fine-tunes start from, instead of training them again.
 std::vector<Training> trainings(const LmOptions& o) {
   std::vector<Training> out;
-  for (const auto& v : o.variant)
-    for (std::int64_t s : has_s(v) ? o.s : std::vector<std::int64_t>{0})
-      for (std::int64_t k = 0; k < o.seeds; ++k) out.push_back({v, s, o.seed + k, "train", ""});
-  if (o.ngram_order >= 0) out.push_back({"ngram", 0, o.seed, "baseline", ""});
   const bool with_exact = std::find(o.variant.begin(), o.variant.end(), "exact") != o.variant.end();
-  if (o.finetune_steps == 0 || !with_exact) return out;
-  for (const auto& base : o.finetune_from)
+  const bool fine_tuned = o.finetune_steps > 0 && with_exact;
+  for (std::int64_t seed = o.seed; seed < o.seed + o.seeds; ++seed) {
     for (const auto& v : o.variant)
-      if (fine_tunes(v))
-        for (std::int64_t s : has_s(v) ? o.s : std::vector<std::int64_t>{0})
-          for (std::int64_t k = 0; k < o.seeds; ++k)
-            out.push_back({v, s, o.seed + k, finetune_phase(base), base});
+      for (std::int64_t s : has_s(v) ? o.s : std::vector<std::int64_t>{0})
+        out.push_back({v, s, seed, "train", ""});
+    if (!fine_tuned) continue;
+    for (const auto& base : o.finetune_from)
+      for (const auto& v : o.variant)
+        if (fine_tunes(v))
+          for (std::int64_t s : has_s(v) ? o.s : std::vector<std::int64_t>{0})
+            out.push_back({v, s, seed, finetune_phase(base), base});
+  }
+  if (o.ngram_order >= 0) out.push_back({"ngram", 0, o.seed, "baseline", ""});
   return out;
 }
 
@@ -218,6 +223,18 @@ void put_package_on_path() {
   if (dir.empty()) return;
   const char* old = std::getenv("PYTHONPATH");
   ::setenv("PYTHONPATH", old && *old ? (dir + ":" + old).c_str() : dir.c_str(), 1);
+}
+
+// Each child computes on one thread (the cell spec's "threads"; the sweep
+// runs cells side by side). numpy's and torch's BLAS keep their own pool,
+// which torch.set_num_threads does not reach and which sizes itself to the
+// machine: its threads split the matrix products differently, so the tables'
+// bits would depend on the core count, and two cells' pools would fight for
+// the same cores. One thread each, whatever the caller's environment.
+void pin_blas_threads() {
+  for (const char* pool : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                           "BLIS_NUM_THREADS"})
+    ::setenv(pool, "1", 1);
 }
 
 // What the cells import, checked once up front so that a missing piece is one
@@ -543,6 +560,7 @@ void prepare_lm_python(const std::string& python) {
                     "interpreter with numpy and torch, e.g. /usr/bin/python3)",
                     detail::printable(python)));
   lm_cli::put_package_on_path();
+  lm_cli::pin_blas_threads();
   lm_cli::require_importable(python);
 }
 

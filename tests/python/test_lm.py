@@ -514,6 +514,39 @@ def test_cli_missing_corpus_fails_cleanly_and_writes_nothing(tmp_path):
 
 
 @pytest.mark.skipif(not CLI or shutil.which("bible") is None, reason="needs POSLSH_CLI and bible-kjv")
+def test_cli_shards_of_whole_seeds_hold_their_fine_tunes_and_merge_to_the_single_run(tmp_path):
+    tiny = [*TINY_CLI[:TINY_CLI.index("--seeds")], "--seeds", "2", *TINY_CLI[TINY_CLI.index("--seeds") + 2:]]
+    for shard in ("1/1", "1/2", "2/2"):
+        r = run_cli([*tiny, "--shard", shard, "--threads", "2", "--out", f"lm.{shard[0]}{shard[2]}.csv"], tmp_path)
+        assert r.returncode in (0, 1), r.stderr
+    for name, seed in (("lm.12.csv", "0"), ("lm.22.csv", "1")):  # a seed's trainings and fine-tunes
+        rows = [l.split(",") for l in (tmp_path / name).read_text().splitlines()[1:]]
+        assert {(r[2], r[3]) for r in rows if r[3] != "baseline"} == {
+            (seed, "train"), (seed, "finetune"), (seed, "finetune-nobias")}, name
+    r = subprocess.run([CLI, "merge", "--out", "lm.csv", "lm.12.csv", "lm.22.csv"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "lm.csv").read_bytes() == (tmp_path / "lm.11.csv").read_bytes()
+
+
+# Big enough that OpenBLAS splits the products over its threads (at the tiny sizes above it
+# does not): with the pool left to the environment, the second table differs from the first.
+BLAS_SIZED_CLI = ["--variant", "exact", "--seeds", "1", "--steps", "2", "--warmup", "1", "--layers", "4",
+                  "--heads", "4", "--width", "128", "--context", "256", "--batch", "8", "--eval-lengths", "1",
+                  "--eval-batches", "2", "--eval-batch", "2", "--swap-s", "1", "--swap-trials", "1",
+                  "--curve-every", "0", "--context-probe", "8", "--ngram-order", "-1", "--no-timing", "--quiet"]
+
+
+@pytest.mark.skipif(not CLI or shutil.which("bible") is None, reason="needs POSLSH_CLI and bible-kjv")
+def test_cli_table_does_not_depend_on_the_callers_blas_threads(tmp_path):
+    for pool in ("1", "2"):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=pool, OMP_NUM_THREADS=pool)
+        r = run_cli([*BLAS_SIZED_CLI, "--threads", "1", "--out", f"b{pool}.csv"], tmp_path, env=env)
+        assert r.returncode in (0, 1), r.stderr
+    assert (tmp_path / "b1.csv").read_bytes() == (tmp_path / "b2.csv").read_bytes()
+
+
+@pytest.mark.skipif(not CLI or shutil.which("bible") is None, reason="needs POSLSH_CLI and bible-kjv")
 def test_cli_table_is_the_same_on_one_and_two_threads(tmp_path):
     for threads in ("1", "2"):
         r = run_cli([*TINY_CLI, "--threads", threads, "--out", f"t{threads}.csv"], tmp_path)
