@@ -83,6 +83,10 @@ The tables themselves are checked against their sidecar and each other:
 - lm.csv's bytes must hash to the sidecar's csv_fnv1a64 (FNV-1a 64, what the
   runner records of the table it wrote: src/runner/sweep.cpp) and hold its
   `rows` rows;
+- a run in progress may commit its finished shards (`--shard K/N`) in
+  docs/results/NAME/shards/lm.K.csv: each must be its sidecar's table (hash,
+  rows) from a clean commit, shard K by its sidecar, of configs/NAME.toml as
+  it stands, and all of them from one commit (what `poslsh merge` takes);
 - lm.summary.csv must be what lm.csv gives: each row's seeds, mean and 95%
   seed interval, and every paired difference (vs_exact, vs_fixed_block,
   vs_nobias, vs_n: mean, interval, verdict at the margin) recomputed here as
@@ -106,8 +110,10 @@ Usage: check_claims.py [SOURCE_DIR]     (default: the tree this script is in)
                one value of lm.csv edited (the hash and the recomputed
                summary must both fail), one interval bound of the summary
                edited, and the legacy declaration removed (the dirty commit
-               must be reported); the copy as committed passes. And the
-               Student-t quantiles against closed forms (df 1, 2)
+               must be reported); the copy as committed passes. In a
+               run's shards: a table, a shard number, a commit, a dirty
+               tree and the config edited. And the Student-t quantiles
+               against closed forms (df 1, 2)
 """
 import csv
 import functools
@@ -458,11 +464,11 @@ def doc_table_problems(source, notes, checked, page="docs/language-models.md"):
     return out
 
 
-def config_problems(source, name):
+def config_problems(source, name, meta=None):
     """The committed tables ran with configs/NAME.toml's [lm] options as they
     stand (the sidecar's config is the options as resolved for the run)."""
     config = source / "configs" / f"{name}.toml"
-    meta = source / "docs" / "results" / name / "lm.csv.meta.json"
+    meta = meta or source / "docs" / "results" / name / "lm.csv.meta.json"
     missing = [str(p) for p in (config, meta) if not p.is_file()]
     if missing:
         return [f"{' and '.join(missing)} missing"]
@@ -486,10 +492,10 @@ def legacy_commits(folder):
     return {c.rstrip(".,;") for c in re.findall(r"Legacy table:\s+git_commit\s+(\S+)", text)}
 
 
-def sidecar_problems(folder, notes):
+def sidecar_problems(folder, notes, name="lm.csv"):
     """The sidecar's commit is clean (or a declared legacy one) and lm.csv is the
     table it records (hash and row count)."""
-    meta_path, table = folder / "lm.csv.meta.json", folder / "lm.csv"
+    meta_path, table = folder / f"{name}.meta.json", folder / name
     if not meta_path.is_file():
         return [f"{meta_path} missing"]
     meta, out = json.loads(meta_path.read_text()), []
@@ -509,12 +515,42 @@ def sidecar_problems(folder, notes):
             return out + [f"{table} missing (its sidecar records its hash)"]
         data = table.read_bytes()
         if fnv1a64(data) != meta["csv_fnv1a64"]:
-            out.append(f"lm.csv hashes to {fnv1a64(data)}, its sidecar records "
+            out.append(f"{name} hashes to {fnv1a64(data)}, its sidecar records "
                        f"{meta['csv_fnv1a64']}: the table was edited after the run")
         rows = data.count(b"\n") - 1
         if "rows" in meta and rows != meta["rows"]:
-            out.append(f"lm.csv holds {rows} rows, its sidecar records {meta['rows']}")
+            out.append(f"{name} holds {rows} rows, its sidecar records {meta['rows']}")
     return out
+
+
+SHARD = re.compile(r"lm\.(\d+)\.csv")
+
+
+def shard_problems(source, name):
+    """docs/results/NAME/shards/lm.K.csv, the shards of a run still in progress:
+    each is its sidecar's table from a clean commit, shard K of configs/NAME.toml
+    as it stands, and all of them of one build, so `poslsh merge` will take them."""
+    folder, out, commits = source / "docs" / "results" / name / "shards", [], set()
+    for table in sorted(p for p in folder.glob("lm.*.csv") if SHARD.fullmatch(p.name)):
+        meta_path = folder / f"{table.name}.meta.json"
+        found = sidecar_problems(folder, [], table.name)
+        if meta_path.is_file():
+            meta = json.loads(meta_path.read_text())
+            k = SHARD.fullmatch(table.name).group(1)
+            if not meta.get("shard", "").startswith(f"{k}/"):
+                found.append(f"its sidecar records shard {meta.get('shard')!r}, not {k}/N")
+            commits.add(meta.get("git_commit"))
+            found += config_problems(source, name, meta_path)
+        out += [f"{name}/shards/{table.name}: {p}" for p in found]
+    if len(commits) > 1:
+        out.append(f"{name}/shards: the shards come from commits {sorted(map(str, commits))}: "
+                   "merge takes shards of one build")
+    return out
+
+
+def all_shard_problems(source):
+    results = source / "docs" / "results"
+    return [p for d in sorted(results.glob("*/shards")) for p in shard_problems(source, d.parent.name)]
 
 
 def betainc(a, b, x):
@@ -728,7 +764,8 @@ def problems(source, notes=None):
                 out += [f"{summary.parent.name}: {p}" for p in check_cell(table, claim, cells[column])]
     if checked == 0:
         out.append("no column of the claims table links into docs/results/NAME/")
-    return out + paragraph_problems(source, readme) + doc_table_problems(source, notes, checked_tables)
+    return (out + paragraph_problems(source, readme) + doc_table_problems(source, notes, checked_tables)
+            + all_shard_problems(source))
 
 
 SELF_TEST_SUMMARY = """variant,train_s,phase,eval,eval_s,step,pos_lo,pos_hi,head,context,metric,\
@@ -913,6 +950,43 @@ def table_self_test():
     return failures
 
 
+def shard_tree(root, config, shards):
+    """configs/t.toml and docs/results/t/shards/lm.K.csv for each (K, table, sidecar edit)."""
+    folder = root / "docs" / "results" / "t" / "shards"
+    folder.mkdir(parents=True)
+    (root / "configs").mkdir()
+    (root / "configs" / "t.toml").write_text(config)
+    for k, table, edit in shards:
+        meta = {"git_commit": "0123456789ab", "shard": f"{k}/2", "rows": 1,
+                "csv_fnv1a64": fnv1a64(table.encode()), "config": json.loads(SELF_TEST_META)["config"]}
+        (folder / f"lm.{k}.csv").write_text(table)
+        (folder / f"lm.{k}.csv.meta.json").write_text(json.dumps({**meta, **edit}))
+
+
+def shard_self_test():
+    """The checks of a run's committed shards, each plant reported."""
+    failures, one, two = 0, "a,b\n1,2\n", "a,b\n3,4\n"
+    for what, config, shards, expected in (
+            ("nothing", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {})], []),
+            ("a table", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"csv_fnv1a64": fnv1a64(one.encode())})],
+             ["lm.2.csv hashes to"]),
+            ("a shard number", SELF_TEST_CONFIG, [(1, one, {"shard": "2/2"}), (2, two, {})],
+             ["records shard '2/2'"]),
+            ("a commit", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"git_commit": "fedcba987654"})],
+             ["the shards come from commits"]),
+            ("a dirty tree", SELF_TEST_CONFIG, [(1, one, {"git_commit": "0123456789ab-dirty"}), (2, two, {})],
+             ["git_commit is 0123456789ab-dirty", "the shards come from commits"]),
+            ("the config", SELF_TEST_CONFIG.replace("150", "300"), [(1, one, {}), (2, two, {})],
+             ["lm.1.csv: configs/t.toml sets steps = 300", "lm.2.csv: configs/t.toml sets steps = 300"])):
+        with tempfile.TemporaryDirectory() as tmp:
+            shard_tree(pathlib.Path(tmp), config, shards)
+            found = all_shard_problems(pathlib.Path(tmp))
+        if not reported(found, expected):
+            failures += 1
+            print(f"self-test: shards with {what} edited: expected {expected or 'no problem'}, got {found}")
+    return failures
+
+
 def self_test():
     plants = {
         "s = 4: +0.031 [+0.010, +0.052] undecided": [],
@@ -949,7 +1023,7 @@ def self_test():
             print(f"self-test: README cell '{cell}', paragraph '{paragraph}', config {config!r}, "
                   f"docs page {doc!r}: expected "
                   f"{expected or 'no problem'}, got {found}")
-    failures += table_self_test() + doc_folder_self_test()
+    failures += table_self_test() + doc_folder_self_test() + shard_self_test()
     print("self-test:", "FAIL" if failures else "every planted mismatch was reported")
     return 1 if failures else 0
 
