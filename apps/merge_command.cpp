@@ -80,7 +80,7 @@ std::string concatenate(const std::vector<ShardFile>& shards) {
         header_of(s.csv) != header_of(first.csv))
       throw UsageError(
           fmt::format("merge: '{}' comes from a different sweep than '{}'", s.path, first.path));
-    // Shards run days apart (one per session or job) must still be one
+    // Shards run days apart (one job at a time) must still be one
     // program's output: a fix between them would split the table in two.
     if (s.meta.text("git_commit") != first.meta.text("git_commit"))
       throw UsageError(fmt::format(
