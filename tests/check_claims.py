@@ -86,7 +86,8 @@ The tables themselves are checked against their sidecar and each other:
 - a run in progress may commit its finished shards (`--shard K/N`) in
   docs/results/NAME/shards/lm.K.csv: each must be its sidecar's table (hash,
   rows) from a clean commit, shard K by its sidecar, of configs/NAME.toml as
-  it stands, and all of them from one commit (what `poslsh merge` takes);
+  it stands, and all of them slices of one N from one commit (what `poslsh
+  merge` takes);
 - lm.summary.csv must be what lm.csv gives: each row's seeds, mean and 95%
   seed interval, and every paired difference (vs_exact, vs_fixed_block,
   vs_nobias, vs_n: mean, interval, verdict at the margin) recomputed here as
@@ -111,8 +112,8 @@ Usage: check_claims.py [SOURCE_DIR]     (default: the tree this script is in)
                summary must both fail), one interval bound of the summary
                edited, and the legacy declaration removed (the dirty commit
                must be reported); the copy as committed passes. In a
-               run's shards: a table, a shard number, a commit, a dirty
-               tree and the config edited. And the Student-t quantiles
+               run's shards: a table, a shard number, a shard count, a
+               commit, a dirty tree and the config edited. And the Student-t quantiles
                against closed forms (df 1, 2)
 """
 import csv
@@ -530,7 +531,7 @@ def shard_problems(source, name):
     """docs/results/NAME/shards/lm.K.csv, the shards of a run still in progress:
     each is its sidecar's table from a clean commit, shard K of configs/NAME.toml
     as it stands, and all of them of one build, so `poslsh merge` will take them."""
-    folder, out, commits = source / "docs" / "results" / name / "shards", [], set()
+    folder, out, commits, counts = source / "docs" / "results" / name / "shards", [], set(), set()
     for table in sorted(p for p in folder.glob("lm.*.csv") if SHARD.fullmatch(p.name)):
         meta_path = folder / f"{table.name}.meta.json"
         found = sidecar_problems(folder, [], table.name)
@@ -540,11 +541,14 @@ def shard_problems(source, name):
             if not meta.get("shard", "").startswith(f"{k}/"):
                 found.append(f"its sidecar records shard {meta.get('shard')!r}, not {k}/N")
             commits.add(meta.get("git_commit"))
+            counts.add(meta.get("shard", "").partition("/")[2])
             found += config_problems(source, name, meta_path)
         out += [f"{name}/shards/{table.name}: {p}" for p in found]
     if len(commits) > 1:
         out.append(f"{name}/shards: the shards come from commits {sorted(map(str, commits))}: "
                    "merge takes shards of one build")
+    if len(counts) > 1:
+        out.append(f"{name}/shards: the shards are slices of {sorted(counts)} shards: merge takes 1..N of one N")
     return out
 
 
@@ -974,6 +978,8 @@ def shard_self_test():
              ["records shard '2/2'"]),
             ("a commit", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"git_commit": "fedcba987654"})],
              ["the shards come from commits"]),
+            ("a shard count", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"shard": "2/3"})],
+             ["slices of ['2', '3'] shards"]),
             ("a dirty tree", SELF_TEST_CONFIG, [(1, one, {"git_commit": "0123456789ab-dirty"}), (2, two, {})],
              ["git_commit is 0123456789ab-dirty", "the shards come from commits"]),
             ("the config", SELF_TEST_CONFIG.replace("150", "300"), [(1, one, {}), (2, two, {})],
