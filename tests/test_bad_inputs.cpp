@@ -288,15 +288,19 @@ TEST_F(BadInputs, ShardsAndSidecarsForMerge) {
                   out);
   expect_rejected("merge --out " + out + " " + path("a.csv"), "merge", out);
   expect_rejected("merge --out " + out + " " + path("a.csv") + " " + path("a.csv"), "merge", out);
-  // Shards of two builds: one sweep, but not one program's rows.
-  const auto set_commit = [&](const std::string& name, const std::string& commit) {
+  // A sidecar's line for `key` replaced by `line` ("" removes it).
+  const auto edit_sidecar = [&](const std::string& name, const std::string& key,
+                                const std::string& line) {
     std::string meta = testing::slurp(path(name));
-    const std::string key = "\"git_commit\": \"";
-    const auto at = meta.find(key);
-    ASSERT_NE(at, std::string::npos);
-    meta.replace(at + key.size(), meta.find('"', at + key.size()) - at - key.size(), commit);
+    const auto at = meta.find("  \"" + key + "\"");
+    ASSERT_NE(at, std::string::npos) << name << ": " << key;
+    meta.replace(at, meta.find('\n', at) - at + 1, line);
     write(name, meta);
   };
+  const auto set_commit = [&](const std::string& name, const std::string& commit) {
+    edit_sidecar(name, "git_commit", "  \"git_commit\": \"" + commit + "\",\n");
+  };
+  // Shards of two builds: one sweep, but not one program's rows.
   set_commit("b.csv.meta.json", "0123456789ab");
   expect_rejected("merge --out " + out + " " + path("a.csv") + " " + path("b.csv"),
                   "by commit 0123456789ab", out);
@@ -317,15 +321,8 @@ TEST_F(BadInputs, ShardsAndSidecarsForMerge) {
   // shard that lost its final newline would glue its last row to the next
   // shard's first row (and the merged sidecar's row count underflowed).
   write("b.csv", b);
-  const auto strip_checksum = [&](const std::string& name) {
-    std::string meta = testing::slurp(path(name));
-    const auto at = meta.find("  \"csv_fnv1a64\"");
-    ASSERT_NE(at, std::string::npos);
-    meta.erase(at, meta.find('\n', at) - at + 1);
-    write(name, meta);
-  };
-  strip_checksum("a.csv.meta.json");
-  strip_checksum("b.csv.meta.json");
+  edit_sidecar("a.csv.meta.json", "csv_fnv1a64", "");
+  edit_sidecar("b.csv.meta.json", "csv_fnv1a64", "");
   const std::string a = testing::slurp(path("a.csv"));
   write("a.csv", a.substr(0, a.size() - 1));
   expect_rejected("merge --out " + out + " " + path("a.csv") + " " + path("b.csv"),
