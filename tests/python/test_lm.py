@@ -493,7 +493,7 @@ def test_bench_times_every_variant_at_equal_cost():
 
 CLI = os.environ.get("POSLSH_CLI")
 TINY_CLI = ["--layers", "1", "--heads", "2", "--width", "8", "--context", "16", "--batch", "2",
-            "--steps", "3", "--warmup", "1", "--seeds", "1", "--s", "2", "--eval-lengths", "1,2",
+            "--steps", "3", "--warmup", "1", "--seeds", "2", "--s", "2", "--eval-lengths", "1,2",
             "--eval-batches", "2", "--eval-batch", "2", "--swap-s", "1,4", "--swap-trials", "3",
             "--variant", "exact,lsh", "--finetune-steps", "2", "--finetune-from", "exact,nobias",
             "--curve-every", "2", "--curve-batches", "2", "--no-timing", "--quiet"]
@@ -513,22 +513,6 @@ def test_cli_missing_corpus_fails_cleanly_and_writes_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.skipif(not CLI or shutil.which("bible") is None, reason="needs POSLSH_CLI and bible-kjv")
-def test_cli_shards_of_whole_seeds_hold_their_fine_tunes_and_merge_to_the_single_run(tmp_path):
-    tiny = [*TINY_CLI[:TINY_CLI.index("--seeds")], "--seeds", "2", *TINY_CLI[TINY_CLI.index("--seeds") + 2:]]
-    for shard in ("1/1", "1/2", "2/2"):
-        r = run_cli([*tiny, "--shard", shard, "--threads", "2", "--out", f"lm.{shard[0]}{shard[2]}.csv"], tmp_path)
-        assert r.returncode in (0, 1), r.stderr
-    for name, seed in (("lm.12.csv", "0"), ("lm.22.csv", "1")):  # a seed's trainings and fine-tunes
-        rows = [l.split(",") for l in (tmp_path / name).read_text().splitlines()[1:]]
-        assert {(r[2], r[3]) for r in rows if r[3] != "baseline"} == {
-            (seed, "train"), (seed, "finetune"), (seed, "finetune-nobias")}, name
-    r = subprocess.run([CLI, "merge", "--out", "lm.csv", "lm.12.csv", "lm.22.csv"], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    assert (tmp_path / "lm.csv").read_bytes() == (tmp_path / "lm.11.csv").read_bytes()
-
-
 # Big enough that OpenBLAS splits the products over its threads (at the tiny sizes above it
 # does not): with the pool left to the environment, the second table differs from the first.
 BLAS_SIZED_CLI = ["--variant", "exact", "--seeds", "1", "--steps", "2", "--warmup", "1", "--layers", "4",
@@ -546,11 +530,23 @@ def test_cli_table_does_not_depend_on_the_callers_blas_threads(tmp_path):
     assert (tmp_path / "b1.csv").read_bytes() == (tmp_path / "b2.csv").read_bytes()
 
 
+# One test checks three things on the same tables (each run too costly to repeat): the
+# single run on one thread; its two shards, each run on two threads (cells side by side, the
+# nobias base trained under its lock); and that each shard is one whole seed. Merged, the
+# shards must give the single run's bytes.
 @pytest.mark.skipif(not CLI or shutil.which("bible") is None, reason="needs POSLSH_CLI and bible-kjv")
-def test_cli_table_is_the_same_on_one_and_two_threads(tmp_path):
-    for threads in ("1", "2"):
-        r = run_cli([*TINY_CLI, "--threads", threads, "--out", f"t{threads}.csv"], tmp_path)
+def test_cli_table_is_the_same_on_one_thread_and_as_two_threaded_shards_of_whole_seeds(tmp_path):
+    runs = (("1/1", "1", "t1.csv"), ("1/2", "2", "lm.1.csv"), ("2/2", "2", "lm.2.csv"))
+    for shard, threads, out in runs:
+        r = run_cli([*TINY_CLI, "--shard", shard, "--threads", threads, "--out", out], tmp_path)
         assert r.returncode in (0, 1), r.stderr
+    for name, seed in (("lm.1.csv", "0"), ("lm.2.csv", "1")):  # a seed's trainings and fine-tunes
+        rows = [l.split(",") for l in (tmp_path / name).read_text().splitlines()[1:]]
+        assert {(r[2], r[3]) for r in rows if r[3] != "baseline"} == {
+            (seed, "train"), (seed, "finetune"), (seed, "finetune-nobias")}, name
+    r = subprocess.run([CLI, "merge", "--out", "t2.csv", "lm.1.csv", "lm.2.csv"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
     assert (tmp_path / "t1.csv").read_bytes() == (tmp_path / "t2.csv").read_bytes()
     assert (tmp_path / "t1_qkv" / "seed0" / "layer0" / "q.npy").exists()
     assert not (tmp_path / "t1.checkpoints").exists()
