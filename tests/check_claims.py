@@ -87,7 +87,8 @@ The tables themselves are checked against their sidecar and each other:
   docs/results/NAME/shards/lm.K.csv: each must be its sidecar's table (hash,
   rows) from a clean commit, shard K by its sidecar, of configs/NAME.toml as
   it stands, and all of them slices of one N from one commit (what `poslsh
-  merge` takes);
+  merge` takes); the run's README quotes each one's cost as its files give it
+  (wall seconds from the sidecar, cell-seconds from the table), and no other;
 - lm.summary.csv must be what lm.csv gives: each row's seeds, mean and 95%
   seed interval, and every paired difference (vs_exact, vs_fixed_block,
   vs_nobias, vs_n: mean, interval, verdict at the margin) recomputed here as
@@ -113,7 +114,7 @@ Usage: check_claims.py [SOURCE_DIR]     (default: the tree this script is in)
                edited, and the legacy declaration removed (the dirty commit
                must be reported); the copy as committed passes. In a
                run's shards: a table, a shard number, a shard count, a
-               commit, a dirty tree and the config edited. And the Student-t quantiles
+               commit, a dirty tree, the config and a cost row edited. And the Student-t quantiles
                against closed forms (df 1, 2)
 """
 import csv
@@ -549,7 +550,42 @@ def shard_problems(source, name):
                    "merge takes shards of one build")
     if len(counts) > 1:
         out.append(f"{name}/shards: the shards are slices of {sorted(counts)} shards: merge takes 1..N of one N")
-    return out
+    return out + [f"{name}/README.md: {p}" for p in shard_cost_problems(folder)]
+
+
+# A row of the README's shard cost table: | K/N | finished | W s | C | ...
+COST_ROW = re.compile(r"^\| (\d+)/\d+ \|[^|\n]*\| (\d+) s \| (\d+) \|", re.M)
+
+
+def cell_seconds(table):
+    """A shard's cell-seconds: each cell's `seconds` (all its rows repeat it), summed."""
+    cells = {}
+    with table.open(newline="") as f:
+        for r in csv.DictReader(f):
+            if r.get("seconds"):
+                cells[tuple(r.get(c) for c in ("variant", "train_s", "seed", "phase"))] = float(r["seconds"])
+    return sum(cells.values())
+
+
+def shard_cost_problems(folder):
+    """The run's README quotes each committed shard's cost, as its files give it: wall
+    seconds from the sidecar, cell-seconds from the table; no row for a shard not here."""
+    readme = folder.parent / "README.md"
+    listed = {int(k): (int(w), int(c)) for k, w, c in COST_ROW.findall(readme.read_text())} \
+        if readme.is_file() else {}
+    out = []
+    for meta_path in sorted(folder.glob("lm.*.csv.meta.json")):
+        table = meta_path.with_name(meta_path.name.removesuffix(".meta.json"))
+        if not SHARD.fullmatch(table.name) or not table.is_file():
+            continue
+        k = int(SHARD.fullmatch(table.name).group(1))
+        wall = json.loads(meta_path.read_text()).get("duration_seconds_this_run", -1)
+        measured = (round(wall), round(cell_seconds(table)))
+        quoted = listed.pop(k, None)
+        if quoted != measured:
+            out.append(f"shard {k}'s cost row quotes {quoted or 'nothing'}: its files give "
+                       f"{measured[0]} s wall, {measured[1]} cell-seconds")
+    return out + [f"a cost row for shard {k}, which is not committed" for k in sorted(listed)]
 
 
 def all_shard_problems(source):
@@ -954,14 +990,19 @@ def table_self_test():
     return failures
 
 
-def shard_tree(root, config, shards):
-    """configs/t.toml and docs/results/t/shards/lm.K.csv for each (K, table, sidecar edit)."""
+SHARD_COSTS = "| shard | finished | wall | cell-seconds |\n|---|---|---|---|\n| 1/2 | x | 100 s | 13 |\n| 2/2 | x | 100 s | 7 |\n"
+
+
+def shard_tree(root, config, shards, costs=SHARD_COSTS):
+    """configs/t.toml, docs/results/t/README.md (costs) and docs/results/t/shards/lm.K.csv
+    for each (K, table, sidecar edit)."""
     folder = root / "docs" / "results" / "t" / "shards"
     folder.mkdir(parents=True)
     (root / "configs").mkdir()
     (root / "configs" / "t.toml").write_text(config)
+    (folder.parent / "README.md").write_text(costs)
     for k, table, edit in shards:
-        meta = {"git_commit": "0123456789ab", "shard": f"{k}/2", "rows": 1,
+        meta = {"git_commit": "0123456789ab", "shard": f"{k}/2", "rows": 1, "duration_seconds_this_run": 99.6,
                 "csv_fnv1a64": fnv1a64(table.encode()), "config": json.loads(SELF_TEST_META)["config"]}
         (folder / f"lm.{k}.csv").write_text(table)
         (folder / f"lm.{k}.csv.meta.json").write_text(json.dumps({**meta, **edit}))
@@ -969,23 +1010,35 @@ def shard_tree(root, config, shards):
 
 def shard_self_test():
     """The checks of a run's committed shards, each plant reported."""
-    failures, one, two = 0, "a,b\n1,2\n", "a,b\n3,4\n"
-    for what, config, shards, expected in (
-            ("nothing", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {})], []),
+    failures, header = 0, "variant,seed,phase,seconds\n"
+    one, two = header + "exact,0,train,13.2\n", header + "exact,1,train,6.9\n"
+    cost = SHARD_COSTS.replace
+    for what, config, shards, expected, costs in (
+            ("nothing", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {})], [], SHARD_COSTS),
+            ("a cost row's wall", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {})],
+             ["shard 2's cost row quotes (101, 7): its files give 100 s wall, 7 cell-seconds"],
+             cost("| 2/2 | x | 100 s", "| 2/2 | x | 101 s")),
+            ("a cost row's cell-seconds", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {})],
+             ["shard 1's cost row quotes (100, 12)"], cost("100 s | 13 |", "100 s | 12 |")),
+            ("a missing cost row", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {})],
+             ["shard 2's cost row quotes nothing"], cost("| 2/2 | x | 100 s | 7 |\n", "")),
+            ("a cost row without its shard", SELF_TEST_CONFIG, [(1, one, {})],
+             ["a cost row for shard 2, which is not committed"], SHARD_COSTS),
             ("a table", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"csv_fnv1a64": fnv1a64(one.encode())})],
-             ["lm.2.csv hashes to"]),
+             ["lm.2.csv hashes to"], SHARD_COSTS),
             ("a shard number", SELF_TEST_CONFIG, [(1, one, {"shard": "2/2"}), (2, two, {})],
-             ["records shard '2/2'"]),
+             ["records shard '2/2'"], SHARD_COSTS),
             ("a commit", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"git_commit": "fedcba987654"})],
-             ["the shards come from commits"]),
+             ["the shards come from commits"], SHARD_COSTS),
             ("a shard count", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"shard": "2/3"})],
-             ["slices of ['2', '3'] shards"]),
+             ["slices of ['2', '3'] shards"], SHARD_COSTS),
             ("a dirty tree", SELF_TEST_CONFIG, [(1, one, {"git_commit": "0123456789ab-dirty"}), (2, two, {})],
-             ["git_commit is 0123456789ab-dirty", "the shards come from commits"]),
+             ["git_commit is 0123456789ab-dirty", "the shards come from commits"], SHARD_COSTS),
             ("the config", SELF_TEST_CONFIG.replace("150", "300"), [(1, one, {}), (2, two, {})],
-             ["lm.1.csv: configs/t.toml sets steps = 300", "lm.2.csv: configs/t.toml sets steps = 300"])):
+             ["lm.1.csv: configs/t.toml sets steps = 300", "lm.2.csv: configs/t.toml sets steps = 300"],
+             SHARD_COSTS)):
         with tempfile.TemporaryDirectory() as tmp:
-            shard_tree(pathlib.Path(tmp), config, shards)
+            shard_tree(pathlib.Path(tmp), config, shards, costs)
             found = all_shard_problems(pathlib.Path(tmp))
         if not reported(found, expected):
             failures += 1
