@@ -87,8 +87,9 @@ The tables themselves are checked against their sidecar and each other:
   docs/results/NAME/shards/lm.K.csv: each must be its sidecar's table (hash,
   rows) from a clean commit, shard K by its sidecar, of configs/NAME.toml as
   it stands, and all of them slices of one N from one commit (what `poslsh
-  merge` takes); the run's README quotes each one's cost as its files give it
-  (wall seconds from the sidecar, cell-seconds from the table), and no other;
+  merge` takes); the run's README quotes each one's cost row as its files give
+  it (finish time and wall seconds from the sidecar; cell-seconds, exact ALiBi's
+  s/step and the other variants' range from the table), and no other;
 - lm.summary.csv must be what lm.csv gives: each row's seeds, mean and 95%
   seed interval, and every paired difference (vs_exact, vs_fixed_block,
   vs_nobias, vs_n: mean, interval, verdict at the margin) recomputed here as
@@ -553,25 +554,36 @@ def shard_problems(source, name):
     return out + [f"{name}/README.md: {p}" for p in shard_cost_problems(folder)]
 
 
-# A row of the README's shard cost table: | K/N | finished | W s | C | ...
-COST_ROW = re.compile(r"^\| (\d+)/\d+ \|[^|\n]*\| (\d+) s \| (\d+) \|", re.M)
+# A row of the README's shard cost table:
+# | K/N | finished (UTC) | W s | cell-seconds | exact ALiBi s/step | others' lo–hi |
+COST_ROW = re.compile(r"^\| (\d+)/\d+ \| ([^|\n]*?) \| (\d+) s \| (\d+) \| ([^|\n]*?) \| ([^|\n]*?) \|", re.M)
 
 
-def cell_seconds(table):
-    """A shard's cell-seconds: each cell's `seconds` (all its rows repeat it), summed."""
-    cells = {}
+def shard_cost(meta, table):
+    """A shard's cost row as its files give it: finished (the sidecar's UTC minute), wall
+    seconds (the sidecar's), cell-seconds (each cell's `seconds`, which all its rows repeat,
+    summed), exact ALiBi's training s/step and the other trainings' range."""
+    seconds, steps = {}, {}
     with table.open(newline="") as f:
         for r in csv.DictReader(f):
+            cell = tuple(r.get(c) for c in ("variant", "train_s", "seed", "phase"))
             if r.get("seconds"):
-                cells[tuple(r.get(c) for c in ("variant", "train_s", "seed", "phase"))] = float(r["seconds"])
-    return sum(cells.values())
+                seconds[cell] = float(r["seconds"])
+            if r.get("step_cpu_seconds") and r.get("phase") == "train":
+                steps[cell] = float(r["step_cpu_seconds"])
+    exact = [v for c, v in steps.items() if c[0] == "exact"]
+    others = [v for c, v in steps.items() if c[0] != "exact"]
+    return (meta.get("finished_utc", "")[:16].replace("T", " "),
+            str(round(meta.get("duration_seconds_this_run", -1))), str(round(sum(seconds.values()))),
+            f"{max(exact):.2f}" if exact else "",
+            f"{min(others):.2f}–{max(others):.2f}" if others else "")
 
 
 def shard_cost_problems(folder):
-    """The run's README quotes each committed shard's cost, as its files give it: wall
-    seconds from the sidecar, cell-seconds from the table; no row for a shard not here."""
+    """The run's README quotes each committed shard's cost row as its files give it
+    (shard_cost), and has no row for a shard not here."""
     readme = folder.parent / "README.md"
-    listed = {int(k): (int(w), int(c)) for k, w, c in COST_ROW.findall(readme.read_text())} \
+    listed = {int(row[0]): row[1:] for row in COST_ROW.findall(readme.read_text())} \
         if readme.is_file() else {}
     out = []
     for meta_path in sorted(folder.glob("lm.*.csv.meta.json")):
@@ -579,12 +591,11 @@ def shard_cost_problems(folder):
         if not SHARD.fullmatch(table.name) or not table.is_file():
             continue
         k = int(SHARD.fullmatch(table.name).group(1))
-        wall = json.loads(meta_path.read_text()).get("duration_seconds_this_run", -1)
-        measured = (round(wall), round(cell_seconds(table)))
+        measured = shard_cost(json.loads(meta_path.read_text()), table)
         quoted = listed.pop(k, None)
         if quoted != measured:
-            out.append(f"shard {k}'s cost row quotes {quoted or 'nothing'}: its files give "
-                       f"{measured[0]} s wall, {measured[1]} cell-seconds")
+            out.append(f"shard {k}'s cost row quotes {' | '.join(quoted) if quoted else 'nothing'}: "
+                       f"its files give {' | '.join(measured)}")
     return out + [f"a cost row for shard {k}, which is not committed" for k in sorted(listed)]
 
 
@@ -990,7 +1001,14 @@ def table_self_test():
     return failures
 
 
-SHARD_COSTS = "| shard | finished | wall | cell-seconds |\n|---|---|---|---|\n| 1/2 | x | 100 s | 13 |\n| 2/2 | x | 100 s | 7 |\n"
+SHARD_COSTS = ("| shard | finished | wall | cell-seconds | exact s/step | others |\n|---|---|---|---|---|---|\n"
+               "| 1/2 | 2026-12-06 23:47 | 100 s | 13 | 0.91 | 0.52–0.66 |\n"
+               "| 2/2 | 2026-12-06 23:47 | 100 s | 7 | 0.70 | 0.45–0.57 |\n")
+# Shard tables whose cells give SHARD_COSTS's cell-seconds (13.2, 6.9) and s/step.
+SHARD_TABLES = {k: "variant,seed,phase,seconds,step_cpu_seconds\n" + "".join(
+    f"{v},{k - 1},train,{sec},{step}\n" for v, sec, step in cells) for k, cells in (
+    (1, (("exact", 8.2, 0.91), ("window", 3.0, 0.52), ("lsh", 2.0, 0.66))),
+    (2, (("exact", 4.9, 0.70), ("window", 1.0, 0.45), ("lsh", 1.0, 0.57))))}
 
 
 def shard_tree(root, config, shards, costs=SHARD_COSTS):
@@ -1002,41 +1020,45 @@ def shard_tree(root, config, shards, costs=SHARD_COSTS):
     (root / "configs" / "t.toml").write_text(config)
     (folder.parent / "README.md").write_text(costs)
     for k, table, edit in shards:
-        meta = {"git_commit": "0123456789ab", "shard": f"{k}/2", "rows": 1, "duration_seconds_this_run": 99.6,
+        meta = {"git_commit": "0123456789ab", "shard": f"{k}/2", "rows": 3, "duration_seconds_this_run": 99.6,
+                "finished_utc": "2026-12-06T23:47:10Z",
                 "csv_fnv1a64": fnv1a64(table.encode()), "config": json.loads(SELF_TEST_META)["config"]}
         (folder / f"lm.{k}.csv").write_text(table)
         (folder / f"lm.{k}.csv.meta.json").write_text(json.dumps({**meta, **edit}))
 
 
 def shard_self_test():
-    """The checks of a run's committed shards, each plant reported."""
-    failures, header = 0, "variant,seed,phase,seconds\n"
-    one, two = header + "exact,0,train,13.2\n", header + "exact,1,train,6.9\n"
-    cost = SHARD_COSTS.replace
-    for what, config, shards, expected, costs in (
-            ("nothing", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {})], [], SHARD_COSTS),
-            ("a cost row's wall", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {})],
-             ["shard 2's cost row quotes (101, 7): its files give 100 s wall, 7 cell-seconds"],
-             cost("| 2/2 | x | 100 s", "| 2/2 | x | 101 s")),
-            ("a cost row's cell-seconds", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {})],
-             ["shard 1's cost row quotes (100, 12)"], cost("100 s | 13 |", "100 s | 12 |")),
-            ("a missing cost row", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {})],
-             ["shard 2's cost row quotes nothing"], cost("| 2/2 | x | 100 s | 7 |\n", "")),
-            ("a cost row without its shard", SELF_TEST_CONFIG, [(1, one, {})],
-             ["a cost row for shard 2, which is not committed"], SHARD_COSTS),
-            ("a table", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"csv_fnv1a64": fnv1a64(one.encode())})],
-             ["lm.2.csv hashes to"], SHARD_COSTS),
-            ("a shard number", SELF_TEST_CONFIG, [(1, one, {"shard": "2/2"}), (2, two, {})],
-             ["records shard '2/2'"], SHARD_COSTS),
-            ("a commit", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"git_commit": "fedcba987654"})],
-             ["the shards come from commits"], SHARD_COSTS),
-            ("a shard count", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"shard": "2/3"})],
-             ["slices of ['2', '3'] shards"], SHARD_COSTS),
-            ("a dirty tree", SELF_TEST_CONFIG, [(1, one, {"git_commit": "0123456789ab-dirty"}), (2, two, {})],
-             ["git_commit is 0123456789ab-dirty", "the shards come from commits"], SHARD_COSTS),
-            ("the config", SELF_TEST_CONFIG.replace("150", "300"), [(1, one, {}), (2, two, {})],
-             ["lm.1.csv: configs/t.toml sets steps = 300", "lm.2.csv: configs/t.toml sets steps = 300"],
-             SHARD_COSTS)):
+    """The checks of a run's committed shards, each plant reported: the shards' files
+    (with SHARD_COSTS) and then the README's cost rows (with both shards as written)."""
+    failures, one, two = 0, SHARD_TABLES[1], SHARD_TABLES[2]
+    both, cost = [(1, one, {}), (2, two, {})], SHARD_COSTS.replace
+    file_plants = (
+        ("nothing", SELF_TEST_CONFIG, both, []),
+        ("a table", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"csv_fnv1a64": fnv1a64(one.encode())})],
+         ["lm.2.csv hashes to"]),
+        ("a shard number", SELF_TEST_CONFIG, [(1, one, {"shard": "2/2"}), (2, two, {})], ["records shard '2/2'"]),
+        ("a commit", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"git_commit": "fedcba987654"})],
+         ["the shards come from commits"]),
+        ("a shard count", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"shard": "2/3"})], ["slices of ['2', '3'] shards"]),
+        ("a dirty tree", SELF_TEST_CONFIG, [(1, one, {"git_commit": "0123456789ab-dirty"}), (2, two, {})],
+         ["git_commit is 0123456789ab-dirty", "the shards come from commits"]),
+        ("the config", SELF_TEST_CONFIG.replace("150", "300"), both,
+         ["lm.1.csv: configs/t.toml sets steps = 300", "lm.2.csv: configs/t.toml sets steps = 300"]),
+        ("a cost row without its shard", SELF_TEST_CONFIG, [(1, one, {})],
+         ["a cost row for shard 2, which is not committed"]))
+    cost_plants = (
+        ("a cost row's finish", cost("2/2 | 2026-12-06 23:47", "2/2 | 2026-12-06 23:48"),
+         ["shard 2's cost row quotes 2026-12-06 23:48 | 100 | 7"]),
+        ("a cost row's wall", cost("| 2/2 | 2026-12-06 23:47 | 100 s", "| 2/2 | 2026-12-06 23:47 | 101 s"),
+         ["shard 2's cost row quotes 2026-12-06 23:47 | 101 | 7"]),
+        ("a cost row's cell-seconds", cost("100 s | 13 |", "100 s | 12 |"), ["shard 1's cost row quotes 2026-12-06 23:47 | 100 | 12"]),
+        ("a cost row's exact s/step", cost("| 0.91 |", "| 0.90 |"), ["shard 1's cost row quotes 2026-12-06 23:47 | 100 | 13 | 0.90"]),
+        ("a cost row's other s/step", cost("0.52–0.66", "0.52–0.67"), ["| 0.91 | 0.52–0.67: its files give"]),
+        ("a missing cost row", cost("| 2/2 | 2026-12-06 23:47 | 100 s | 7 | 0.70 | 0.45–0.57 |\n", ""),
+         ["shard 2's cost row quotes nothing"]))
+    plants = [(w, c, s, e, SHARD_COSTS) for w, c, s, e in file_plants] + \
+        [(w, SELF_TEST_CONFIG, both, e, costs) for w, costs, e in cost_plants]
+    for what, config, shards, expected, costs in plants:
         with tempfile.TemporaryDirectory() as tmp:
             shard_tree(pathlib.Path(tmp), config, shards, costs)
             found = all_shard_problems(pathlib.Path(tmp))
