@@ -83,13 +83,14 @@ The tables themselves are checked against their sidecar and each other:
 - lm.csv's bytes must hash to the sidecar's csv_fnv1a64 (FNV-1a 64, what the
   runner records of the table it wrote: src/runner/sweep.cpp) and hold its
   `rows` rows;
-- a run in progress may commit its finished shards (`--shard K/N`) in
-  docs/results/NAME/shards/lm.K.csv: each must be its sidecar's table (hash,
-  rows) from a clean commit, shard K by its sidecar, of configs/NAME.toml as
-  it stands, and all of them slices of one N from one commit (what `poslsh
-  merge` takes); the run's README quotes each one's cost row as its files give
-  it (finish time and wall seconds from the sidecar; cell-seconds, exact ALiBi's
-  s/step and the other variants' range from the table), and no other;
+- a run made in shards (`--shard K/N`) may commit them, finished ones while it
+  is in progress, in docs/results/NAME/shards/lm.K.csv: each must be its
+  sidecar's table (hash, rows) from a clean commit, shard K by its sidecar, of
+  configs/NAME.toml as it stands, and all of them slices of one N from one
+  commit (what `poslsh merge` takes); the run's README quotes each one's cost
+  row as its files give it (finish time, wall seconds and CPU from the
+  sidecar; cell-seconds, exact ALiBi's s/step and the other variants' range
+  from the table), and no other;
 - lm.summary.csv must be what lm.csv gives: each row's seeds, mean and 95%
   seed interval, and every paired difference (vs_exact, vs_fixed_block,
   vs_nobias, vs_n: mean, interval, verdict at the margin) recomputed here as
@@ -115,7 +116,7 @@ Usage: check_claims.py [SOURCE_DIR]     (default: the tree this script is in)
                edited, and the legacy declaration removed (the dirty commit
                must be reported); the copy as committed passes. In a
                run's shards: a table, a shard number, a shard count, a
-               commit, a dirty tree, the config and a cost row edited. And the Student-t quantiles
+               commit, a dirty tree, the config and each column of a cost row edited. And the Student-t quantiles
                against closed forms (df 1, 2)
 """
 import csv
@@ -555,14 +556,16 @@ def shard_problems(source, name):
 
 
 # A row of the README's shard cost table:
-# | K/N | finished (UTC) | W s | cell-seconds | exact ALiBi s/step | others' lo–hi |
-COST_ROW = re.compile(r"^\| (\d+)/\d+ \| ([^|\n]*?) \| (\d+) s \| (\d+) \| ([^|\n]*?) \| ([^|\n]*?) \|", re.M)
+# | K/N | finished (UTC) | W s | cell-seconds | exact ALiBi s/step | others' lo–hi | CPU |
+COST_ROW = re.compile(r"^\| (\d+)/\d+ \| ([^|\n]*?) \| (\d+) s \| (\d+) \| ([^|\n]*?) \| ([^|\n]*?) \| "
+                      r"([^|\n]*?) \|", re.M)
 
 
 def shard_cost(meta, table):
     """A shard's cost row as its files give it: finished (the sidecar's UTC minute), wall
     seconds (the sidecar's), cell-seconds (each cell's `seconds`, which all its rows repeat,
-    summed), exact ALiBi's training s/step and the other trainings' range."""
+    summed), exact ALiBi's training s/step, the other trainings' range and the CPU (the
+    sidecar's `machine` after its last "; ": shards of one run may run on different VMs)."""
     seconds, steps = {}, {}
     with table.open(newline="") as f:
         for r in csv.DictReader(f):
@@ -576,7 +579,8 @@ def shard_cost(meta, table):
     return (meta.get("finished_utc", "")[:16].replace("T", " "),
             str(round(meta.get("duration_seconds_this_run", -1))), str(round(sum(seconds.values()))),
             f"{max(exact):.2f}" if exact else "",
-            f"{min(others):.2f}–{max(others):.2f}" if others else "")
+            f"{min(others):.2f}–{max(others):.2f}" if others else "",
+            meta.get("machine", "").rpartition("; ")[2])
 
 
 def shard_cost_problems(folder):
@@ -1001,9 +1005,9 @@ def table_self_test():
     return failures
 
 
-SHARD_COSTS = ("| shard | finished | wall | cell-seconds | exact s/step | others |\n|---|---|---|---|---|---|\n"
-               "| 1/2 | 2026-12-06 23:47 | 100 s | 13 | 0.91 | 0.52–0.66 |\n"
-               "| 2/2 | 2026-12-06 23:47 | 100 s | 7 | 0.70 | 0.45–0.57 |\n")
+SHARD_COSTS = ("| shard | finished | wall | cell-seconds | exact s/step | others | CPU |\n|---|---|---|---|---|---|---|\n"
+               "| 1/2 | 2026-12-06 23:47 | 100 s | 13 | 0.91 | 0.52–0.66 | Xeon |\n"
+               "| 2/2 | 2026-12-06 23:47 | 100 s | 7 | 0.70 | 0.45–0.57 | Xeon |\n")
 # Shard tables whose cells give SHARD_COSTS's cell-seconds (13.2, 6.9) and s/step.
 SHARD_TABLES = {k: "variant,seed,phase,seconds,step_cpu_seconds\n" + "".join(
     f"{v},{k - 1},train,{sec},{step}\n" for v, sec, step in cells) for k, cells in (
@@ -1021,7 +1025,7 @@ def shard_tree(root, config, shards, costs=SHARD_COSTS):
     (folder.parent / "README.md").write_text(costs)
     for k, table, edit in shards:
         meta = {"git_commit": "0123456789ab", "shard": f"{k}/2", "rows": 3, "duration_seconds_this_run": 99.6,
-                "finished_utc": "2026-12-06T23:47:10Z",
+                "finished_utc": "2026-12-06T23:47:10Z", "machine": "vm; 2 hardware threads; Xeon",
                 "csv_fnv1a64": fnv1a64(table.encode()), "config": json.loads(SELF_TEST_META)["config"]}
         (folder / f"lm.{k}.csv").write_text(table)
         (folder / f"lm.{k}.csv.meta.json").write_text(json.dumps({**meta, **edit}))
@@ -1044,6 +1048,8 @@ def shard_self_test():
          ["git_commit is 0123456789ab-dirty", "the shards come from commits"]),
         ("the config", SELF_TEST_CONFIG.replace("150", "300"), both,
          ["lm.1.csv: configs/t.toml sets steps = 300", "lm.2.csv: configs/t.toml sets steps = 300"]),
+        ("a shard's CPU", SELF_TEST_CONFIG, [(1, one, {}), (2, two, {"machine": "vm; 2 hardware threads; EPYC"})],
+         ["0.45–0.57 | Xeon: its files give 2026-12-06 23:47 | 100 | 7 | 0.70 | 0.45–0.57 | EPYC"]),
         ("a cost row without its shard", SELF_TEST_CONFIG, [(1, one, {})],
          ["a cost row for shard 2, which is not committed"]))
     cost_plants = (
@@ -1053,8 +1059,9 @@ def shard_self_test():
          ["shard 2's cost row quotes 2026-12-06 23:47 | 101 | 7"]),
         ("a cost row's cell-seconds", cost("100 s | 13 |", "100 s | 12 |"), ["shard 1's cost row quotes 2026-12-06 23:47 | 100 | 12"]),
         ("a cost row's exact s/step", cost("| 0.91 |", "| 0.90 |"), ["shard 1's cost row quotes 2026-12-06 23:47 | 100 | 13 | 0.90"]),
-        ("a cost row's other s/step", cost("0.52–0.66", "0.52–0.67"), ["| 0.91 | 0.52–0.67: its files give"]),
-        ("a missing cost row", cost("| 2/2 | 2026-12-06 23:47 | 100 s | 7 | 0.70 | 0.45–0.57 |\n", ""),
+        ("a cost row's other s/step", cost("0.52–0.66", "0.52–0.67"), ["| 0.91 | 0.52–0.67 | Xeon: its files give"]),
+        ("a cost row's CPU", cost("0.45–0.57 | Xeon", "0.45–0.57 | EPYC"), ["| 0.45–0.57 | EPYC: its files give"]),
+        ("a missing cost row", cost("| 2/2 | 2026-12-06 23:47 | 100 s | 7 | 0.70 | 0.45–0.57 | Xeon |\n", ""),
          ["shard 2's cost row quotes nothing"]))
     plants = [(w, c, s, e, SHARD_COSTS) for w, c, s, e in file_plants] + \
         [(w, SELF_TEST_CONFIG, both, e, costs) for w, costs, e in cost_plants]
