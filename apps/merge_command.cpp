@@ -61,6 +61,10 @@ ShardFile read_shard(const std::string& path) {
 
 std::string header_of(const std::string& csv) { return csv.substr(0, csv.find('\n') + 1); }
 
+// Whether a shard wrote its timing columns (--no-timing leaves them empty):
+// sidecars written before the field existed are timed.
+bool timed(const RunRecord& meta) { return !meta.has("timing") || meta.boolean("timing"); }
+
 // The shards (sorted by K) concatenated, after checking they are 1..N of N
 // of one sweep.
 std::string concatenate(const std::vector<ShardFile>& shards) {
@@ -77,7 +81,7 @@ std::string concatenate(const std::vector<ShardFile>& shards) {
                                    s.path, s.shard.index, s.shard.count));
     if (s.meta.text("experiment") != first.meta.text("experiment") ||
         s.meta.text("config_fingerprint") != first.meta.text("config_fingerprint") ||
-        header_of(s.csv) != header_of(first.csv))
+        timed(s.meta) != timed(first.meta) || header_of(s.csv) != header_of(first.csv))
       throw UsageError(
           fmt::format("merge: '{}' comes from a different sweep than '{}'", s.path, first.path));
     // Shards run days apart (one job at a time) must still be one
@@ -106,6 +110,9 @@ std::string merged_record(const std::vector<ShardFile>& shards, const std::strin
       .set("shard", "1/1")
       .set("config_fingerprint", first.meta.text("config_fingerprint"))
       .copy("seed", first.meta)
+      // What `--resume` compares to know the merged table is the finished
+      // run (so `reproduce --resume` reports on it instead of rerunning it).
+      .set("timing", timed(first.meta))
       .set("merged_from", from)
       .set("rows", std::uint64_t{rows})
       .set("csv_fnv1a64", hex64(fingerprint(merged)))

@@ -112,6 +112,13 @@ TEST_F(Pipeline, ShardsMergeToTheSingleRunBytes) {
   ASSERT_TRUE(fs::exists(path("merged.summary.csv")));
   EXPECT_EQ(testing::slurp(path("merged.summary.csv")), testing::slurp(path("whole.summary.csv")));
   EXPECT_NE(testing::slurp(path("part1.summary.csv")), testing::slurp(path("whole.summary.csv")));
+  // The merged table is the finished run for --resume (what `reproduce
+  // --resume` runs before its report): nothing is recomputed or rewritten.
+  const std::string merged_meta = testing::slurp(path("merged.csv.meta.json"));
+  const auto resumed = cli(sweep.substr(0, sweep.find("--quiet")) + "--resume --out " + path("merged.csv"));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("already complete"), std::string::npos) << resumed.err;
+  EXPECT_EQ(testing::slurp(path("merged.csv.meta.json")), merged_meta);
 
   // A missing shard, or a shard of another sweep, is refused.
   expect_usage_error(
@@ -123,6 +130,11 @@ TEST_F(Pipeline, ShardsMergeToTheSingleRunBytes) {
             0);
   expect_usage_error("merge --out " + path("bad.csv") + " " + path("part1.csv") + " " +
                          path("other.csv") + " " + path("part3.csv"),
+                     "different sweep");
+  // A shard without its timing columns is another sweep's too.
+  ASSERT_EQ(cli(sweep + "--shard 2/3 --no-timing --out " + path("untimed.csv")).exit_code, 0);
+  expect_usage_error("merge --out " + path("bad.csv") + " " + path("part1.csv") + " " +
+                         path("untimed.csv") + " " + path("part3.csv"),
                      "different sweep");
   EXPECT_FALSE(fs::exists(path("bad.csv")));
 }
