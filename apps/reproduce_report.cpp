@@ -28,6 +28,15 @@ std::pair<std::vector<std::string>, std::vector<std::vector<std::string>>> repor
   return {t.columns(), rows};
 }
 
+// A directory inside the working directory, named relative to it: a report
+// committed from a source tree then names no machine's home directory.
+std::string shown_directory(const fs::path& dir) {
+  std::error_code ec;
+  const fs::path inside = fs::relative(dir, fs::current_path(ec), ec);
+  if (ec || inside.empty() || *inside.begin() == "..") return dir.string();
+  return inside.string();
+}
+
 std::string execution_line(const ReproducePlan& plan) {
   const LaunchPlan& launch = plan.launch;
   if (!plan.sharded) return "execution: one process per experiment, on this machine";
@@ -51,7 +60,7 @@ std::vector<std::string> report_header(const ReproducePlan& plan, const Reproduc
           fmt::format("duration: {:.1f} s", results.seconds),
           execution_line(plan),
           o.no_plots ? std::string("plots: not drawn (--no-plots)")
-                     : fmt::format("plot scripts: `{}`", results.plots.string()),
+                     : fmt::format("plot scripts: `{}`", shown_directory(results.plots)),
           plan.defect.sound()
               ? std::string("sampler: the real one")
               : fmt::format("sampler: **defect `{}` planted** (--plant-defect, a negative "

@@ -194,6 +194,18 @@ TEST_F(Report, FiguresCaptionsChecksAndHtml) {
   EXPECT_EQ(r.out + r.err, "");  // --quiet: the plot scripts' chatter too
   const std::string md = testing::slurp(path("r/report.md"));
 
+  // The plot scripts' directory, named relative to the working directory
+  // when inside it (the tests run in the build tree, which holds it), so a
+  // committed report names no machine's home directory.
+  const std::string opening = "plot scripts: `";
+  const auto at = md.find(opening);
+  ASSERT_NE(at, std::string::npos) << md;
+  const fs::path shown =
+      md.substr(at + opening.size(), md.find('`', at + opening.size()) - at - opening.size());
+  EXPECT_TRUE(fs::exists(shown / "plotlib.py")) << shown;
+  const bool inside = !fs::relative(shown, fs::current_path()).string().starts_with("..");
+  EXPECT_EQ(shown.is_relative(), inside) << shown;
+
   // Figures: one per script of the experiments that ran, each with its
   // caption (what it shows, what the theory predicts) and its PDF/SVG.
   for (const std::string script :
