@@ -90,7 +90,9 @@ The tables themselves are checked against their sidecar and each other:
   commit (what `poslsh merge` takes); the run's README quotes each one's cost
   row as its files give it (finish time, wall seconds and CPU from the
   sidecar; cell-seconds, exact ALiBi's s/step and the other variants' range
-  from the table), and no other;
+  from the table), and no other; once merged, the run's lm.csv must be the
+  shards its sidecar's merged_from names, concatenated in shard order (what
+  `poslsh merge` writes), so the claims quote the shards' own rows;
 - lm.summary.csv must be what lm.csv gives: each row's seeds, mean and 95%
   seed interval, and every paired difference (vs_exact, vs_fixed_block,
   vs_nobias, vs_n: mean, interval, verdict at the margin) recomputed here as
@@ -116,7 +118,9 @@ Usage: check_claims.py [SOURCE_DIR]     (default: the tree this script is in)
                edited, and the legacy declaration removed (the dirty commit
                must be reported); the copy as committed passes. In a
                run's shards: a table, a shard number, a shard count, a
-               commit, a dirty tree, the config and each column of a cost row edited. And the Student-t quantiles
+               commit, a dirty tree, the config and each column of a cost row edited;
+               a merged table missing a shard's rows, with its shards swapped,
+               or naming fewer shards. And the Student-t quantiles
                against closed forms (df 1, 2)
 """
 import csv
@@ -531,7 +535,7 @@ SHARD = re.compile(r"lm\.(\d+)\.csv")
 
 
 def shard_problems(source, name):
-    """docs/results/NAME/shards/lm.K.csv, the shards of a run still in progress:
+    """docs/results/NAME/shards/lm.K.csv, the shards of a run (in progress or merged):
     each is its sidecar's table from a clean commit, shard K of configs/NAME.toml
     as it stands, and all of them of one build, so `poslsh merge` will take them."""
     folder, out, commits, counts = source / "docs" / "results" / name / "shards", [], set(), set()
@@ -552,7 +556,32 @@ def shard_problems(source, name):
                    "merge takes shards of one build")
     if len(counts) > 1:
         out.append(f"{name}/shards: the shards are slices of {sorted(counts)} shards: merge takes 1..N of one N")
-    return out + [f"{name}/README.md: {p}" for p in shard_cost_problems(folder)]
+    return out + [f"{name}/README.md: {p}" for p in shard_cost_problems(folder)] + \
+        [f"{name}/lm.csv: {p}" for p in merged_problems(folder)]
+
+
+def shard_number(table):
+    return int(SHARD.fullmatch(table.name).group(1))
+
+
+def merged_problems(folder):
+    """Once merged, the run's lm.csv is its committed shards' bytes: the shards its
+    sidecar's merged_from names are the ones in shards/, and the table is their
+    concatenation in shard order with the header once (what `poslsh merge` writes),
+    so the claims quote the shards' own rows."""
+    meta_path, table = folder.parent / "lm.csv.meta.json", folder.parent / "lm.csv"
+    if not meta_path.is_file() or not table.is_file():
+        return []
+    named = json.loads(meta_path.read_text()).get("merged_from")
+    if named is None:
+        return []
+    shards = sorted((p for p in folder.glob("lm.*.csv") if SHARD.fullmatch(p.name)), key=shard_number)
+    if [pathlib.PurePath(n).name for n in named] != [p.name for p in shards]:
+        return [f"its sidecar merges {named}, the committed shards are {[p.name for p in shards]}"]
+    parts = [p.read_bytes().partition(b"\n") for p in shards]
+    if parts[0][0] + b"\n" + b"".join(body for _, _, body in parts) != table.read_bytes():
+        return ["it is not its shards' rows in shard order (poslsh merge of the committed shards)"]
+    return []
 
 
 # A row of the README's shard cost table:
@@ -1015,9 +1044,10 @@ SHARD_TABLES = {k: "variant,seed,phase,seconds,step_cpu_seconds\n" + "".join(
     (2, (("exact", 4.9, 0.70), ("window", 1.0, 0.45), ("lsh", 1.0, 0.57))))}
 
 
-def shard_tree(root, config, shards, costs=SHARD_COSTS):
+def shard_tree(root, config, shards, costs=SHARD_COSTS, merged=None):
     """configs/t.toml, docs/results/t/README.md (costs) and docs/results/t/shards/lm.K.csv
-    for each (K, table, sidecar edit)."""
+    for each (K, table, sidecar edit); with merged (its table, the shard names its
+    sidecar merges) also docs/results/t/lm.csv and its sidecar."""
     folder = root / "docs" / "results" / "t" / "shards"
     folder.mkdir(parents=True)
     (root / "configs").mkdir()
@@ -1029,6 +1059,11 @@ def shard_tree(root, config, shards, costs=SHARD_COSTS):
                 "csv_fnv1a64": fnv1a64(table.encode()), "config": json.loads(SELF_TEST_META)["config"]}
         (folder / f"lm.{k}.csv").write_text(table)
         (folder / f"lm.{k}.csv.meta.json").write_text(json.dumps({**meta, **edit}))
+    if merged:
+        table, names = merged
+        (folder.parent / "lm.csv").write_text(table)
+        (folder.parent / "lm.csv.meta.json").write_text(
+            json.dumps({"merged_from": [f"shards/{n}" for n in names], "csv_fnv1a64": fnv1a64(table.encode())}))
 
 
 def shard_self_test():
@@ -1063,11 +1098,20 @@ def shard_self_test():
         ("a cost row's CPU", cost("0.45–0.57 | Xeon", "0.45–0.57 | EPYC"), ["| 0.45–0.57 | EPYC: its files give"]),
         ("a missing cost row", cost("| 2/2 | 2026-12-06 23:47 | 100 s | 7 | 0.70 | 0.45–0.57 | Xeon |\n", ""),
          ["shard 2's cost row quotes nothing"]))
-    plants = [(w, c, s, e, SHARD_COSTS) for w, c, s, e in file_plants] + \
-        [(w, SELF_TEST_CONFIG, both, e, costs) for w, costs, e in cost_plants]
-    for what, config, shards, expected, costs in plants:
+    # The merged table: the shards' rows, the header once (as poslsh merge writes it).
+    merged, names = one + two.partition("\n")[2], ["lm.1.csv", "lm.2.csv"]
+    merge_plants = (
+        ("nothing (merged)", (merged, names), []),
+        ("a merged table without shard 2's rows", (one, names), ["lm.csv: it is not its shards' rows"]),
+        ("a merged table with its shards swapped", (two + one.partition("\n")[2], names),
+         ["lm.csv: it is not its shards' rows"]),
+        ("a merged table's shard list", (merged, names[:1]), ["lm.csv: its sidecar merges ['shards/lm.1.csv']"]))
+    plants = [(w, c, s, e, SHARD_COSTS, None) for w, c, s, e in file_plants] + \
+        [(w, SELF_TEST_CONFIG, both, e, costs, None) for w, costs, e in cost_plants] + \
+        [(w, SELF_TEST_CONFIG, both, e, SHARD_COSTS, m) for w, m, e in merge_plants]
+    for what, config, shards, expected, costs, merged_table in plants:
         with tempfile.TemporaryDirectory() as tmp:
-            shard_tree(pathlib.Path(tmp), config, shards, costs)
+            shard_tree(pathlib.Path(tmp), config, shards, costs, merged_table)
             found = all_shard_problems(pathlib.Path(tmp))
         if not reported(found, expected):
             failures += 1
