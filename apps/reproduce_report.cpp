@@ -30,10 +30,13 @@ std::pair<std::vector<std::string>, std::vector<std::vector<std::string>>> repor
 
 // A directory inside the working directory, named relative to it: a report
 // committed from a source tree then names no machine's home directory.
+// Lexically, as the binary found it: a build tree links its plots into the
+// sources, and resolving the link would lead outside.
 std::string shown_directory(const fs::path& dir) {
   std::error_code ec;
-  const fs::path inside = fs::relative(dir, fs::current_path(ec), ec);
-  if (ec || inside.empty() || *inside.begin() == "..") return dir.string();
+  const fs::path cwd = fs::current_path(ec);
+  const fs::path inside = ec ? fs::path() : dir.lexically_relative(cwd);
+  if (inside.empty() || *inside.begin() == "..") return dir.string();
   return inside.string();
 }
 

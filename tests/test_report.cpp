@@ -194,18 +194,6 @@ TEST_F(Report, FiguresCaptionsChecksAndHtml) {
   EXPECT_EQ(r.out + r.err, "");  // --quiet: the plot scripts' chatter too
   const std::string md = testing::slurp(path("r/report.md"));
 
-  // The plot scripts' directory, named relative to the working directory
-  // when inside it (the tests run in the build tree, which holds it), so a
-  // committed report names no machine's home directory.
-  const std::string opening = "plot scripts: `";
-  const auto at = md.find(opening);
-  ASSERT_NE(at, std::string::npos) << md;
-  const fs::path shown =
-      md.substr(at + opening.size(), md.find('`', at + opening.size()) - at - opening.size());
-  EXPECT_TRUE(fs::exists(shown / "plotlib.py")) << shown;
-  const bool inside = !fs::relative(shown, fs::current_path()).string().starts_with("..");
-  EXPECT_EQ(shown.is_relative(), inside) << shown;
-
   // Figures: one per script of the experiments that ran, each with its
   // caption (what it shows, what the theory predicts) and its PDF/SVG.
   for (const std::string script :
@@ -255,6 +243,28 @@ TEST_F(Report, FiguresCaptionsChecksAndHtml) {
   const std::string decoded = images_decoded_in_chromium(html, dir_.string());
   if (decoded.empty()) GTEST_SKIP() << "chromium not installed: the browser check did not run";
   EXPECT_EQ(decoded, "3/3");
+}
+
+// The report names the plot scripts' directory relative to the working
+// directory when it lies inside it (a report committed from a source tree
+// then names no machine's home directory), and in full otherwise.
+TEST_F(Report, PlotScriptsAreNamedRelativeToTheWorkingDirectory) {
+  std::ofstream(path("tiny.toml"))
+      << "[convergence]\nn = [64]\nsigma = [4]\ns = [1, 2]\ntrials = 2\n";
+  const auto plot_line = [&](const fs::path& cwd, const std::string& out) {
+    const std::string cmd = "cd " + cwd.string() + " && " + POSLSH_CLI + " reproduce --config " +
+                            path("tiny.toml") + " --out " + path(out) + " --quiet";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    const std::string md = testing::slurp(path(out + "/report.md"));
+    const auto at = md.find("plot scripts: `");
+    return at == std::string::npos ? md : md.substr(at, md.find('\n', at) - at);
+  };
+  // The binary's prefix (build tree or install) holds share/poslsh/plots.
+  const fs::path prefix = fs::path(POSLSH_CLI).parent_path().parent_path();
+  EXPECT_EQ(plot_line(prefix, "inside"), "plot scripts: `share/poslsh/plots`");
+  const std::string outside = plot_line(dir_, "outside");
+  EXPECT_TRUE(outside.starts_with("plot scripts: `/")) << outside;
+  EXPECT_NE(outside.find("share/poslsh/plots`"), std::string::npos) << outside;
 }
 
 TEST_F(Report, AFailedCheckIsQuotedInFull) {
