@@ -93,6 +93,9 @@ The tables themselves are checked against their sidecar and each other:
   from the table), and no other; once merged, the run's lm.csv must be the
   shards its sidecar's merged_from names, concatenated in shard order (what
   `poslsh merge` writes), so the claims quote the shards' own rows;
+- a run's README that quotes its `bench_lm.csv` (the sentence after "column
+  `bytes_per_cpu_second`):") quotes each variant's bytes per CPU second as
+  the file has it, rounded to the integer, and no other number;
 - lm.summary.csv must be what lm.csv gives: each row's seeds, mean and 95%
   seed interval, and every paired difference (vs_exact, vs_fixed_block,
   vs_nobias, vs_n: mean, interval, verdict at the margin) recomputed here as
@@ -120,7 +123,8 @@ Usage: check_claims.py [SOURCE_DIR]     (default: the tree this script is in)
                run's shards: a table, a shard number, a shard count, a
                commit, a dirty tree, the config and each column of a cost row edited;
                a merged table missing a shard's rows, with its shards swapped,
-               or naming fewer shards. And the Student-t quantiles
+               or naming fewer shards. In a run's bench sentence: a value, a
+               pair's second value, a pair's s, and a bare number. And the Student-t quantiles
                against closed forms (df 1, 2)
 """
 import csv
@@ -576,7 +580,7 @@ def merged_problems(folder):
     if named is None:
         return []
     shards = sorted((p for p in folder.glob("lm.*.csv") if SHARD.fullmatch(p.name)), key=shard_number)
-    if [pathlib.PurePath(n).name for n in named] != [p.name for p in shards]:
+    if not shards or [pathlib.PurePath(n).name for n in named] != [p.name for p in shards]:
         return [f"its sidecar merges {named}, the committed shards are {[p.name for p in shards]}"]
     parts = [p.read_bytes().partition(b"\n") for p in shards]
     if parts[0][0] + b"\n" + b"".join(body for _, _, body in parts) != table.read_bytes():
@@ -623,7 +627,7 @@ def shard_cost_problems(folder):
         table = meta_path.with_name(meta_path.name.removesuffix(".meta.json"))
         if not SHARD.fullmatch(table.name) or not table.is_file():
             continue
-        k = int(SHARD.fullmatch(table.name).group(1))
+        k = shard_number(table)
         measured = shard_cost(json.loads(meta_path.read_text()), table)
         quoted = listed.pop(k, None)
         if quoted != measured:
@@ -817,8 +821,44 @@ def summary_problems(folder):
     return out
 
 
+BENCH_MARK = "`bench_lm.csv`, column `bytes_per_cpu_second`):"
+BENCH_SINGLE = re.compile(r"(exact ALiBi|no bias|sinusoidal|fixed blocks) (\d+)")
+BENCH_PAIR = re.compile(r"(positional LSH|window of LSH's cost) (\d+) \(s = (\d+)\) and (\d+) \(s = (\d+)\)")
+BENCH_VARIANTS = {"exact ALiBi": "exact", "no bias": "nobias", "sinusoidal": "sinusoidal",
+                  "fixed blocks": "fixed-block", "positional LSH": "lsh", "window of LSH's cost": "window"}
+
+
+def bench_quote_problems(folder):
+    """The run's README quotes its bench_lm.csv's bytes per CPU second, each
+    rounded to the integer: the sentence after BENCH_MARK, "exact ALiBi N, ...,
+    positional LSH N (s = K) and N (s = L), ..."; a number there no phrase
+    covers fails."""
+    readme, bench = folder / "README.md", folder / "bench_lm.csv"
+    text = " ".join(readme.read_text().split()) if readme.is_file() else ""
+    if BENCH_MARK not in text:
+        return []
+    if not bench.is_file():
+        return [f"README.md quotes {bench.name}, which is not committed"]
+    quoted = text.split(BENCH_MARK, 1)[1].split(". ", 1)[0]
+    measured = {}
+    for r in summary_rows(bench):
+        measured.setdefault((r["variant"], r["s"]), []).append(r["bytes_per_cpu_second"])
+    pairs = [(m[1], "", m[2]) for m in BENCH_SINGLE.finditer(quoted)]
+    pairs += [(m[1], s, v) for m in BENCH_PAIR.finditer(quoted) for v, s in ((m[2], m[3]), (m[4], m[5]))]
+    out = []
+    for label, s, value in pairs:
+        found = measured.get((BENCH_VARIANTS[label], s), [])
+        if len(found) != 1:
+            out.append(f"'{label}{f' (s = {s})' if s else ''}' names {len(found)} rows of {bench.name}, not one")
+        elif round(float(found[0])) != int(value):
+            out.append(f"'{label} {value}{f' (s = {s})' if s else ''}': {bench.name} has {found[0]}")
+    rest = BENCH_SINGLE.sub("", BENCH_PAIR.sub("", quoted))
+    return out + [f"'{n}' in README.md's bench sentence is not part of a quote" for n in re.findall(r"\d+", rest)]
+
+
 def table_problems(folder, notes):
-    return [f"{folder.name}: {p}" for p in sidecar_problems(folder, notes) + summary_problems(folder)]
+    return [f"{folder.name}: {p}" for p in sidecar_problems(folder, notes) + summary_problems(folder)
+            + bench_quote_problems(folder)]
 
 
 def problems(source, notes=None):
@@ -1119,6 +1159,32 @@ def shard_self_test():
     return failures
 
 
+SELF_TEST_BENCH = "n,variant,s,bytes_per_cpu_second\n256,exact,,3564.45\n256,lsh,10,7117.2\n256,lsh,20,3786.6\n"
+SELF_TEST_BENCH_README = ("Bytes per CPU second (its output:\n`bench_lm.csv`, column `bytes_per_cpu_second`): "
+                          "exact ALiBi 3564,\npositional LSH 7117 (s = 10) and 3787 (s = 20). At n = 256 ...\n")
+
+
+def bench_self_test():
+    """The bench sentence's checks, each plant reported; the sentence as written passes."""
+    failures, say = 0, SELF_TEST_BENCH_README.replace
+    plants = (("nothing", SELF_TEST_BENCH_README, []),
+              ("a single value", say("ALiBi 3564", "ALiBi 3565"), ["'exact ALiBi 3565': bench_lm.csv has 3564.45"]),
+              ("a pair's second value", say("3787 (s = 20)", "3786 (s = 20)"),
+               ["'positional LSH 3786 (s = 20)': bench_lm.csv has 3786.6"]),
+              ("a pair's s", say("(s = 20)", "(s = 4)"), ["'positional LSH (s = 4)' names 0 rows"]),
+              ("a bare number", say("3564,", "3564, 12 more,"), ["'12' in README.md's bench sentence"]))
+    for what, readme, expected in plants:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = pathlib.Path(tmp)
+            (folder / "README.md").write_text(readme)
+            (folder / "bench_lm.csv").write_text(SELF_TEST_BENCH)
+            found = bench_quote_problems(folder)
+        if not reported(found, expected):
+            failures += 1
+            print(f"self-test: bench sentence with {what} edited: expected {expected or 'no problem'}, got {found}")
+    return failures
+
+
 def self_test():
     plants = {
         "s = 4: +0.031 [+0.010, +0.052] undecided": [],
@@ -1155,7 +1221,7 @@ def self_test():
             print(f"self-test: README cell '{cell}', paragraph '{paragraph}', config {config!r}, "
                   f"docs page {doc!r}: expected "
                   f"{expected or 'no problem'}, got {found}")
-    failures += table_self_test() + doc_folder_self_test() + shard_self_test()
+    failures += table_self_test() + doc_folder_self_test() + shard_self_test() + bench_self_test()
     print("self-test:", "FAIL" if failures else "every planted mismatch was reported")
     return 1 if failures else 0
 
