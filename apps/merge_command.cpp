@@ -128,6 +128,11 @@ int merge(const std::vector<std::string>& inputs, const std::string& out) {
   const std::string merged = concatenate(shards);
   AtomicFile csv(out, "--out");
   csv.write(merged);
+  if (is_stream_output(out)) {  // a stream carries the table alone
+    csv.commit();
+    say_stream_carries_the_table_alone("poslsh merge", out);
+    return 0;
+  }
   AtomicFile meta(out + ".meta.json", "--out");
   meta.write(merged_record(shards, merged));
   // Experiments that write a summary beside their table get it recomputed
@@ -158,7 +163,7 @@ Action add_merge_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("merge", "Combine --shard K/N outputs into the single-run CSV");
-  cmd->add_option("--out", o->out, "Merged CSV (written atomically)")->required();
+  cmd->add_option("--out", o->out, "Merged CSV (written atomically; - for standard output)")->required();
   cmd->add_option("shards", o->inputs, "Shard CSVs (each with its .meta.json beside it)")
       ->required();
   return [o] { return merge_steps::merge(o->inputs, o->out); };

@@ -9,23 +9,6 @@
 
 namespace poslsh::reproduce_steps {
 
-namespace {
-
-// The family of a check: its name without the cell in brackets
-// ("rate[symmetric,n=256,sigma=4] spectral" -> "rate spectral").
-std::string check_family(const std::string& check) {
-  std::string out;
-  int depth = 0;
-  for (const char c : check) {
-    if (c == '[') ++depth;
-    if (depth == 0 && !(c == ' ' && (out.empty() || out.back() == ' '))) out += c;
-    if (c == ']' && depth > 0) --depth;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
-}  // namespace
 
 void CheckSummary::tally(const std::string& table, const std::string& check, Verdict v,
                          const std::string& detail) {
@@ -61,8 +44,11 @@ CheckSummary check_tables(const std::vector<Ran>& ran) {
       summary.bench_tables.emplace_back(r.section, r.csv);
       continue;
     }
-    for (const auto& c : check_file(r.csv, table_alpha).outcomes)
+    summary.outcomes.scope = r.section;
+    for (const auto& c : check_file(r.csv, table_alpha).outcomes) {
       summary.tally(r.section, c.check, c.verdict, c.detail);
+      count_outcome(c, summary.outcomes);
+    }
   }
   return summary;
 }

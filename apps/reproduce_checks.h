@@ -25,6 +25,7 @@ struct CheckSummary {
   CsvWriter checks_csv{{"table", "verdict", "check", "detail"}};  // details hold commas
   std::vector<std::pair<std::string, std::string>> bench_tables;  // (section, csv)
   int failed = 0;
+  CheckTally outcomes;  // every table's lines, scoped by section: what --strict reads
 
   void tally(const std::string& table, const std::string& check, Verdict v,
              const std::string& detail);

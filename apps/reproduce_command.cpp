@@ -1,7 +1,8 @@
 // `poslsh reproduce --config configs/X.toml --out results/X`: runs every
 // experiment the config has a section for, checks each table, draws the
 // figures and writes report.md. Exit 0: all ran and all checks pass; 1: a
-// check (or a plot) failed, the report is still written; 2: unusable input.
+// check (or a plot) failed, the report is still written; 2: unusable input;
+// 5 (--strict): a theorem family of a table had no line that could decide.
 // With --shards N --launcher local|parallel|slurm each experiment runs as N
 // shards (src/runner/launcher.h) merged by `poslsh merge`: the same tables.
 //
@@ -21,6 +22,7 @@
 #include "apps/reproduce_plan.h"
 #include "apps/reproduce_report.h"
 #include "apps/reproduce_run.h"
+#include "experiments/check_tally.h"
 
 namespace poslsh {
 
@@ -47,7 +49,8 @@ int reproduce(const CLI::App& top, const ReproduceOptions& o) {
     std::fprintf(stderr, "reproduce: %s (%d failed checks, %d failed plots); report: %s\n",
                  checks.failed ? "FAIL" : "PASS", checks.failed, static_cast<int>(plot_failures),
                  (fs::path(plan.out) / "report.md").c_str());
-  return checks.failed || plot_failures ? 1 : 0;
+  if (checks.failed || plot_failures) return 1;
+  return o.strict ? strict_exit_code(checks.outcomes, "poslsh reproduce") : 0;
 }
 
 }  // namespace reproduce_steps

@@ -29,6 +29,9 @@ void declare_reproduce_options(CLI::App& cmd, ReproduceOptions& o) {
   cmd.add_flag("--resume", o.resume, "Continue interrupted experiments from their .partial files");
   cmd.add_flag("--no-plots", o.no_plots, "Skip the figures (no Python needed)");
   cmd.add_flag("--quiet", o.quiet, "No progress output");
+  cmd.add_flag("--strict", o.strict,
+               "Exit 5 when a theorem family of a table has lines that could not decide and "
+               "none that did (config: strict = true under [reproduce])");
   cmd.add_flag("--no-timing", o.no_timing,
                "Experiments write their timing columns empty (tables comparable byte for byte)");
   cmd.add_option("--shards", o.shards,
@@ -110,6 +113,11 @@ ReproducePlan plan_reproduce(const CLI::App& top, const ReproduceOptions& o) {
   plan.config = config_opt->as<std::string>();
   plan.toml = read_file("--config", plan.config);
   plan.out = o.out.empty() ? (fs::path("results") / fs::path(plan.config).stem()).string() : o.out;
+  if (is_stream_output(plan.out))
+    throw UsageError(fmt::format(
+        "--out '{}' is not a folder: reproduce writes a folder of tables, figures and a report "
+        "(standard output and streams take one table: poslsh <experiment> --out -)",
+        plan.out));
   std::error_code ec;
   fs::create_directories(plan.out, ec);
   require_writable("--out", (fs::path(plan.out) / "report.md").string());

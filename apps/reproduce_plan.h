@@ -24,7 +24,7 @@ struct ReproduceOptions {
   int threads = 0;
   int shards = 1;
   std::string launcher = "local";
-  bool resume = false, no_plots = false, quiet = false, no_timing = false;
+  bool resume = false, no_plots = false, quiet = false, no_timing = false, strict = false;
   PlantDefectOption plant;
 };
 

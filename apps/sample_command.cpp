@@ -34,7 +34,7 @@ Action add_sample_command(CLI::App& app) {
   cmd->add_option("--trial", o->trial, "Trial index (independent hash sets per trial)")
       ->capture_default_str();
   cmd->add_flag("--blocks", o->blocks, "Write blocks (sample,start,end; end exclusive) instead");
-  cmd->add_option("--out", o->out, "Output CSV (written atomically)")->required();
+  cmd->add_option("--out", o->out, "Output CSV (written atomically; - for standard output)")->required();
   o->plant.declare(*cmd);
   return [o, cmd] {
     require_at_least("--n", o->n, 1);
@@ -57,7 +57,13 @@ Action add_sample_command(CLI::App& app) {
     }
     file.write(table.take());
     // Provenance, as every experiment writes it: `poslsh rerun` replays it.
-    AtomicFile meta(o->out + ".meta.json", "--out");
+    const auto meta_path = companion_path(o->out, ".meta.json");
+    if (!meta_path) {
+      file.commit();
+      say_stream_carries_the_table_alone("poslsh sample", o->out);
+      return 0;
+    }
+    AtomicFile meta(*meta_path, "--out");
     RecordedOptions recorded;
     o->plant.record(*cmd, recorded);
     meta.write(RunRecord::of_this_build()

@@ -21,6 +21,7 @@ constexpr std::int64_t kMaxVerifyN = std::int64_t{1} << 53;
 
 struct Options {
   std::string blocks, hashes, sparse;
+  bool strict = false;
   VerifyOptions verify;
 };
 
@@ -91,6 +92,8 @@ Action add_verify_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--points", o->verify.points, "Offsets t tested, spread over [1, 6 sigma]")
       ->capture_default_str();
+  cmd->add_flag("--strict", o->strict,
+                "Exit 5 when a theorem family has lines that could not decide and none that did");
   return [o] {
     verify_command::validate(*o);
     const VerifyReport report = verify_command::read_and_verify(*o);
@@ -104,7 +107,8 @@ Action add_verify_command(CLI::App& app) {
     CheckTally tally;
     print_outcomes(report.outcomes, tally);
     print_tally(tally);
-    return tally.failed ? 1 : 0;
+    if (tally.failed) return 1;
+    return o->strict ? strict_exit_code(tally, "poslsh verify") : 0;
   };
 }
 

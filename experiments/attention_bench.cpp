@@ -195,19 +195,19 @@ void write_rows(CsvWriter& table, const Row& row, std::int64_t d, int threads) {
 
 // The table on stdout, and the slopes of log time against log n.
 void print_summary(const AttentionBenchOptions& o, const std::vector<Row>& rows, int threads) {
-  fmt::print(
+  fmt::print(bench_report(o.out), 
       "bench attention: float32, d={}, sigma={}, s={}, threads={}, symmetric; errors vs "
       "float64 exact on {} sampled rows\n",
       o.d, format_value(o.sigma), o.s, threads,
       std::min<std::int64_t>(o.reference_rows, o.n.back()));
-  fmt::print(
+  fmt::print(bench_report(o.out), 
       "{:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>7} {:>10} {:>10} {:>10} {:>11} {:>10} "
       "{:>10} {:>8}\n",
       "n", "exact_s", "band_s", "lsh_s", "window_s", "exact/band", "exact/lsh", "w", "err_exact",
       "err_band", "cert_band", "err/cert64", "err_lsh", "err_window", "GFLOP/s");
   std::vector<double> ln_n, ln_e, ln_l, ln_w, ln_ne, ln_b;
   for (const auto& r : rows) {
-    fmt::print(
+    fmt::print(bench_report(o.out), 
         "{:>7} {:>10.4g} {:>10.4g} {:>10.4g} {:>10.4g} {:>10.1f} {:>9.1f} {:>7} {:>10.3g} "
         "{:>10.3g} {:>10.3g} {:>11.3g} {:>10.3g} {:>10.3g} {:>8.1f}\n",
         r.n, r.exact_s, r.band_s, r.lsh_s, r.window_s, r.exact_s / r.band_s, r.exact_s / r.lsh_s,
@@ -225,7 +225,7 @@ void print_summary(const AttentionBenchOptions& o, const std::vector<Row>& rows,
   auto slope = [](const std::vector<double>& x, const std::vector<double>& y) {
     return x.size() >= 2 ? fmt::format("{:.3f}", stats::least_squares_slope(x, y)) : std::string("n/a");
   };
-  fmt::print("slope of log time vs log n: exact {}, band {}, lsh {}, window {}\n",
+  fmt::print(bench_report(o.out), "slope of log time vs log n: exact {}, band {}, lsh {}, window {}\n",
              slope(ln_ne, ln_e), slope(ln_n, ln_b), slope(ln_n, ln_l), slope(ln_n, ln_w));
 }
 
@@ -244,7 +244,7 @@ int run_attention_bench(const AttentionBenchOptions& o) {
   file.write(table.take());
   file.commit();
   print_summary(o, rows, threads);
-  fmt::print("wrote {}\n", o.out);
+  fmt::print(bench_report(o.out), "wrote {}\n", o.out);
   return 0;
 }
 

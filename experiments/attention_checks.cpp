@@ -577,7 +577,8 @@ CheckOutcome error_law_line(const std::string& group, double s, const ErrorSampl
             fmt::format("{} trials: even all errors above the control's leave p = {:.2g} > "
                         "{:.2g}; needs >= {} trials",
                         e.rel.size(), stats::smallest_rank_p(e.rel.size(), e.control_rel.size()), each,
-                        needed)};
+                        needed),
+            fmt::format("use --trials >= {}", needed)};
   const stats::RankTest rel = stats::two_sample_rank_test(e.rel, e.control_rel);
   const stats::RankTest mx = stats::two_sample_rank_test(e.max_error, e.control_max_error);
   const std::optional<stats::RankTest> proj =

@@ -7,9 +7,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
+#include <string>
 
 namespace poslsh {
+
+// Where a bench prints its human-readable table: standard output, or standard
+// error when its CSV goes to standard output (--out -), so a pipe gets the CSV alone.
+inline std::FILE* bench_report(const std::string& out) { return out == "-" ? stderr : stdout; }
 
 inline double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();

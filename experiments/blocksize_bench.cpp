@@ -74,7 +74,7 @@ void time_scan(const BlocksizeBenchOptions& o, const std::vector<PositionalHash>
       ++above;
   }
   const double count = static_cast<double>(o.hashes);
-  fmt::print("{:>6} {:>18} {:>10.1f} {:>10.2f} {:>10.2f} {:>11} {:>14}\n", power_of_two(n),
+  fmt::print(bench_report(o.out), "{:>6} {:>18} {:>10.1f} {:>10.2f} {:>10.2f} {:>11} {:>14}\n", power_of_two(n),
              fmt::format("({})", n), secs / count * 1e9, static_cast<double>(bins) / count,
              static_cast<double>(runs) / count, worst, above);
   table.row_of(n, o.sigma, o.hashes, secs / count, static_cast<double>(bins) / count,
@@ -96,7 +96,7 @@ bool compare_with_oracle(const BlocksizeBenchOptions& o, const std::vector<Posit
   const double t_oracle = best_time(1, [&] {
     for (const auto& h : some) sink += largest_block(h, o.oracle_n);
   });
-  fmt::print(
+  fmt::print(bench_report(o.out), 
       "at n={}: scan {:.1f} ns/hash, every block with bin() (largest_block) {:.0f} ns/hash "
       "({:.0f}x); {} of {} answers equal\n",
       power_of_two(o.oracle_n), t_scan / static_cast<double>(m) * 1e9,
@@ -116,9 +116,9 @@ int run_blocksize_bench(const BlocksizeBenchOptions& o) {
   for (std::int64_t t = 0; t < o.hashes; ++t)
     hashes.push_back(draw_hash(o.seed, static_cast<std::uint64_t>(t), 0, o.sigma));
 
-  fmt::print("bench blocksize: sigma={}, {} drawn hashes per n (seed {}), one thread, best of {}\n",
+  fmt::print(bench_report(o.out), "bench blocksize: sigma={}, {} drawn hashes per n (seed {}), one thread, best of {}\n",
              format_value(o.sigma), o.hashes, o.seed, o.repeats);
-  fmt::print("{:>6} {:>18} {:>10} {:>10} {:>10} {:>11} {:>14}\n", "n", "", "ns/hash", "bins/hash",
+  fmt::print(bench_report(o.out), "{:>6} {:>18} {:>10} {:>10} {:>10} {:>11} {:>14}\n", "n", "", "ns/hash", "bins/hash",
              "runs/hash", "worst work", "b>ceil(pitch)");
   std::int64_t sink = 0;
   for (const std::int64_t n : o.n) time_scan(o, hashes, n, table, sink);
@@ -126,7 +126,7 @@ int run_blocksize_bench(const BlocksizeBenchOptions& o) {
   if (file) {
     file->write(table.take());
     file->commit();
-    fmt::print("wrote {}\n", o.out);
+    fmt::print(bench_report(o.out), "wrote {}\n", o.out);
   }
   return sink < 0 ? 1 : rc;  // sink keeps the timed loops from being optimised away
 }

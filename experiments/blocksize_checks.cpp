@@ -350,7 +350,8 @@ CheckOutcome law_line(const BlocksizeCellStats& c, const Families& f) {
   const std::string name = fmt::format("law[{}]", cell_name(c));
   if (c.trials < kBlocksizeMinFitTrials)
     return {name, Verdict::kNotApplicable,
-            fmt::format("{} trials < {}", c.trials, kBlocksizeMinFitTrials)};
+            fmt::format("{} trials < {}", c.trials, kBlocksizeMinFitTrials),
+            fmt::format("use --trials >= {}", kBlocksizeMinFitTrials)};
   if (!c.law_applies)
     return {name, Verdict::kNotApplicable,
             fmt::format("n too small for F(b)^s: trials x E[max pitch]/(2n) = {:.3g} "

@@ -1,6 +1,7 @@
 #include "experiments/check_tally.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace poslsh {
 
@@ -12,5 +13,14 @@ void print_outcomes(const std::vector<CheckOutcome>& outcomes, CheckTally& tally
 }
 
 void print_tally(const CheckTally& t) { fmt::print("{}\n", tally_line(t)); }
+
+int strict_exit_code(const CheckTally& t, const std::string& who) {
+  const auto families = families_without_decision(t);
+  if (families.empty()) return 0;
+  fmt::print(stderr, "{}: --strict: no line could decide for {} ({}): {}\n", who,
+             families.size() == 1 ? "1 family" : fmt::format("{} families", families.size()),
+             fmt::join(families, ", "), t.first_remedy);
+  return kUndecidedExitCode;
+}
 
 }  // namespace poslsh

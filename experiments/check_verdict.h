@@ -26,6 +26,10 @@ struct CheckOutcome {
   std::string check;  // short name, e.g. "rate[n=1024,sigma=16] spectral"
   Verdict verdict;
   std::string detail;  // the numbers and the threshold
+  // Set on a line that could not decide for want of data (too few trials,
+  // too few values of s): what would let it decide, e.g. "use --trials >= 15".
+  // Empty for a line that decided, or that has nothing to decide by design.
+  std::string remedy{};
 };
 
 // "PASS", "FAIL", "n/a", "info", "WARN".
@@ -34,12 +38,29 @@ const char* verdict_name(Verdict v);
 // The printed line of one outcome, "PASS  name: detail" (no newline).
 std::string outcome_line(const CheckOutcome& outcome);
 
+// The family a line belongs to: its name without the bracketed group
+// ("rate[symmetric,n=256,sigma=4] max" -> "rate max").
+std::string check_family(const std::string& check);
+
 // The outcomes of a run counted by verdict, and its closing line ("checks: 3
-// passed, 0 failed, ...", no newline).
+// passed, 0 failed, ...", no newline). A line with a remedy counts as one
+// that could not decide; the closing line names how many and the first remedy.
 struct CheckTally {
-  int passed = 0, failed = 0, not_applicable = 0, info = 0, warnings = 0;
+  int passed = 0, failed = 0, not_applicable = 0, info = 0, warnings = 0, undecided = 0;
+  std::string first_remedy{};
+  // Families are kept per table: the caller sets `scope` (the file or
+  // section) before counting a table's outcomes.
+  std::string scope{};
+  std::vector<std::string> decided_families{}, undecided_families{};
 };
 void count_outcome(const CheckOutcome& outcome, CheckTally& tally);
 std::string tally_line(const CheckTally& tally);
+
+// The families with a line that could not decide and no line that did
+// (PASS or FAIL): what `check --strict` refuses.
+std::vector<std::string> families_without_decision(const CheckTally& tally);
+// The exit code of `check --strict` (and `reproduce` with strict_checks) when
+// a family could not decide, as pytest's 5 says no test ran.
+inline constexpr int kUndecidedExitCode = 5;
 
 }  // namespace poslsh

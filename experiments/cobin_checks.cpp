@@ -98,7 +98,8 @@ CheckOutcome dispersion_outcome(const CobinGroup& g, const CobinLevels& l) {
     return {name, Verdict::kNotApplicable,
             fmt::format("no offset with batch min(p, 1-p) >= 2 and >= 100 batches of {} "
                         "(use more hashes or a larger batch)",
-                        g.batch)};
+                        g.batch),
+            "use more hashes or a larger --batch"};
   return {name, worst_dp >= l.dispersion ? Verdict::kPass : Verdict::kFail,
           fmt::format("{} batches of {} hashes, {} offsets tested; most extreme at t = "
                       "{}: batch variance / binomial = {:.4f}, p = {:.3g}; needs >= "

@@ -417,15 +417,25 @@ GroupSlopes group_slopes(const std::map<double, std::map<double, double>>& trial
   return out;
 }
 
+// What a rate line without enough trials needs: values of s first, then trials.
+std::string rate_s_remedy(std::size_t s_values, double level) {
+  const std::string trials = rate_trials_remedy(level);
+  if (s_values >= kMinRateSValues) return trials;
+  const auto largest = static_cast<long>(kMinRateS) << (kMinRateSValues - 1);
+  return fmt::format("use >= {} values of s >= {} (e.g. --s 1:{}:x2) and {}", kMinRateSValues,
+                     kMinRateS, largest, trials.substr(4));
+}
+
 CheckOutcome group_rate_line(const std::string& name, const GroupSlopes& gs, const Levels& l) {
   if (gs.slopes.size() < kMinRateTrials)
     return {name, Verdict::kNotApplicable,
             fmt::format("{} trials with >= {} values of s >= {} and no zero error (needs {}); "
                         "{} values of s >= {} in the group; {} trials with a zero error",
                         gs.slopes.size(), kMinRateSValues, kMinRateS, kMinRateTrials,
-                        gs.s_values.size(), kMinRateS, gs.zero_trials)};
+                        gs.s_values.size(), kMinRateS, gs.zero_trials),
+            rate_s_remedy(gs.s_values.size(), l.rate)};
   const RateInterval ri = rate_interval(gs.slopes, l.rate);
-  return {name, rate_verdict(ri), rate_text(ri, "per-trial slope", l)};
+  return {name, rate_verdict(ri), rate_text(ri, "per-trial slope", l), rate_remedy(ri)};
 }
 
 // form -> trial -> slopes of that trial in the form's tested groups, and the
@@ -459,10 +469,11 @@ std::optional<CheckOutcome> pooled_rate_line(const std::string& form,
   if (means.size() < kMinRateTrials)
     return CheckOutcome{name, Verdict::kNotApplicable,
                         fmt::format("{} trials with a slope in every group (needs {})",
-                                    means.size(), kMinRateTrials)};
+                                    means.size(), kMinRateTrials),
+                        rate_trials_remedy(l.pooled)};
   const RateInterval ri = rate_interval(means, l.pooled);
   return CheckOutcome{name, rate_verdict(ri),
-                      rate_text(ri, "per-trial mean over groups of the slope", l)};
+                      rate_text(ri, "per-trial mean over groups of the slope", l), rate_remedy(ri)};
 }
 
 void rate_lines(const std::string& what, const Series& series, const Levels& l,

@@ -183,7 +183,8 @@ CheckOutcome kind_outcome(int kind, const std::vector<const LawRow*>& rows, doub
     return {name, Verdict::kNotApplicable,
             fmt::format("{} rows; no count of any row could FAIL: the smallest attainable p is "
                         "{:.3g}, above the level; {} (more trials, or more sigmas to pool)",
-                        rows.size(), reachable, levels)};
+                        rows.size(), reachable, levels),
+            "use more trials, or more sigmas to pool"};
   return {name, worst_p >= level ? Verdict::kPass : Verdict::kFail,
           fmt::format("{} rows; smallest p = {:.3g} (exact binomial; an equal pair: at most "
                       "pairs x 2^-96; an unequal hash: 0) at {}; {}",

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "experiments/bench_timing.h"
 #include "experiments/experiment.h"
 #include "experiments/lm.h"
 #include "internal/printable.h"
@@ -87,7 +88,7 @@ int run_lm_bench(const LmBenchOptions& o) {
       {"variants", o.variant}};
   const std::string step = o.batch > 0 ? fmt::format("{} windows of n a step", o.batch)
                                        : fmt::format("{} tokens a step: tokens / n windows", o.tokens);
-  fmt::print(
+  fmt::print(bench_report(o.out), 
       "bench lm: seconds per AdamW step and peak memory ({} layers, {} heads, width {}, {}), one "
       "thread, a fresh process per point, best of {}; banded attention where it pays, exact-dense "
       "the dense reference\n",
@@ -95,11 +96,11 @@ int run_lm_bench(const LmBenchOptions& o) {
   const auto result = std::filesystem::temp_directory_path() /
                       fmt::format("poslsh-bench-lm-{}.csv", ::getpid());
   const std::string table = run_lm_python(o.python, "bench", spec.dump(), result.string());
-  fmt::print("{}", table);
+  fmt::print(bench_report(o.out), "{}", table);
   if (file) {
     file->write(table);
     file->commit();
-    fmt::print("wrote {}\n", o.out);
+    fmt::print(bench_report(o.out), "wrote {}\n", o.out);
   }
   return 0;
 }

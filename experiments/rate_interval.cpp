@@ -52,6 +52,15 @@ std::string rate_untestable_note(const RateInterval& ri) {
       ri.trials_needed);
 }
 
+std::string rate_remedy(const RateInterval& ri) {
+  return ri.testable ? "" : fmt::format("use --trials >= {}", ri.trials_needed);
+}
+
+std::string rate_trials_remedy(double level) {
+  return fmt::format("use --trials >= {}",
+                     std::max(kMinRateTrials, stats::sign_test_trials_needed(level / 2)));
+}
+
 double boundary_collision_bound(double n, double sigma) {
   if (!(n >= 3)) return 1;  // the derivation needs two or more gaps
   const double L = n - 1, x = L / (4 * sigma);

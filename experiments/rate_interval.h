@@ -66,6 +66,12 @@ std::string rate_numbers(const RateInterval& ri);
 // "" for a testable line, else "; info, not a test: ..." saying why and how
 // many trials the level needs.
 std::string rate_untestable_note(const RateInterval& ri);
+// The remedy of a line that could not decide (check_verdict.h): "" for a
+// testable line, else "use --trials >= N".
+std::string rate_remedy(const RateInterval& ri);
+// The remedy of a rate line that had too few trials to form an interval at
+// `level`: the trials the sign test needs (at least kMinRateTrials).
+std::string rate_trials_remedy(double level);
 
 // --- Trials that repeat (the rate lines' companion check) -----------------
 // A hash stream that ignores the trial index gives every trial the same

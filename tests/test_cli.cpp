@@ -73,10 +73,13 @@ TEST_F(Cli, BadInputIsOneLineExitTwoAndNoFile) {
     expect_usage_error(args + ok_out, mention);
     EXPECT_FALSE(fs::exists(path("x.csv"))) << args;
   }
-  expect_usage_error("sample --n 10 --sigma 4 --s 2 --out " + path("missing/dir/x.csv"), "--out");
+  // A folder that cannot be made (a file stands in its place; missing
+  // folders are created, tests/test_output_paths.cpp).
+  std::ofstream(path("a-file")) << "x";
+  expect_usage_error("sample --n 10 --sigma 4 --s 2 --out " + path("a-file/dir/x.csv"), "--out");
   // No temporary file is left behind either.
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()),
-            2);  // .stdout, .stderr
+            3);  // .stdout, .stderr, a-file
 }
 
 TEST_F(Cli, ConfigFileSectionsAndOverrides) {

@@ -228,7 +228,8 @@ TEST_F(SweepTest, MemoryEstimateOverTheLimitRefusesBeforeWriting) {
 
 TEST_F(SweepTest, BadOptionsAreUsageErrors) {
   SweepOptions o;
-  o.out = (dir_ / "no_such_dir" / "x.csv").string();
+  std::ofstream(dir_ / "a-file") << "x";  // a folder that cannot be made
+  o.out = (dir_ / "a-file" / "x.csv").string();
   EXPECT_THROW(run_sweep(toy_sweep(2), o), UsageError);
   o.out = (dir_ / "x.csv").string();
   for (const char* bad : {"0/2", "3/2", "1", "a/b", "1/2x", "-1/2"}) {

@@ -58,6 +58,7 @@ py::dict report_dict(const VerifyReport& report) {
     line["verdict"] = verdict_name(c.verdict);
     line["detail"] = c.detail;
     line["text"] = outcome_line(c);
+    line["remedy"] = c.remedy;
     lines.append(line);
     count_outcome(c, tally);
   }
@@ -65,6 +66,8 @@ py::dict report_dict(const VerifyReport& report) {
   out["lines"] = lines;
   out["passed"] = tally.failed == 0;
   out["summary"] = tally_line(tally);
+  // The families no line could decide (what `verify --strict` refuses).
+  out["undecided"] = families_without_decision(tally);
   out["samples"] = report.samples;
   out["trials"] = report.trials;
   out["detectable_scale"] = report.detectable_scale;

@@ -48,12 +48,14 @@ class VerifyLine(TypedDict):
     verdict: str  # "PASS", "FAIL", "n/a"
     detail: str
     text: str  # the line `poslsh verify` prints: "PASS  name: detail"
+    remedy: str  # what would let an undecided line decide ("use more trials ..."), else ""
 
 
 class VerifyResult(TypedDict):
     lines: list[VerifyLine]
     passed: bool  # no line FAILs: `poslsh verify` exits 0
     summary: str  # the closing "checks: ..." line
+    undecided: list[str]  # families no line could decide (what `verify --strict` refuses)
     samples: int
     trials: int
     detectable_scale: float

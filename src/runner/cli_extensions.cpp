@@ -1,6 +1,7 @@
 #include "runner/cli_extensions.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -274,6 +275,31 @@ std::vector<std::string> subcommand_names(CLI::App& app) {
   return names;
 }
 
+// The (sub)command the command line names: argv's leading words that are
+// subcommand names ("bench attention"), followed from the top.
+std::pair<CLI::App*, std::string> named_command(CLI::App& app, int argc, char** argv) {
+  CLI::App* command = &app;
+  std::string path;
+  for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+    CLI::App* next = nullptr;
+    for (CLI::App* sub : command->get_subcommands([](CLI::App*) { return true; }))
+      if (sub->check_name(argv[i])) next = sub;
+    if (!next) break;
+    command = next;
+    path += " " + next->get_name();
+  }
+  return {command, path};
+}
+
+// The options `command` requires and was not given, in the order it declares
+// them; CLI11 names only the first it finds missing.
+std::vector<std::string> missing_required(const CLI::App* command) {
+  std::vector<std::string> missing;
+  for (const CLI::Option* o : command->get_options())
+    if (o->get_required() && o->count() == 0) missing.push_back(o->get_name());
+  return missing;
+}
+
 // CLI11's parse errors, reworded to name the option and what it accepts, with
 // the closest valid name when a name was misspelled.
 std::string reworded_parse_error(const CLI::ParseError& e, CLI::App& app, int argc, char** argv) {
@@ -319,6 +345,13 @@ std::string reworded_parse_error(const CLI::ParseError& e, CLI::App& app, int ar
       }
     return fmt::format("{}{} (see poslsh {} --help)", what, hints, command->get_name());
   }
+  if (name == "RequiredError")
+    if (const auto [named, path] = named_command(app, argc, argv);
+        !path.empty() && !missing_required(named).empty()) {
+      const auto missing = missing_required(named);
+      return fmt::format("{}: missing required option{} {} (see poslsh{} --help)", path.substr(1),
+                         missing.size() == 1 ? "" : "s", fmt::join(missing, ", "), path);
+    }
   if (name == "FileError") return fmt::format("--config: {}", what);
   if (name == "ConversionError") return what + " (expected a number of the option's type)";
   return what;

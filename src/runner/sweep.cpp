@@ -282,9 +282,12 @@ struct CellPool {
         return;
       }
       std::lock_guard lock(mutex);
-      const std::string record = fmt::format("#cell {} {}\n{}#end {}\n", cell, nrows, body, cell);
-      std::fwrite(record.data(), 1, record.size(), partial);
-      std::fflush(partial);
+      if (partial) {
+        const std::string record =
+            fmt::format("#cell {} {}\n{}#end {}\n", cell, nrows, body, cell);
+        std::fwrite(record.data(), 1, record.size(), partial);
+        std::fflush(partial);
+      }
       done[cell] = std::move(body);
       progress.advance();
     }
@@ -315,7 +318,7 @@ std::vector<std::size_t> timing_indices(const Sweep& sweep) {
 }
 
 // The CSV and its .meta.json from the finished cells [begin, end), committed
-// together; the partial file is removed.
+// together; the partial file is removed. A stream gets the CSV alone.
 void write_sweep_outputs(const Sweep& sweep, const SweepOptions& opt,
                          const std::map<std::size_t, std::string>& done, std::size_t begin,
                          std::size_t end, int threads, double seconds) {
@@ -327,7 +330,13 @@ void write_sweep_outputs(const Sweep& sweep, const SweepOptions& opt,
   }
   AtomicFile csv(opt.out, "--out");
   csv.write(table);
-  AtomicFile meta(opt.out + ".meta.json", "--out");
+  const auto meta_path = companion_path(opt.out, ".meta.json");
+  if (!meta_path) {
+    csv.commit();
+    say_stream_carries_the_table_alone(sweep.experiment, opt.out);  // even under --quiet: provenance is not kept
+    return;
+  }
+  AtomicFile meta(*meta_path, "--out");
   meta.write(sweep_record({.experiment = sweep.experiment,
                            .shard = opt.shard,
                            .finished_utc = utc_now(),
@@ -349,6 +358,7 @@ void write_sweep_outputs(const Sweep& sweep, const SweepOptions& opt,
   std::remove((opt.out + ".partial").c_str());
 }
 
+
 // The exit code of a run that a cell failed (the error printed) or a signal
 // stopped (how to resume printed); 0 when it finished.
 int stopped_exit_code(const Sweep& sweep, const CellPool& pool, const std::string& partial_path,
@@ -361,15 +371,23 @@ int stopped_exit_code(const Sweep& sweep, const CellPool& pool, const std::strin
                  bug ? " (a bug in poslsh, not in your input: please report it "
                        "with the command line and `poslsh --version`)"
                      : "");
-    std::fprintf(stderr, "poslsh %s: finished cells are kept in %s\n", name, partial_path.c_str());
+    if (!partial_path.empty())
+      std::fprintf(stderr, "poslsh %s: finished cells are kept in %s\n", name,
+                   partial_path.c_str());
     return pool.failure_code;
   }
   if (const int sig = g_interrupted.load(); sig != 0) {
-    std::fprintf(stderr,
-                 "poslsh %s: interrupted by %s; %zu of %zu cells saved in %s. Rerun the same "
-                 "command with --resume to continue.\n",
-                 name, sig == SIGTERM ? "SIGTERM" : "SIGINT", pool.done.size(), cells_in_shard,
-                 partial_path.c_str());
+    if (partial_path.empty())
+      std::fprintf(stderr,
+                   "poslsh %s: interrupted by %s after %zu of %zu cells; nothing written (--out "
+                   "is a stream, which keeps no partial results)\n",
+                   name, sig == SIGTERM ? "SIGTERM" : "SIGINT", pool.done.size(), cells_in_shard);
+    else
+      std::fprintf(stderr,
+                   "poslsh %s: interrupted by %s; %zu of %zu cells saved in %s. Rerun the same "
+                   "command with --resume to continue.\n",
+                   name, sig == SIGTERM ? "SIGTERM" : "SIGINT", pool.done.size(), cells_in_shard,
+                   partial_path.c_str());
     return 128 + sig;  // 130 for SIGINT, 143 for SIGTERM, as a shell reports them
   }
   return 0;
@@ -396,7 +414,12 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
                           ? opt.threads
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   require_writable("--out", opt.out);
-  const std::string partial_path = opt.out + ".partial";
+  // Empty for a stream: its cells are kept in memory only.
+  const std::string partial_path = companion_path(opt.out, ".partial").value_or("");
+  if (opt.resume && partial_path.empty())
+    throw UsageError(fmt::format(
+        "--resume needs --out to be a file; '{}' is a stream, which keeps no partial results",
+        opt.out));
   const auto [begin, end] = shard_range(sweep.num_cells, shard.index, shard.count);
   require_sweep_memory(sweep, opt, begin, end, threads);
   if (opt.resume && !std::ifstream(partial_path) && already_complete(sweep, opt)) {
@@ -410,7 +433,8 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
   const std::string header = partial_header(sweep, opt);
   std::map<std::size_t, std::string> done;
   if (opt.resume) done = read_partial(partial_path, header);
-  std::FILE* partial = restart_partial(partial_path, header, done);
+  std::FILE* partial =
+      partial_path.empty() ? nullptr : restart_partial(partial_path, header, done);
   std::vector<std::size_t> todo;
   for (std::size_t c = begin; c < end; ++c)
     if (!done.count(c)) todo.push_back(c);
@@ -423,7 +447,7 @@ int run_sweep(const Sweep& sweep, const SweepOptions& opt) {
   Progress progress(sweep.experiment, todo.size(), opt.quiet);
   CellPool pool{sweep, opt, partial, std::move(todo), timing_indices(sweep), done, progress};
   pool.run(threads);
-  std::fclose(partial);
+  if (partial) std::fclose(partial);
   progress.finish();
   if (const int rc = stopped_exit_code(sweep, pool, partial_path, end - begin); rc != 0) return rc;
   const double seconds =

@@ -19,7 +19,8 @@ int run_swept(const CLI::App& command, Sweep sweep, const SweepOptions& options,
   const int rc = run_sweep(sweep, options);
   if (rc != 0) return rc;
   if (finished) finished();
-  if (!summarize) return 0;
+  // A stream carries the table alone (runner/atomic_file.h).
+  if (!summarize || is_stream_output(options.out)) return 0;
   // The summary is recomputed from the written table, so it always agrees with it.
   const CsvTable table = CsvTable::read(options.out);
   AtomicFile summary(summary_path(options.out), "--out");

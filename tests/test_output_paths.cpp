@@ -1,0 +1,186 @@
+// Outputs go where users point them (runner/atomic_file.h): "-" is standard
+// output, a symlink is written through to its target, a FIFO or a device is
+// streamed to and never replaced, and missing parent folders are created.
+// Every missing required option is named at once.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <set>
+#include <string>
+
+#include "cli_harness.h"
+
+namespace poslsh::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSample = "sample --n 64 --sigma 4 --s 3 --seed 7 --blocks --out ";
+const std::string kSweep =
+    "convergence --n 64 --sigma 4 --s 1 4 --trials 2 --seed 3 --no-timing --quiet --threads 1 "
+    "--out ";
+
+class OutputPathsCli : public CliTest {
+ protected:
+  // The table a plain file gets: what every other target must receive.
+  std::string reference(const std::string& args) const {
+    EXPECT_EQ(cli(args + path("reference.csv")).exit_code, 0);
+    return slurp(path("reference.csv"));
+  }
+  // Runs `args` with the working directory set to the test's folder.
+  CliResult cli_here(const std::string& args) const {
+    return cli_in(dir_.string(), args);
+  }
+  CliResult cli_in(const std::string& cwd, const std::string& args) const {
+    const std::string out = path(".stdout"), err = path(".stderr");
+    const std::string cmd =
+        "cd " + cwd + " && " + std::string(POSLSH_CLI) + " " + args + " >" + out + " 2>" + err;
+    const int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+  // The test folder's entries other than the harness's own files.
+  std::set<std::string> entries() const {
+    std::set<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_))
+      if (e.path().filename().string()[0] != '.') names.insert(e.path().filename().string());
+    return names;
+  }
+};
+
+TEST_F(OutputPathsCli, DashStreamsTheTableToStandardOutputAndWritesNoFile) {
+  for (const std::string& args : {kSample, kSweep}) {
+    const std::string expected = reference(args);
+    fs::remove(path("reference.csv"));
+    fs::remove(path("reference.csv.meta.json"));
+    const CliResult r = cli_here(args + "-");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, expected) << args;
+    EXPECT_NE(r.err.find("stream"), std::string::npos) << r.err;  // says where the sidecar went
+    EXPECT_TRUE(entries().empty()) << args << ": wrote " << *entries().begin();
+  }
+}
+
+TEST_F(OutputPathsCli, ResumeIntoAStreamIsRefused) {
+  expect_usage_error(kSweep + "- --resume", "--resume");
+}
+
+TEST_F(OutputPathsCli, ASymlinkIsWrittenThroughToItsTarget) {
+  const std::string expected = reference(kSample);
+  fs::create_directories(path("data"));
+  std::ofstream(path("data/real.csv")) << "old contents\n";
+  fs::create_symlink("data/real.csv", path("link.csv"));  // relative, as users make them
+  fs::create_symlink("data/new.csv", path("dangling.csv"));
+  for (const std::string link : {"link.csv", "dangling.csv"}) {
+    const CliResult r = cli(kSample + path(link));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(fs::is_symlink(fs::symlink_status(path(link)))) << link << " was replaced";
+    EXPECT_EQ(slurp(path(link)), expected) << link;
+    EXPECT_TRUE(fs::exists(path(link + ".meta.json")));
+  }
+  EXPECT_EQ(slurp(path("data/real.csv")), expected);
+  EXPECT_EQ(slurp(path("data/new.csv")), expected);
+  for (const auto& e : fs::directory_iterator(path("data")))  // no temporary file left
+    EXPECT_TRUE(e.path().filename() == "real.csv" || e.path().filename() == "new.csv")
+        << e.path();
+}
+
+TEST_F(OutputPathsCli, AFifoIsStreamedToAndStaysAFifo) {
+  for (const std::string& args : {kSample, kSweep}) {
+    const std::string expected = reference(args);
+    const std::string fifo = path("pipe");
+    fs::remove(fifo);
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    // The reader opens the FIFO as `cat pipe` would, while the command writes.
+    auto read = std::async(std::launch::async, [&] { return slurp(fifo); });
+    const CliResult r = cli(args + fifo);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(read.get(), expected) << args;
+    struct stat st {};
+    ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced";
+    EXPECT_FALSE(fs::exists(fifo + ".meta.json"));
+    EXPECT_FALSE(fs::exists(fifo + ".partial"));
+    EXPECT_FALSE(fs::exists(path("pipe.summary.csv")));
+  }
+}
+
+TEST_F(OutputPathsCli, ADeviceIsWrittenAndNeverReplaced) {
+  // /dev/null as a user (or root, as CI runs) would give it; nothing may
+  // appear beside it.
+  ASSERT_FALSE(fs::exists("/dev/null.meta.json"));
+  const CliResult r = cli(kSample + "/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct stat st {};
+  ASSERT_EQ(::lstat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_FALSE(fs::exists("/dev/null.meta.json"));
+  EXPECT_FALSE(fs::exists("/dev/null.partial"));
+  // A link to a device (as /dev/stdout is) is streamed through, not replaced.
+  fs::create_symlink("/dev/null", path("to-null"));
+  ASSERT_EQ(cli(kSweep + path("to-null")).exit_code, 0);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(path("to-null"))));
+  EXPECT_FALSE(fs::exists(path("to-null.meta.json")));
+}
+
+TEST_F(OutputPathsCli, MissingParentFoldersAreCreated) {
+  const std::string expected = reference(kSweep);
+  const CliResult r = cli(kSweep + path("a/b/c/table.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(slurp(path("a/b/c/table.csv")), expected);
+  EXPECT_TRUE(fs::exists(path("a/b/c/table.csv.meta.json")));
+}
+
+TEST_F(OutputPathsCli, AFolderOrAStreamWhereAFolderIsNeededIsRefused) {
+  fs::create_directories(path("folder"));
+  expect_usage_error(kSample + path("folder"), "is a folder");
+  expect_usage_error("reproduce --config " + std::string(POSLSH_SOURCE_DIR) +
+                         "/configs/default.toml --no-plots --out -",
+                     "not a folder");
+}
+
+TEST_F(OutputPathsCli, EveryMissingRequiredOptionIsNamedInOneLine) {
+  const CliResult r = cli("sample");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("missing required options --n, --sigma, --s, --out"), std::string::npos)
+      << r.err;
+  // The options given are not listed; one missing option is named alone.
+  expect_usage_error("sample --n 8 --sigma 2 --s 1", "missing required option --out");
+  expect_usage_error("merge", "missing required options --out, shards");
+  expect_usage_error("check", "missing required option files");
+  expect_usage_error("convergence --n 8", "--out");
+}
+
+// `check` says how many lines could not decide and what would decide them;
+// --strict makes that a non-zero exit, as a CI job needs.
+class StrictCheckCli : public CliTest {};
+
+TEST_F(StrictCheckCli, ThreeTrialsCannotDecideTheRateAndStrictSaysSo) {
+  ASSERT_EQ(cli("convergence --n 256 --sigma 4 --s 1:16:x2 --trials 3 --plant-defect zero-shift "
+                "--quiet --out " + path("c.csv")).exit_code, 0);
+  const CliResult plain = cli("check " + path("c.csv"));
+  EXPECT_EQ(plain.exit_code, 0) << plain.out;
+  EXPECT_NE(plain.out.find("could not decide: use >= 4 values of s >= 4"), std::string::npos)
+      << plain.out;
+  const CliResult strict = cli("check --strict " + path("c.csv"));
+  EXPECT_EQ(strict.exit_code, 5) << strict.out << strict.err;
+  EXPECT_EQ(std::count(strict.err.begin(), strict.err.end(), '\n'), 1) << strict.err;
+  EXPECT_NE(strict.err.find("rate spectral"), std::string::npos) << strict.err;
+  EXPECT_NE(strict.err.find("--trials >= "), std::string::npos) << strict.err;
+}
+
+TEST_F(StrictCheckCli, EnoughTrialsAndValuesOfSDecideAndPassStrict) {
+  ASSERT_EQ(cli("convergence --n 256 --sigma 4 --s 1:32:x2 --trials 15 --quiet --out " +
+                path("c.csv")).exit_code, 0);
+  const CliResult r = cli("check --strict " + path("c.csv"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("could not decide"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace poslsh::testing
