@@ -146,7 +146,7 @@ LABEL = re.compile(r"(?:s = (?P<s>\d+)|(?P<control>sinusoidal control)|order-(?P
                    r"(?:, minus (?P<reference>fixed blocks|no bias|its loss at n))?"
                    r"(?:, positions \[(?P<lo>\d+), (?P<hi>\d+)\) at (?P<context>\d+))?"
                    r"(?P<test>, on the test split)?")
-RESULTS_LINK = re.compile(r"\]\((?:\./)?docs/results/([\w.-]+)/")
+RESULTS_LINK = re.compile(r"\]\((?:\./)?(?:docs/)?results/([\w.-]+)/")
 PHASES = {None: "train", " from exact ALiBi": "finetune", " from no bias": "finetune-nobias"}
 REFERENCES = {"fixed blocks": "vs_fixed_block", "no bias": "vs_nobias", "its loss at n": "vs_n"}
 
@@ -243,7 +243,7 @@ CONFIG_PHRASES = [
     (re.compile(r"\b(\d+) seeds"), lambda c: [c.get("seeds")]),
     (re.compile(r"\bs = (\d+(?:, \d+)*)"), lambda c: [c.get("s")]),
 ]
-CONFIG_LINK = re.compile(r"\[[^\]]*\]\((?:\./)?configs/([\w.-]+)\.toml\)")
+CONFIG_LINK = re.compile(r"\[[^\]]*\]\((?:\./|\.\./)?configs/([\w.-]+)\.toml\)")
 EXACT_LEVEL = re.compile(rf"exact ALiBi ends at (?P<mean>{NUMBER})")
 PROBE_GAIN = re.compile(rf"(?P<mean>{NUMBER}) from the bytes beyond the last (?P<w>\d+)")
 MARGIN = re.compile(rf"±(?P<margin>{NUMBER}) margin")
@@ -861,20 +861,23 @@ def table_problems(folder, notes):
             + bench_quote_problems(folder)]
 
 
-def problems(source, notes=None):
-    notes = [] if notes is None else notes
-    readme = (source / "README.md").read_text()
-    if "## What the paper claims" not in readme:
-        return ["README.md has no section '## What the paper claims'"]
-    out, checked, checked_tables = [], 0, []
-    for rows, column, title in ((r, c, t) for h, r in claims_tables(readme)
+# The pages whose "## What the paper claims" section quotes the runs: the
+# README's verdict table (one number per claim) and the whole table with
+# every interval in docs/results.md (its links relative to docs/).
+CLAIMS_PAGES = ("README.md", "docs/results.md")
+
+
+def page_problems(source, page, text, notes, checked_tables):
+    """The quotes of one page's claims section; the number of LM rows checked."""
+    out, checked = [], 0
+    for rows, column, title in ((r, c, t) for h, r in claims_tables(text)
                                 for c, t in enumerate(h)):
         link = RESULTS_LINK.search(title)
         if not link:
             continue
         summary = source / "docs" / "results" / link.group(1) / "lm.summary.csv"
         if not summary.is_file():
-            out.append(f"column '{title}': {summary} does not exist")
+            out.append(f"{page}: column '{title}': {summary} does not exist")
             continue
         table = summary_rows(summary)
         out += [f"{summary.parent.name}: {p}" for p in config_problems(source, summary.parent.name)]
@@ -885,11 +888,27 @@ def problems(source, notes=None):
             claim = cells[0].split(":", 1)[0]
             if re.fullmatch(r"LM \d", claim):
                 checked += 1
-                out += [f"{summary.parent.name}: {p}" for p in check_cell(table, claim, cells[column])]
+                out += [f"{page}: {summary.parent.name}: {p}"
+                        for p in check_cell(table, claim, cells[column])]
     if checked == 0:
-        out.append("no column of the claims table links into docs/results/NAME/")
-    return (out + paragraph_problems(source, readme) + doc_table_problems(source, notes, checked_tables)
-            + all_shard_problems(source))
+        out.append(f"{page}: no column of the claims table links into docs/results/NAME/")
+    return out + [f"{page}: {p}" for p in paragraph_problems(source, text)], checked
+
+
+def problems(source, notes=None):
+    notes = [] if notes is None else notes
+    out, checked_tables = [], []
+    for page in CLAIMS_PAGES:
+        path = source / page
+        if page != "README.md" and not path.is_file():
+            continue  # a scratch tree of the self-test has the README alone
+        text = path.read_text()
+        if "## What the paper claims" not in text:
+            out.append(f"{page} has no section '## What the paper claims'")
+            continue
+        found, _ = page_problems(source, page, text, notes, checked_tables)
+        out += found
+    return out + doc_table_problems(source, notes, checked_tables) + all_shard_problems(source)
 
 
 SELF_TEST_SUMMARY = """variant,train_s,phase,eval,eval_s,step,pos_lo,pos_hi,head,context,metric,\
