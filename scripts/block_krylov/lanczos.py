@@ -47,6 +47,40 @@ def smallest(band, k):
                       select_range=(0, 0), check_finite=False)[0]
 
 
+def first_crossings(band, k, b, lam_ref):
+    """The exact first matvec count at which the relative error falls below each
+    threshold, by binary search over block steps (theta is non-increasing in k)."""
+    first = {}
+    cache = {}
+
+    def rel_at(kq):
+        if kq not in cache:
+            cache[kq] = abs(smallest(band, kq) - lam_ref) / abs(lam_ref)
+        return cache[kq]
+    for t in THRESH:
+        if rel_at(k) >= t:
+            first[t] = None
+            continue
+        lo, hi = 1, k // b         # in block steps; rel_at(hi*b) < t
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if rel_at(mid * b) < t:
+                hi = mid
+            else:
+                lo = mid + 1
+        first[t] = lo * b
+    return first
+
+
+def sampled_orthogonality_loss(V, k, b):
+    """The last block and 64 random basis vectors against the whole basis."""
+    idx = np.unique(np.concatenate([np.arange(k - b, k),
+                                    np.random.default_rng(99).integers(0, k, 64)]))
+    G = V[:k] @ V[idx].T
+    G[idx, np.arange(idx.size)] -= 1.0
+    return float(np.abs(G).max())
+
+
 def run(b, seed, cap, lam_ref, mv_cols, stop=1e-7, stagnate=False, log=sys.stdout):
     n = N
     kmax = cap + b
@@ -106,31 +140,8 @@ def run(b, seed, cap, lam_ref, mv_cols, stop=1e-7, stagnate=False, log=sys.stdou
             elif rel < stop:
                 break
     wall = time.perf_counter() - t0
-    # exact first crossings, by binary search over block steps (theta non-increasing in k)
-    first = {}
-    cache = {}
-    def rel_at(kq):
-        if kq not in cache:
-            cache[kq] = abs(smallest(band, kq) - lam_ref) / abs(lam_ref)
-        return cache[kq]
-    for t in THRESH:
-        if rel_at(k) >= t:
-            first[t] = None
-            continue
-        lo, hi = 1, k // b         # in block steps; rel_at(hi*b) < t
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if rel_at(mid * b) < t:
-                hi = mid
-            else:
-                lo = mid + 1
-        first[t] = lo * b
-    # orthogonality check: last block and 64 random basis vectors against the whole basis
-    idx = np.unique(np.concatenate([np.arange(k - b, k),
-                                    np.random.default_rng(99).integers(0, k, 64)]))
-    G = V[:k] @ V[idx].T
-    G[idx, np.arange(idx.size)] -= 1.0
-    orth = float(np.abs(G).max())
+    first = first_crossings(band, k, b, lam_ref)
+    orth = sampled_orthogonality_loss(V, k, b)
     return dict(b=b, seed=seed, matvecs=k, first={str(t): v for t, v in first.items()},
                 final_theta=hist[-1][1], final_rel=hist[-1][2], wall_s=wall,
                 orth_loss_sampled=orth, second_passes=second_passes, hist=hist)
