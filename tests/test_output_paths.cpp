@@ -11,6 +11,8 @@
 #include <fstream>
 #include <future>
 #include <set>
+#include <sstream>
+#include <vector>
 #include <string>
 
 #include "cli_harness.h"
@@ -154,6 +156,48 @@ TEST_F(OutputPathsCli, EveryMissingRequiredOptionIsNamedInOneLine) {
   expect_usage_error("merge", "missing required options --out, shards");
   expect_usage_error("check", "missing required option files");
   expect_usage_error("convergence --n 8", "--out");
+}
+
+// The options a subcommand's --help marks REQUIRED ("--out", or a positional's name).
+std::vector<std::string> required_in_help(const std::string& help) {
+  std::vector<std::string> names;
+  std::istringstream lines(help);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(" REQUIRED") != std::string::npos) {
+      std::string name;
+      std::istringstream(line) >> name;
+      names.push_back(name.substr(name.rfind(',') + 1));  // "-n,--name" -> "--name"
+    }
+  return names;
+}
+
+// Every subcommand that requires options names all of them at once when
+// given none, in its --help's order, in one line.
+TEST_F(OutputPathsCli, EverySubcommandNamesAllItsMissingRequiredOptions) {
+  std::vector<std::string> commands;
+  for (const std::string& parent : {std::string(), std::string("bench ")}) {
+    std::istringstream help(cli(parent + "--help").out);
+    bool listing = false;
+    for (std::string line; std::getline(help, line);) {
+      if (line.rfind("Subcommands:", 0) == 0) listing = true;
+      std::string name;
+      if (listing && line.rfind("  ", 0) == 0 && (std::istringstream(line) >> name))
+        if (name != "bench") commands.push_back(parent + name);
+    }
+  }
+  ASSERT_GE(commands.size(), 15u);
+  int with_required = 0;
+  for (const auto& command : commands) {
+    const auto required = required_in_help(cli(command + " --help").out);
+    if (required.empty()) continue;  // would run: nothing to name
+    ++with_required;
+    expect_usage_error(command, "missing required option");
+    const std::string err = cli(command).err;
+    for (const auto& r : required)
+      EXPECT_NE(err.find(" " + r), std::string::npos) << command << ": " << r << " in " << err;
+    EXPECT_NE(err.find("see poslsh " + command + " --help"), std::string::npos) << err;
+  }
+  EXPECT_GE(with_required, 12) << "subcommands with required options";
 }
 
 // `check` says how many lines could not decide and what would decide them;
