@@ -45,13 +45,14 @@ Action add_sample_command(CLI::App& app) {
     const auto hashes = draw_hashes(o->seed, defect, o->trial, o->s, o->sigma);
     CsvWriter table(o->blocks ? std::vector<std::string>{"sample", "start", "end"}
                               : std::vector<std::string>{"sample", "pitch", "shift"});
+    const BlockCutter cut = block_cutter(defect);  // block_starts, unless a bug is planted
     for (std::int64_t k = 0; k < o->s; ++k) {
       const auto& h = hashes[k];
       if (!o->blocks) {
         table.row_of(k, h.pitch, h.shift);
         continue;
       }
-      const auto starts = block_starts(h, o->n);
+      const auto starts = cut(h, o->n);
       for (std::size_t b = 0; b + 1 < starts.size(); ++b) table.row_of(k, starts[b], starts[b + 1]);
       if (table.buffered_bytes() > (1u << 24)) file.write(table.take());
     }

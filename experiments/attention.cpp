@@ -500,7 +500,7 @@ class CellRows {
       for (std::int64_t trial = 0; trial < o_.trials; ++trial) {
         const auto hashes =
             draw_hashes(seed, o_.plant.defect(), static_cast<std::uint64_t>(trial), s, sigma_);
-        const MaskMean mask = estimator_mask(p_.n, hashes, form_, bug());
+        const MaskMean mask = estimator_mask(p_.n, hashes, form_, bug(), binning());
         const double kpq = lsh_keys_per_query(mask);
         if (want_lsh) {
           const auto t0 = std::chrono::steady_clock::now();
@@ -520,13 +520,15 @@ class CellRows {
   // never planted: what the error-law lines compare the tested trials with.
   ControlErrors control_errors(std::uint64_t seed, std::int64_t trial, std::int64_t s) const {
     const MaskMean mask = estimator_mask(
-        p_.n, control_hashes(seed, static_cast<std::uint64_t>(trial), s, sigma_), form_, bug());
+        p_.n, control_hashes(seed, static_cast<std::uint64_t>(trial), s, sigma_), form_, bug(),
+        binning());
     const auto approx = lsh_attention<double>(q_, k_, v_, mask, opts_);
     return {(approx - ref_.exact).cwiseAbs().maxCoeff(),
             (approx - ref_.exact).norm() / exact_norm_, projection(approx)};
   }
 
   EstimatorBug bug() const { return o_.plant.defect().estimator_bug; }
+  BinningBug binning() const { return o_.plant.defect().binning_bug; }
 
   // The estimator against its definition (estimator_probe.h) on the row's
   // hashes, in both forms whichever the table has: the causal and the
@@ -537,7 +539,7 @@ class CellRows {
     double worst = std::max(attention_estimator_deviation(q_, k_, v_, hashes, form_, approx),
                             mask_product_deviation(mask, hashes, x));
     const Form other = form_ == Form::kCausal ? Form::kSymmetric : Form::kCausal;
-    const MaskMean other_mask = estimator_mask(p_.n, hashes, other, bug());
+    const MaskMean other_mask = estimator_mask(p_.n, hashes, other, bug(), binning());
     const auto other_approx = lsh_attention<double>(q_, k_, v_, other_mask, opts_);
     worst = std::max(worst, attention_estimator_deviation(q_, k_, v_, hashes, other, other_approx));
     return std::max(worst, mask_product_deviation(other_mask, hashes, x));

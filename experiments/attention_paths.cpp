@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "experiments/attention.h"
+#include "experiments/reference_blocks.h"
 
 namespace poslsh {
 
@@ -45,12 +46,14 @@ LogPrior band_prior(double sigma, Form form, std::vector<std::int64_t> tile_half
 }
 
 LogPrior lsh_prior(std::span<const PositionalHash> hashes, std::int64_t n, Form form) {
-  // Per row i, the block of each hash that holds it (causal: cut at i).
+  // Per row i, the block of each hash that holds it (causal: cut at i), from
+  // the definition (reference_blocks.h), not the library's binning.
   std::vector<std::pair<std::int64_t, std::int64_t>> blocks;
   blocks.reserve(static_cast<std::size_t>(n) * hashes.size());
   for (std::int64_t i = 0; i < n; ++i)
     for (const auto& h : hashes)
-      blocks.emplace_back(block_begin(h, i), form == Form::kCausal ? i + 1 : block_end(h, i, n));
+      blocks.emplace_back(reference_block_begin(h, i),
+                          form == Form::kCausal ? i + 1 : reference_block_end(h, i, n));
   const std::size_t s = hashes.size();
   return [blocks = std::move(blocks), s](std::int64_t i, std::int64_t j) {
     int count = 0;
@@ -257,12 +260,12 @@ using Results = std::map<std::pair<std::size_t, std::int64_t>, HeadResult>;  // 
 // errors against exact attention and the bounds in the table's form only.
 template <typename S>
 void probe_form(const Problem& p, const Inputs<S>& in, Form form, bool table_form,
-                EstimatorBug bug, Results& results) {
+                EstimatorBug bug, BinningBug binning, Results& results) {
   std::vector<MaskMean> masks;
   std::vector<RowMatrix<double>> exact, lsh;
   for (std::int64_t h = 0; h < kPathHeads; ++h) {
     const auto hs = static_cast<std::size_t>(h);
-    masks.push_back(estimator_mask(p.n, p.hashes[hs], form, bug));
+    masks.push_back(estimator_mask(p.n, p.hashes[hs], form, bug, binning));
     const auto q = in.qd.head(h), k = in.kd.head(h), v = in.vd.head(h);
     exact.push_back(attention_oracle(q, k, v, alibi_prior(p.sigmas[hs], form)));
     lsh.push_back(attention_oracle(q, k, v, lsh_prior(p.hashes[hs], p.n, form)));
@@ -328,8 +331,8 @@ Results probe_precision(const Problem& p, const PathSpec& spec) {
   const Form other = spec.form == Form::kCausal ? Form::kSymmetric : Form::kCausal;
   const EstimatorBug bug = spec.defect.estimator_bug;
   Results results;
-  probe_form(p, in, spec.form, true, bug, results);
-  probe_form(p, in, other, false, bug, results);
+  probe_form(p, in, spec.form, true, bug, spec.defect.binning_bug, results);
+  probe_form(p, in, other, false, bug, spec.defect.binning_bug, results);
   const double unit = path_unit_roundoff(std::is_same_v<S, float>);
   for (auto& [key, r] : results) {
     const auto q = in.qd.head(key.second), k = in.kd.head(key.second);

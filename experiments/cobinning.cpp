@@ -8,6 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "experiments/reference_blocks.h"
 #include "internal/printable.h"
 #include "stats/chernoff.h"
 
@@ -74,7 +75,7 @@ std::int64_t cobin_run(const PositionalHash& h, CobinRegion region, std::int64_t
 }
 
 std::int64_t cobin_run_at(const PositionalHash& h, std::int64_t a, bool backward, std::int64_t n) {
-  return backward ? a - block_begin(h, a) + 1 : block_end(h, a, n) - a;
+  return backward ? a - reference_block_begin(h, a) + 1 : reference_block_end(h, a, n) - a;
 }
 
 std::vector<std::int64_t> cobin_large_anchors(std::int64_t n) {

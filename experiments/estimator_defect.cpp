@@ -55,7 +55,12 @@ std::vector<std::int64_t> tile_edge_off_by_one(std::vector<std::int64_t> starts)
 }  // namespace
 
 MaskMean estimator_mask(std::int64_t n, std::span<const PositionalHash> hashes, Form form,
-                        EstimatorBug bug) {
+                        EstimatorBug bug, BinningBug binning) {
+  if (binning == BinningBug::kOneBasedBins) {
+    std::vector<std::vector<std::int64_t>> partitions;
+    for (const auto& h : hashes) partitions.push_back(consumer_block_starts(h, n, form, binning));
+    return MaskMean(n, partitions, form);
+  }
   if (bug == EstimatorBug::kDropsAHash && hashes.size() >= 2) {
     std::vector<PositionalHash> counted(hashes.begin(), hashes.end());
     counted.back() = counted.front();

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "experiments/consumer_cobinning.h"
+
 namespace poslsh {
 
 enum class EstimatorBug {
@@ -45,9 +47,10 @@ std::string estimator_bug_name(EstimatorBug bug);       // "estimator-drops-a-ha
 bool estimator_bug_in_mask(EstimatorBug bug);
 
 // The mask the estimator with `bug` computes with: MaskMean(n, hashes, form)
-// when sound.
+// when sound. BinningBug::kOneBasedBins, a bug in the library's blocks
+// (consumer_cobinning.h), is planted in it too: every consumer reads them.
 MaskMean estimator_mask(std::int64_t n, std::span<const PositionalHash> hashes, Form form,
-                        EstimatorBug bug);
+                        EstimatorBug bug, BinningBug binning = BinningBug::kNone);
 
 // --- the paths (attention_paths.h) with a bug planted ---------------------
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "experiments/reference_blocks.h"
+
 namespace poslsh {
 
 std::vector<std::int64_t> estimator_probe_rows(std::int64_t n) {
@@ -22,7 +24,8 @@ std::vector<std::int64_t> estimator_probe_rows(std::int64_t n) {
 namespace estimator_probe {
 
 // c_ij for query i over keys [lo, hi): the number of hashes whose block
-// holding i holds j (causal: j <= i only), from the hashes' own bins.
+// holding i holds j (causal: j <= i only), from the definition's blocks
+// (reference_blocks.h: no code shared with the library's binning).
 struct RowCounts {
   std::int64_t lo = 0, hi = 0;
   std::vector<double> count;  // count[j - lo]
@@ -33,8 +36,8 @@ RowCounts row_counts(std::span<const PositionalHash> hashes, std::int64_t n, std
   RowCounts c{i, i + 1, {}};
   std::vector<std::pair<std::int64_t, std::int64_t>> blocks;
   for (const auto& h : hashes) {
-    const std::int64_t b = block_begin(h, i);
-    const std::int64_t e = form == Form::kCausal ? i + 1 : block_end(h, i, n);
+    const std::int64_t b = reference_block_begin(h, i);
+    const std::int64_t e = form == Form::kCausal ? i + 1 : reference_block_end(h, i, n);
     blocks.emplace_back(b, e);
     c.lo = std::min(c.lo, b);
     c.hi = std::max(c.hi, e);

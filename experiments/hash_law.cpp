@@ -16,6 +16,7 @@
 
 #include "experiments/cobinning.h"
 #include "experiments/planted_defect.h"
+#include "experiments/reference_blocks.h"
 #include "runner/cli_common.h"
 #include "runner/swept_experiment.h"
 #include "runner/validators.h"
@@ -268,6 +269,48 @@ void equivariance_rows(double sigma, std::int64_t cell, const HashLawSizes& z,
                                compared[key], unequal[key], 0));
 }
 
+// The batched drawer users call against the scalar one every other row
+// reads, bit for bit (hash_law.h, probe "batched"): key 0, hash k of
+// batched(t, s) against draw(t, k); key 1, batched(t, s) against the first s
+// hashes of batched(t, 2 s). The cell's first trials, at each of kBatchedSizes.
+void batched_rows(double sigma, std::int64_t cell, const HashLawSizes& z, const HashDrawer& draw,
+                  const BatchedDrawer& batched, std::vector<Row>& rows) {
+  std::int64_t compared = 0, unequal = 0, nested = 0, unnested = 0;
+  const std::uint64_t t0 = first_trial(cell, z);
+  for (std::int64_t t = 0; t < std::min(kEquivarianceTrials, z.trials); ++t)
+    for (const std::int64_t s : kBatchedSizes) {
+      const std::uint64_t trial = t0 + static_cast<std::uint64_t>(t);
+      const auto hashes = batched(trial, s, sigma), doubled = batched(trial, 2 * s, sigma);
+      for (std::int64_t k = 0; k < s; ++k) {
+        const auto i = static_cast<std::size_t>(k);
+        unequal += !bit_equal(hashes[i], draw(trial, static_cast<std::uint64_t>(k), sigma));
+        unnested += !bit_equal(hashes[i], doubled[i]);
+      }
+      compared += s;
+      nested += s;
+    }
+  rows.push_back(count_row(sigma, "batched", 0, "unequal", compared, unequal, 0));
+  rows.push_back(count_row(sigma, "batched", 1, "unequal", nested, unnested, 0));
+}
+
+// The blocks the library cuts against their definition (probe "blocks"):
+// the equivariance probe's hashes at each n of kBlocksProbeN.
+void blocks_row(double sigma, std::int64_t cell, const HashLawSizes& z, const HashDrawer& draw,
+                const BlockCutter& blocks, std::vector<Row>& rows) {
+  std::int64_t compared = 0, unequal = 0;
+  const std::uint64_t t0 = first_trial(cell, z);
+  for (std::int64_t t = 0; t < std::min(kEquivarianceTrials, z.trials); ++t)
+    for (std::int64_t k = 0; k < std::min(kEquivarianceIndices, z.indices); ++k) {
+      const PositionalHash h =
+          draw(t0 + static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(k), sigma);
+      for (const std::int64_t n : kBlocksProbeN) {
+        unequal += blocks(h, n) != reference_block_starts(h, n);
+        ++compared;
+      }
+    }
+  rows.push_back(count_row(sigma, "blocks", 0, "unequal", compared, unequal, 0));
+}
+
 }  // namespace hash_law_cells
 
 void require_hash_law_sigma(const std::string& option, const std::vector<double>& sigma) {
@@ -297,9 +340,14 @@ std::vector<std::vector<std::string>> hash_law_index_rows(double sigma, std::int
   return rows;
 }
 
+HashReaders hash_readers(std::uint64_t seed, const PlantedDefect& defect) {
+  return {batched_drawer(seed, defect), block_cutter(defect)};
+}
+
 std::vector<std::vector<std::string>> hash_law_cell_rows(double sigma, std::int64_t cell,
                                                          const HashLawSizes& sizes,
-                                                         const HashDrawer& draw) {
+                                                         const HashDrawer& draw,
+                                                         const HashReaders& readers) {
   std::vector<std::vector<std::string>> rows;
   // Kept by each thread from cell to cell: 32 bytes a hash, faulted in once.
   thread_local std::vector<hash_law_cells::HashBits> bits, scratch;
@@ -310,6 +358,9 @@ std::vector<std::vector<std::string>> hash_law_cell_rows(double sigma, std::int6
   hash_law_cells::span_rows(sigma, cell, draw, true, rows);
   hash_law_cells::span_rows(sigma, cell, draw, false, rows);
   hash_law_cells::equivariance_rows(sigma, cell, sizes, draw, rows);
+  if (readers.batched)
+    hash_law_cells::batched_rows(sigma, cell, sizes, draw, readers.batched, rows);
+  if (readers.blocks) hash_law_cells::blocks_row(sigma, cell, sizes, draw, readers.blocks, rows);
   return rows;
 }
 
@@ -364,7 +415,8 @@ class HashLaw : public SweptExperiment<LawCell> {
 
   std::vector<CsvRow> rows(const LawCell& cell) const override {
     return hash_law_cell_rows(cell.sigma, cell.position, sizes_,
-                              hash_drawer(seed_, plant_.defect()));
+                              hash_drawer(seed_, plant_.defect()),
+                              hash_readers(seed_, plant_.defect()));
   }
 
   std::string label(const LawCell& cell) const override {

@@ -58,7 +58,20 @@
 //    trial-major packing of stride below T;
 //  - "equivariance", key 0: the cell's sigma; key m >= 1: the ladder's sigmas
 //    in [2^(m-9), 2^(m-8)); kEquivarianceTrials x kEquivarianceIndices hashes
-//    of the cell's trials compared at each, "unequal".
+//    of the cell's trials compared at each, "unequal";
+//  - "batched", "unequal": the batched drawer users call (draw_hashes, which
+//    convergence, attention, `poslsh sample` and the Python module read)
+//    against the scalar one every other probe reads, bit for bit, on the
+//    cell's first kEquivarianceTrials trials at each s of kBatchedSizes: key 0
+//    hash k of the batch against draw(t, k), key 1 the batch for s against the
+//    first s of the batch for 2 s (nested across s). With it, every law the
+//    other probes test holds for the batched drawer too;
+//  - "blocks", key 0, "unequal": the blocks the library cuts from the same
+//    hashes (block_starts: what MaskMean, lsh_attention and `poslsh sample
+//    --blocks` read) against their definition, in code that shares nothing
+//    with the library's binning (reference_blocks.h), at each n of
+//    kBlocksProbeN: a binning defect that keeps the partition law (block ids
+//    from 1-based positions) moves no count above and is seen here.
 // What no row sees: dependence between hashes that is neither equality nor a
 // shift of one index's law (the co-binning dispersion tests look for it),
 // repeats and key collisions outside the drawn pairs (a lag or stride beyond
@@ -75,6 +88,7 @@
 #include <vector>
 
 #include "experiments/check_outcome.h"
+#include "experiments/planted_defect.h"
 #include "experiments/sampler_defect.h"
 #include "runner/csv_table.h"
 
@@ -94,6 +108,10 @@ inline constexpr std::int64_t kDeepIndices = std::int64_t{1} << 16;
 // Hashes of the equivariance probe: its first trials x first indices.
 inline constexpr std::int64_t kEquivarianceTrials = 4;
 inline constexpr std::int64_t kEquivarianceIndices = 4;
+// The s at which the batched probe draws whole batches (and 2 s, for nesting).
+inline constexpr std::int64_t kBatchedSizes[] = {1, 3, 64, 1000};
+// The n at which the blocks probe cuts each hash (off the tiles, and tiny).
+inline constexpr std::int64_t kBlocksProbeN[] = {1, 2, 257, 4099};
 // Relative difference of the standardized values allowed by rounding.
 inline constexpr double kEquivarianceTolerance = 1e-12;
 // P(two sound hashes of distinct (trial, index) are bit-equal) <= 2^-96: the
@@ -128,11 +146,22 @@ struct HashLawSizes {
 std::vector<std::vector<std::string>> hash_law_index_rows(double sigma, std::int64_t cell,
                                                           const HashLawSizes& sizes,
                                                           const HashDrawer& draw);
+// What users read besides the scalar drawer, each compared bit for bit with
+// what the scalar drawer's hashes define (probes batched and blocks).
+struct HashReaders {
+  BatchedDrawer batched;  // draw_hashes: against draw, hash for hash, and nested across s
+  BlockCutter blocks;     // block_starts: against reference_block_starts (reference_blocks.h)
+};
+// The readers of a (seed, defect): the library's, with the defect planted.
+HashReaders hash_readers(std::uint64_t seed, const PlantedDefect& defect);
+
 // The rows of one sigma, probes in the order index, grid, duplicate, span,
-// far, index-span, far-index, equivariance.
+// far, index-span, far-index, equivariance, then batched and blocks for the
+// readers given.
 std::vector<std::vector<std::string>> hash_law_cell_rows(double sigma, std::int64_t cell,
                                                          const HashLawSizes& sizes,
-                                                         const HashDrawer& draw);
+                                                         const HashDrawer& draw,
+                                                         const HashReaders& readers = {});
 
 // The checks of `poslsh check` on a hash-law table, alpha in seven equal
 // shares (hash-index, hash-bulk, pitch-tail, trial-span, index-span,

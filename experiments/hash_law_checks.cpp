@@ -19,11 +19,17 @@ namespace poslsh {
 
 namespace hash_law_checks {
 
-// The seven line kinds, in output order.
-enum Kind { kIndex, kBulk, kTail, kSpan, kIndexSpan, kDuplicate, kEquivariance, kKinds };
+// The line kinds, in output order: seven statistical ones, which share alpha,
+// and two identities, deterministic (an unequal hash has probability 0),
+// which spend none: the batched drawer's and the library's blocks'.
+enum Kind {
+  kIndex, kBulk, kTail, kSpan, kIndexSpan, kDuplicate, kEquivariance, kBatched, kBlocks, kKinds
+};
+constexpr int kStatisticalKinds = kBatched;
 const char* kind_name(int k) {
-  static const char* names[] = {"hash-index", "hash-bulk",  "pitch-tail",  "trial-span",
-                                "index-span", "duplicates", "equivariance"};
+  static const char* names[] = {"hash-index", "hash-bulk",      "pitch-tail",
+                                "trial-span", "index-span",     "duplicates",
+                                "equivariance", "batched-drawer", "blocks"};
   return names[k];
 }
 
@@ -41,6 +47,8 @@ int row_kind(const std::string& probe, const std::string& statistic) {
   if (probe == "index-span" || probe == "far-index") return kIndexSpan;
   if (probe == "duplicate") return kDuplicate;
   if (probe == "equivariance") return kEquivariance;
+  if (probe == "batched") return kBatched;
+  if (probe == "blocks") return kBlocks;
   return statistic.rfind("pitch>=", 0) == 0 ? kTail : kBulk;
 }
 
@@ -50,16 +58,16 @@ constexpr std::int64_t kMaxCount = std::int64_t{1} << 53;
 // The statistic a probe must carry: "equal", "unequal" or a cut ("").
 std::string probe_statistic(const std::string& probe) {
   if (probe == "span" || probe == "index-span" || probe == "duplicate") return "equal";
-  return probe == "equivariance" ? "unequal" : "";
+  return probe == "equivariance" || probe == "batched" || probe == "blocks" ? "unequal" : "";
 }
 
 void check_probe_statistic(std::size_t r, const std::string& probe, const std::string& stat) {
-  static const std::vector<std::string> probes = {"index",     "grid",      "span",
-                                                 "far",       "index-span", "far-index",
-                                                 "duplicate", "equivariance"};
+  static const std::vector<std::string> probes = {
+      "index",     "grid",         "span",    "far",   "index-span",
+      "far-index", "duplicate", "equivariance", "batched", "blocks"};
   if (std::find(probes.begin(), probes.end(), probe) == probes.end())
     unusable(fmt::format("row {}: probe '{}' is none of index, grid, span, far, index-span, "
-                         "far-index, duplicate, equivariance",
+                         "far-index, duplicate, equivariance, batched, blocks",
                          CsvTable::line_of(r), detail::printable(probe)));
   const std::string needed = probe_statistic(probe);
   const bool zero_law = stat == "equal" || stat == "unequal";
@@ -72,6 +80,8 @@ std::int64_t largest_key(const std::string& probe) {
   if (probe == "span" || probe == "index-span") return 63;
   if (probe == "duplicate") return 0;
   if (probe == "equivariance") return 25;
+  if (probe == "batched") return 1;
+  if (probe == "blocks") return 0;
   return kMaxCount;
 }
 
@@ -167,6 +177,36 @@ std::string row_label(const LawRow& r) {
                      r.count, r.hashes, static_cast<double>(r.hashes) * r.p, where);
 }
 
+// The batched drawer's identity (probe "batched"): deterministic, PASS with
+// no unequal hash, FAIL with one.
+CheckOutcome batched_outcome(const std::vector<const LawRow*>& rows) {
+  std::int64_t compared[2] = {0, 0}, unequal[2] = {0, 0};
+  for (const LawRow* r : rows) {
+    const int key = r->key == "0" ? 0 : 1;
+    compared[key] += r->hashes;
+    unequal[key] += r->count;
+  }
+  return {kind_name(kBatched), unequal[0] + unequal[1] == 0 ? Verdict::kPass : Verdict::kFail,
+          fmt::format("the batched drawer (draw_hashes: what convergence, attention, sample and "
+                      "the Python module call) against the scalar one the law lines read, bit "
+                      "for bit: {} of {} hashes unequal; nested across s (the first s of a batch "
+                      "of 2 s): {} of {} unequal; deterministic: one unequal hash is a FAIL",
+                      unequal[0], compared[0], unequal[1], compared[1])};
+}
+
+// The library's blocks against their definition (probe "blocks"):
+// deterministic, PASS with no unequal partition, FAIL with one.
+CheckOutcome blocks_outcome(const std::vector<const LawRow*>& rows) {
+  std::int64_t compared = 0, unequal = 0;
+  for (const LawRow* r : rows) compared += r->hashes, unequal += r->count;
+  return {kind_name(kBlocks), unequal == 0 ? Verdict::kPass : Verdict::kFail,
+          fmt::format("the blocks the library cuts (block_starts: what MaskMean, lsh_attention "
+                      "and sample --blocks read) against their definition floor((i - shift) / "
+                      "pitch), computed in code of its own: {} of {} partitions unequal; "
+                      "deterministic: one unequal partition is a FAIL",
+                      unequal, compared)};
+}
+
 CheckOutcome kind_outcome(int kind, const std::vector<const LawRow*>& rows, double level,
                           double share) {
   const std::string name = kind_name(kind);
@@ -199,14 +239,20 @@ std::vector<CheckOutcome> check_hash_law_table(const CsvTable& table, double alp
   std::vector<LawRow> read;
   for (std::size_t r = 0; r < table.size(); ++r) read.push_back(read_row(table, r));
   const std::vector<LawRow> rows = pooled_rows(read);
-  const double share = alpha / static_cast<double>(kKinds);
+  const double share = alpha / static_cast<double>(kStatisticalKinds);
   std::vector<CheckOutcome> out;
   for (int kind = 0; kind < kKinds; ++kind) {
     std::vector<const LawRow*> group;
     for (const auto& r : rows)
       if (r.kind == kind) group.push_back(&r);
     if (group.empty()) continue;
-    out.push_back(kind_outcome(kind, group, share / static_cast<double>(group.size()), share));
+    if (kind == kBatched)
+      out.push_back(batched_outcome(group));
+    else if (kind == kBlocks)
+      out.push_back(blocks_outcome(group));
+    else
+      out.push_back(
+          kind_outcome(kind, group, share / static_cast<double>(group.size()), share));
   }
   return out;
 }

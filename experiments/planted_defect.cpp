@@ -14,6 +14,7 @@ namespace poslsh {
 
 std::string PlantedDefect::name() const {
   if (inflate_b_max) return "bmax-sigma-ln-n";
+  if (batched_bug == BatchedBug::kSharedShift) return "batched-shared-shift";
   if (binning_bug != BinningBug::kNone) return binning_bug_name(binning_bug);
   if (estimator_bug != EstimatorBug::kNone) return estimator_bug_name(estimator_bug);
   return sampler_defect_name(sampler);
@@ -25,6 +26,8 @@ std::vector<PlantedDefect> all_planted_defects() {
   all.push_back({SamplerDefect::kNone, true});
   all.push_back({SamplerDefect::kNone, false, BinningBug::kCausalMaskShift});
   all.push_back({SamplerDefect::kNone, false, BinningBug::kFloat32Positions});
+  all.push_back({SamplerDefect::kNone, false, BinningBug::kOneBasedBins});
+  all.push_back({.batched_bug = BatchedBug::kSharedShift});
   return all;
 }
 
@@ -67,10 +70,38 @@ std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t tr
   return hashes;
 }
 
+namespace {
+
+// BatchedBug::kSharedShift: hash k keeps its pitch and takes the shift
+// fraction (shift / pitch) of hash 4 floor(k / 4).
+void share_shift_fractions(std::vector<PositionalHash>& hashes) {
+  for (std::size_t k = 0; k < hashes.size(); ++k) {
+    const PositionalHash& leader = hashes[k & ~std::size_t{3}];
+    hashes[k].shift = hashes[k].pitch * (leader.shift / leader.pitch);
+  }
+}
+
+}  // namespace
+
 std::vector<PositionalHash> draw_hashes(std::uint64_t seed, const PlantedDefect& defect,
                                         std::uint64_t trial, std::int64_t s, double sigma) {
-  if (defect.sampler == SamplerDefect::kNone) return poslsh::draw_hashes(seed, trial, s, sigma);
-  return draw_hashes(hash_drawer(seed, defect), trial, s, sigma);
+  auto hashes = defect.sampler == SamplerDefect::kNone
+                    ? poslsh::draw_hashes(seed, trial, s, sigma)
+                    : draw_hashes(hash_drawer(seed, defect), trial, s, sigma);
+  if (defect.batched_bug == BatchedBug::kSharedShift) share_shift_fractions(hashes);
+  return hashes;
+}
+
+BlockCutter block_cutter(const PlantedDefect& defect) {
+  return [bug = defect.binning_bug](const PositionalHash& h, std::int64_t n) {
+    return consumer_block_starts(h, n, Form::kSymmetric, bug);
+  };
+}
+
+BatchedDrawer batched_drawer(std::uint64_t seed, const PlantedDefect& defect) {
+  return [seed, defect](std::uint64_t trial, std::int64_t s, double sigma) {
+    return draw_hashes(seed, defect, trial, s, sigma);
+  };
 }
 
 std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t trial,

@@ -15,6 +15,7 @@
 #include <poslsh/positional_hash.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,15 +31,26 @@ namespace poslsh {
 
 struct RecordedOptions;
 
+// A bug in the batched drawer alone (draw_hashes below: what convergence,
+// attention, the paths check and `poslsh sample` call, as the library's
+// draw_hashes is what C++ and Python users call), the scalar draw_hash left
+// sound: the law rows, which read hash by hash, see nothing, and the
+// hash-law table's batched probe, which compares the two, must.
+enum class BatchedBug {
+  kNone,
+  kSharedShift,  // "batched-shared-shift": groups of four hashes share hash 4j's shift fraction
+};
+
 struct PlantedDefect {
   SamplerDefect sampler = SamplerDefect::kNone;
   bool inflate_b_max = false;
   BinningBug binning_bug = BinningBug::kNone;
   EstimatorBug estimator_bug = EstimatorBug::kNone;
+  BatchedBug batched_bug = BatchedBug::kNone;
   std::string name() const;
   bool sound() const {
     return sampler == SamplerDefect::kNone && !inflate_b_max && binning_bug == BinningBug::kNone &&
-           estimator_bug == EstimatorBug::kNone;
+           estimator_bug == EstimatorBug::kNone && batched_bug == BatchedBug::kNone;
   }
 };
 // "sound", every sampler defect, "bmax-sigma-ln-n", "causal-mask-shift" and
@@ -60,6 +72,15 @@ HashDrawer hash_drawer(std::uint64_t seed, const PlantedDefect& defect);
 // nothing (the caller checked s and sigma).
 std::vector<PositionalHash> draw_hashes(std::uint64_t seed, const PlantedDefect& defect,
                                         std::uint64_t trial, std::int64_t s, double sigma);
+// That batched drawer as a function of (trial, s, sigma), for the tables
+// that compare it with the scalar one (hash-law's batched probe).
+using BatchedDrawer =
+    std::function<std::vector<PositionalHash>(std::uint64_t trial, std::int64_t s, double sigma)>;
+BatchedDrawer batched_drawer(std::uint64_t seed, const PlantedDefect& defect);
+// The blocks the library cuts from a hash (block_starts, with the defect's
+// binning bug planted where it applies to the symmetric form).
+using BlockCutter = std::function<std::vector<std::int64_t>(const PositionalHash& h, std::int64_t n)>;
+BlockCutter block_cutter(const PlantedDefect& defect);
 // The first s hashes of a trial from a drawer: draw_hashes(seed, trial, s, sigma) for the
 // sound sampler. Checks nothing: the caller checked s and sigma, or holds
 // them in a HashParameters (the second form).
@@ -71,8 +92,11 @@ std::vector<PositionalHash> draw_hashes(const HashDrawer& draw, std::uint64_t tr
 // --plant-defect NAME of a command that draws hashes. Every name but
 // bmax-sigma-ln-n (a change to a finished table, not to a sampler) is
 // accepted; the binning bugs change only what binning code a command runs
-// (the co-binning of `poslsh unbiasedness`), the estimator bugs only the
-// estimator of `poslsh attention`; the rest is drawn soundly.
+// (the co-binning of `poslsh unbiasedness`; one-based-bins, a bug in the
+// library's blocks, also hash-law's blocks probe, attention's masks and
+// `sample --blocks`), the estimator bugs only the estimator of `poslsh
+// attention`, the batched bug only the batched drawer; the rest is drawn
+// soundly.
 class PlantDefectOption {
  public:
   void declare(CLI::App& command);

@@ -153,11 +153,11 @@ std::vector<CheckOutcome> convergence_outcomes(const PowerSizes& z, const HashDr
 }
 
 std::vector<CheckOutcome> hash_law_outcomes(const PowerSizes& z, const HashDrawer& draw,
-                                            double alpha) {
+                                            const HashReaders& readers, double alpha) {
   std::vector<CsvRow> t;
   for (std::size_t c = 0; c < z.hash_law_sigma.size(); ++c) {
     auto part = hash_law_cell_rows(z.hash_law_sigma[c], static_cast<std::int64_t>(c),
-                                   {z.hash_law_indices, z.hash_law_trials}, draw);
+                                   {z.hash_law_indices, z.hash_law_trials}, draw, readers);
     t.insert(t.end(), part.begin(), part.end());
   }
   return check_hash_law_table(as_table(hash_law_columns(), t), alpha);
@@ -181,18 +181,23 @@ std::vector<CsvRow> power_cell_rows(const PlantedDefect& defect, std::uint64_t s
   // the co-binning consumers only: other families would test the sound
   // sampler again.
   const bool binning_bug = defect.binning_bug != BinningBug::kNone;
-  if (unb && !defect.inflate_b_max)
+  // A bug of the batched drawer alone: the families that draw hash by hash
+  // would test the sound sampler again; hash-law compares the two drawers.
+  const bool batched_only = defect.batched_bug != BatchedBug::kNone;
+  if (unb && !defect.inflate_b_max && !batched_only)
     record_kinds(defect, seed, "unbiasedness",
                  unbiasedness_outcomes(z, draw, defect.binning_bug, alpha), rows);
-  if (lags && !defect.inflate_b_max && !binning_bug)
+  if (lags && !defect.inflate_b_max && !binning_bug && !batched_only)
     record_kinds(defect, seed, "lags", lags_outcomes(z, draw, alpha), rows);
-  if (bs && !binning_bug)
+  if (bs && !binning_bug && !batched_only)
     record_kinds(defect, seed, "blocksize",
                  blocksize_outcomes(z, draw, defect.inflate_b_max, alpha), rows);
-  if (conv && !defect.inflate_b_max && !binning_bug)
+  if (conv && !defect.inflate_b_max && !binning_bug && !batched_only)
     record_kinds(defect, seed, "convergence", convergence_outcomes(z, draw, seed, alpha), rows);
-  if (law && !defect.inflate_b_max && !binning_bug)
-    record_kinds(defect, seed, "hash-law", hash_law_outcomes(z, draw, alpha), rows);
+  // A binning bug: the co-binning consumers above and hash-law's blocks probe.
+  if (law && !defect.inflate_b_max)
+    record_kinds(defect, seed, "hash-law",
+                 hash_law_outcomes(z, draw, hash_readers(seed, defect), alpha), rows);
   return rows;
 }
 

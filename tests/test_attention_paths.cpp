@@ -201,6 +201,18 @@ TEST_F(AttentionPathsCli, EachPlantedPathBugFailsThePathsLine) {
   }
 }
 
+// A binning defect that keeps the partition law (block ids from 1-based
+// positions) moves every mask the estimator reads; the paths' oracle and the
+// estimator's cut blocks from the definition in code of their own
+// (reference_blocks.h), so both lines FAIL it.
+TEST_F(AttentionPathsCli, AOneBasedBinningFailsThePathsAndEstimatorLines) {
+  const std::string out = path("one-based.csv");
+  ASSERT_EQ(cli(kArgs + "--plant-defect one-based-bins --out " + out).exit_code, 0);
+  EXPECT_EQ(paths_line(out).rfind("FAIL  paths: ", 0), 0u) << paths_line(out);
+  const auto checked = cli("check " + out);
+  EXPECT_NE(checked.out.find("FAIL  estimator:"), std::string::npos) << checked.out;
+}
+
 TEST_F(AttentionPathsCli, RejectsAPathsNOutOfRange) {
   for (const char* bad : {"-1", "4097"}) {
     expect_usage_error(kArgs + "--paths-n " + bad + " --out " + path("bad.csv"), "--paths-n");

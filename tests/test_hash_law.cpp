@@ -40,10 +40,12 @@ CsvTable as_table(const Rows& rows) {
 
 Rows law_rows(const std::string& defect, std::uint64_t seed, const std::vector<double>& sigmas,
               HashLawSizes sizes = {}) {
-  const HashDrawer draw = hash_drawer(seed, parse_planted_defect(defect));
+  const PlantedDefect planted = parse_planted_defect(defect);
+  const HashDrawer draw = hash_drawer(seed, planted);
+  const HashReaders readers = hash_readers(seed, planted);
   Rows rows;
   for (std::size_t c = 0; c < sigmas.size(); ++c) {
-    auto part = hash_law_cell_rows(sigmas[c], static_cast<std::int64_t>(c), sizes, draw);
+    auto part = hash_law_cell_rows(sigmas[c], static_cast<std::int64_t>(c), sizes, draw, readers);
     rows.insert(rows.end(), part.begin(), part.end());
   }
   return rows;
@@ -86,15 +88,16 @@ TEST(HashLaw, ExpectedCountsAreTheExactLawOfEachStatistic) {
   }
   EXPECT_EQ(checked, static_cast<int>(t.size()));
   // 8 indices x 7 bulk rows, the grid's 7 + 6, the duplicate row, 2 x (64 span
-  // rows + 7 far rows), and the equivariance rows: the cell's sigma and the
-  // ladder's 25 octaves from 2^-8.
-  EXPECT_EQ(checked, 8 * 7 + 13 + 1 + 2 * 71 + 26);
+  // rows + 7 far rows), the equivariance rows (the cell's sigma and the
+  // ladder's 25 octaves from 2^-8), the batched drawer's two rows and the
+  // blocks row.
+  EXPECT_EQ(checked, 8 * 7 + 13 + 1 + 2 * 71 + 26 + 2 + 1);
 }
 
 TEST(HashLaw, SoundSamplerPassesEveryLineAtTwoSeeds) {
   for (const std::uint64_t seed : {4, 5}) {
     const auto out = check_hash_law_table(as_table(law_rows("sound", seed, kSigmaKinds)));
-    EXPECT_EQ(out.size(), 7u) << dump(out);  // one line per kind, pooled over sigma
+    EXPECT_EQ(out.size(), 9u) << dump(out);  // one line per kind, pooled over sigma
     EXPECT_TRUE(failed(out).empty()) << dump(out);
     for (const auto& o : out) EXPECT_EQ(o.verdict, Verdict::kPass) << dump(out);
   }
@@ -134,7 +137,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Planted{"pitch-clamp-14sigma", {"pitch-tail"}},
                       Planted{"pitch-x1.05-sigma-64-256", {"equivariance"}},
                       Planted{"packed-key-513", {"duplicates"}},
-                      Planted{"repeat-lag-500", {"duplicates"}}),
+                      Planted{"repeat-lag-500", {"duplicates"}},
+                      Planted{"batched-shared-shift", {"batched-drawer"}},
+                      Planted{"one-based-bins", {"blocks"}}),
     [](const auto& info) {
       std::string name = info.param.defect;
       for (auto& c : name)
@@ -146,6 +151,24 @@ const CheckOutcome& line(const std::vector<CheckOutcome>& out, const std::string
   for (const auto& o : out)
     if (o.check == name) return o;
   throw std::runtime_error("no line " + name);
+}
+
+// A defect in the batched drawer alone is invisible to every law line (they
+// read the scalar drawer) and seen by the batched line alone; a defect in the
+// scalar sampler moves both drawers, so the batched line passes and the law
+// lines are the ones that see it.
+TEST(HashLaw, BatchedDrawerDefectIsSeenOnlyByTheBatchedLine) {
+  const auto out = check_hash_law_table(as_table(law_rows("batched-shared-shift", 7, {2})));
+  EXPECT_EQ(failed(out), std::vector<std::string>{"batched-drawer"}) << dump(out);
+  // The same for a binning shift that keeps the law: the blocks line alone.
+  const auto shifted = check_hash_law_table(as_table(law_rows("one-based-bins", 7, {2})));
+  EXPECT_EQ(failed(shifted), std::vector<std::string>{"blocks"}) << dump(shifted);
+  EXPECT_NE(line(out, "batched-drawer").detail.find("unequal"), std::string::npos);
+  const auto scalar = check_hash_law_table(as_table(law_rows("shared-shift", 7, {2})));
+  EXPECT_EQ(line(scalar, "batched-drawer").verdict, Verdict::kPass) << dump(scalar);
+  // Without a batched drawer the table has no batched rows and no such line.
+  Rows plain = hash_law_cell_rows(2, 0, {}, hash_drawer(7, PlantedDefect{}));
+  EXPECT_EQ(check_hash_law_table(as_table(plain)).size(), 7u);
 }
 
 // A defect confined to a sigma range is seen at a ladder sigma even when no

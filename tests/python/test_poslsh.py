@@ -80,6 +80,19 @@ def test_draw_hashes_equal_cli_sample(cli, tmp_path):
     assert poslsh.draw_hashes(12, 2, 9, 7.5)[0].tolist() != pitch.tolist()
 
 
+@pytest.mark.parametrize("s", [1, 3, 64, 1000])
+def test_draw_hashes_are_nested_and_equal_the_cli_hash_for_hash(cli, tmp_path, s):
+    """The module's batched drawer, as `poslsh hash-law`'s batched line reads the CLI's:
+    the hashes for s are the first s of those for 2 s, and equal `poslsh sample`'s bit
+    for bit (that line ties the CLI's batch to the scalar draw_hash every law line reads)."""
+    pitch, shift = poslsh.draw_hashes(seed=5, trial=7, s=s, sigma=3.0)
+    pitch2, shift2 = poslsh.draw_hashes(seed=5, trial=7, s=2 * s, sigma=3.0)
+    assert pitch.tolist() == pitch2[:s].tolist() and shift.tolist() == shift2[:s].tolist()
+    rows = cli_rows(cli, tmp_path, "sample", "--n", 8, "--sigma", 3.0, "--s", s, "--seed", 5, "--trial", 7)
+    assert [float(r["pitch"]) for r in rows] == pitch.tolist()
+    assert [float(r["shift"]) for r in rows] == shift.tolist()
+
+
 def test_block_starts_equal_cli_blocks(cli, tmp_path):
     n = 300
     pitch, shift = poslsh.draw_hashes(4, 1, 5, 3.0)
