@@ -186,6 +186,39 @@ std::string path_name(const CsvTable& t, std::size_t r) {
                      t.text(r, "sigma"));
 }
 
+// Press et al.'s scale of head `head` (0-based) of `heads`, from the closed
+// form of MATH §1, computed here rather than with alibi_head_sigmas (the
+// library's, which the probe used): with P the largest power of two <= H,
+// sigma = 2^(8 (h + 1) / P) for h < P, then 2^(4 (2 (h - P) + 1) / P).
+double press_sigma(std::int64_t head, std::int64_t heads) {
+  std::int64_t p = 1;
+  while (p * 2 <= heads) p *= 2;
+  const double exponent = head < p ? 8.0 * static_cast<double>(head + 1) / static_cast<double>(p)
+                                   : 4.0 * static_cast<double>(2 * (head - p) + 1) /
+                                         static_cast<double>(p);
+  return std::exp2(exponent);
+}
+
+// The first path row whose sigma is not Press et al.'s for its head, or "".
+// H is read from the rows' head column when it holds every head 0 .. H - 1
+// (the probe's rows do); a table with some heads only is not checked.
+std::string wrong_head_sigma(const CsvTable& t) {
+  std::set<std::int64_t> seen;
+  for (std::size_t r = 0; r < t.size(); ++r)
+    if (is_path_row(t, r)) seen.insert(t.integer(r, "head", 0, 63));
+  const auto heads = static_cast<std::int64_t>(seen.size());
+  if (seen.empty() || *seen.rbegin() != heads - 1) return "";
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    if (!is_path_row(t, r)) continue;
+    const std::int64_t h = t.integer(r, "head", 0, 63);
+    const double want = press_sigma(h, heads), got = t.number(r, "sigma");
+    if (!(std::abs(got - want) <= 1e-12 * want))
+      return fmt::format("{}: sigma {} is not Press et al.'s {:.17g} for head {} of {}",
+                         path_name(t, r), t.text(r, "sigma"), want, h, heads);
+  }
+  return "";
+}
+
 std::optional<CheckOutcome> paths_line(const Table& tb) {
   const CsvTable& t = tb.t;
   std::size_t probed = 0, bad = 0, worst_row = 0;
@@ -209,6 +242,12 @@ std::optional<CheckOutcome> paths_line(const Table& tb) {
   const std::string largest = worst < 0 ? std::string("no row with a positive allowance")
                                         : fmt::format("largest deviation/allowance {:.3g} on {}",
                                                       worst, path_name(t, worst_row));
+  if (const std::string sigma = wrong_head_sigma(t); !sigma.empty())
+    return CheckOutcome{"paths", Verdict::kFail,
+                        fmt::format("the heads' scales are not Press et al.'s (MATH §1, computed "
+                                    "independently): {}; {} of {} path rows beyond their "
+                                    "allowance; {}",
+                                    sigma, bad, probed, largest)};
   return CheckOutcome{
       "paths", bad ? Verdict::kFail : Verdict::kPass,
       bad ? fmt::format("{} of {} path rows differ from their definition (a dense long-double "
@@ -217,7 +256,8 @@ std::optional<CheckOutcome> paths_line(const Table& tb) {
           : fmt::format("all {} path rows (exact, band, lsh as a user calls them: float32 and "
                         "float64, one head per call and multi-head, both forms, every row of "
                         "every head) equal their definition, evaluated densely in long double, "
-                        "within their precision's allowance (deterministic); {}",
+                        "within their precision's allowance (deterministic), and every head's "
+                        "scale is Press et al.'s (MATH §1); {}",
                         probed, largest)};
 }
 

@@ -124,14 +124,24 @@ struct Problem {
   HeadStack<double> q, k, v;
 };
 
+// The heads' scales as the library gives them (alibi_head_sigmas), or under
+// kSlopeInterleave as code that ignores Press et al.'s interleave would.
+std::vector<double> head_sigmas(EstimatorBug bug) {
+  if (bug != EstimatorBug::kSlopeInterleave) return alibi_head_sigmas(kPathHeads);
+  std::vector<double> sigmas;
+  for (int h = 1; h <= kPathHeads; ++h) sigmas.push_back(std::exp2(8.0 * h / kPathHeads));
+  return sigmas;
+}
+
 Problem make_problem(const PathSpec& spec) {
   Problem p;
   p.n = spec.n;
-  p.sigmas = alibi_head_sigmas(kPathHeads);
+  p.sigmas = head_sigmas(spec.defect.estimator_bug);
   QkvData data = synthetic_qkv(spec.seed, spec.n * kPathHeads, kPathD, kPathQkScale);
   p.q = {kPathHeads, std::move(data.q.data)};
   p.k = {kPathHeads, std::move(data.k.data)};
-  p.v = {kPathHeads, data.v.data / data.v.data.cwiseAbs().maxCoeff()};  // max |v| = 1
+  const RowMatrix<double> v = data.v.data.leftCols(kPathDv);
+  p.v = {kPathHeads, v / v.cwiseAbs().maxCoeff()};  // max |v| = 1
   for (const double sigma : p.sigmas)
     p.hashes.push_back(draw_hashes(spec.seed, spec.defect, 0, kPathHashes, sigma));
   return p;
@@ -180,10 +190,22 @@ void run_band(const Problem& p, const Inputs<S>& in, Form form, Output<S>& r) {
   }
 }
 
+// The inputs a path is called with: `in`, or under kLogitScaleFromValueWidth
+// q scaled by sqrt(d / dv), so that the kernel's q k^T / sqrt(d) is
+// q k^T / sqrt(dv). The oracle reads in.qd, the sound q.
+template <typename S>
+Inputs<S> called_inputs(const Inputs<S>& in, EstimatorBug bug) {
+  Inputs<S> used = in;
+  if (bug == EstimatorBug::kLogitScaleFromValueWidth)
+    used.q.data *= static_cast<S>(std::sqrt(static_cast<double>(kPathD) / kPathDv));
+  return used;
+}
+
 // The path as a user calls it, with `bug` planted (estimator_defect.h).
 template <typename S>
-Output<S> run_path(const Problem& p, const Inputs<S>& in, Path path, Form form,
+Output<S> run_path(const Problem& p, const Inputs<S>& sound, Path path, Form form,
                    const std::vector<MaskMean>& masks, EstimatorBug bug) {
+  const Inputs<S> in = called_inputs(sound, bug);
   const AttentionOptions opts{.threads = kPathWorkers};
   const std::int64_t n = p.n;
   Output<S> r;

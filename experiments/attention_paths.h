@@ -5,11 +5,14 @@
 // overloads, and real n are rarely multiples of 64. A defect in any of those
 // paths would leave every other line of the table untouched.
 //
-// The probe: kPathHeads heads with Press et al.'s slopes (sigma 4, 16, 64,
-// 256), their own synthetic Q, K, V (synthetic_qkv(seed, H n, kPathD,
-// kPathQkScale), head h = rows [h n, (h+1) n), V scaled to max |v| = 1 so
-// that an absolute deviation is one in units of max |v|), at n = N (the
-// config's is not a multiple of the 64-row query tile or the 256-key tile).
+// The probe: kPathHeads heads (5: not a power of two) with Press et al.'s
+// slopes (sigma 4, 16, 64, 256, 2: alibi_head_sigmas, which the paths line
+// checks against the closed form of MATH §1 computed on its own), their own
+// synthetic Q, K, V (synthetic_qkv(seed, H n, kPathD, kPathQkScale), head h =
+// rows [h n, (h+1) n), V cut to its first kPathDv columns, a value width
+// other than the key width, and scaled to max |v| = 1 so that an absolute
+// deviation is one in units of max |v|), at n = N (the config's is not a
+// multiple of the 64-row query tile or the 256-key tile).
 // Each estimator a user calls -- exact_alibi_attention, band_exact_attention
 // (default tol 2^-24), lsh_attention on kPathHashes hashes of (seed, trial 0)
 // per head -- in float32 and float64, one head per call and through the
@@ -41,7 +44,11 @@
 namespace poslsh {
 
 inline constexpr std::int64_t kPathD = 16;
-inline constexpr int kPathHeads = 4;
+// A value width other than the key width: a kernel that takes one for the
+// other (the logit scale, an output's columns) is wrong only where they differ.
+inline constexpr std::int64_t kPathDv = 9;
+// Not a power of two: Press et al.'s slopes interleave (sigma 4, 16, 64, 256, 2).
+inline constexpr int kPathHeads = 5;
 inline constexpr std::int64_t kPathHashes = 4;
 // Logits of standard deviation 2: rows whose weights span more than e^7, so
 // that a weight cut there is seen in every estimator, lsh included.

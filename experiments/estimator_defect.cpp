@@ -13,7 +13,8 @@ namespace poslsh {
 const std::vector<EstimatorBug>& all_estimator_bugs() {
   static const std::vector<EstimatorBug> all = {
       EstimatorBug::kDropsAHash, EstimatorBug::kKeyTileOffByOne, EstimatorBug::kFloat32Flush,
-      EstimatorBug::kMultiHeadFirstSigma, EstimatorBug::kPartialTileSkipped};
+      EstimatorBug::kMultiHeadFirstSigma, EstimatorBug::kPartialTileSkipped,
+      EstimatorBug::kLogitScaleFromValueWidth, EstimatorBug::kSlopeInterleave};
   return all;
 }
 
@@ -35,6 +36,10 @@ std::string estimator_bug_name(EstimatorBug bug) {
       return "estimator-multi-head-first-sigma";
     case EstimatorBug::kPartialTileSkipped:
       return "estimator-partial-tile-skipped";
+    case EstimatorBug::kLogitScaleFromValueWidth:
+      return "estimator-logit-scale-from-dv";
+    case EstimatorBug::kSlopeInterleave:
+      return "estimator-slope-interleave";
   }
   return "unknown";
 }

@@ -38,6 +38,12 @@ enum class EstimatorBug {
   // the last query tile, when n is not a multiple of it (64 rows), is never
   // computed (units = n / tile instead of rounding up); its rows are left 0
   kPartialTileSkipped,
+  // every path scales its logits by 1 / sqrt(dv), the value width, instead of
+  // 1 / sqrt(d): invisible wherever dv = d
+  kLogitScaleFromValueWidth,
+  // the heads' scales are 2^(8h/H) for every H, not Press et al.'s
+  // interleave: right for a power of two, wrong for H = 5 (the paths' H)
+  kSlopeInterleave,
 };
 
 const std::vector<EstimatorBug>& all_estimator_bugs();  // every bug but kNone

@@ -4,6 +4,7 @@
 #include <poslsh/argument_error.h>
 #include <poslsh/input_error.h>
 #include <poslsh/alibi_heads.h>
+#include <poslsh/block_size.h>
 #include <poslsh/pitch_law.h>
 #include <poslsh/rng.h>
 
@@ -293,22 +294,36 @@ void batched_rows(double sigma, std::int64_t cell, const HashLawSizes& z, const 
   rows.push_back(count_row(sigma, "batched", 1, "unequal", nested, unnested, 0));
 }
 
+// The largest gap between consecutive starts: b_max by brute force, the
+// clipped last block included.
+std::int64_t widest(const std::vector<std::int64_t>& starts) {
+  std::int64_t widest = 0;
+  for (std::size_t b = 1; b < starts.size(); ++b)
+    widest = std::max(widest, starts[b] - starts[b - 1]);
+  return widest;
+}
+
 // The blocks the library cuts against their definition (probe "blocks"):
-// the equivariance probe's hashes at each n of kBlocksProbeN.
-void blocks_row(double sigma, std::int64_t cell, const HashLawSizes& z, const HashDrawer& draw,
-                const BlockCutter& blocks, std::vector<Row>& rows) {
-  std::int64_t compared = 0, unequal = 0;
+// the equivariance probe's hashes at each n of kBlocksProbeN; key 0 the
+// partitions, key 1 the largest block (largest_block_size, what blocksize and
+// poslsh.b_max report) against the widest block of the definition's.
+void blocks_rows(double sigma, std::int64_t cell, const HashLawSizes& z, const HashDrawer& draw,
+                 const BlockCutter& blocks, std::vector<Row>& rows) {
+  std::int64_t compared = 0, unequal = 0, unequal_b_max = 0;
   const std::uint64_t t0 = first_trial(cell, z);
   for (std::int64_t t = 0; t < std::min(kEquivarianceTrials, z.trials); ++t)
     for (std::int64_t k = 0; k < std::min(kEquivarianceIndices, z.indices); ++k) {
       const PositionalHash h =
           draw(t0 + static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(k), sigma);
       for (const std::int64_t n : kBlocksProbeN) {
-        unequal += blocks(h, n) != reference_block_starts(h, n);
+        const auto reference = reference_block_starts(h, n);
+        unequal += blocks(h, n) != reference;
+        unequal_b_max += largest_block_size(h, n) != widest(reference);
         ++compared;
       }
     }
   rows.push_back(count_row(sigma, "blocks", 0, "unequal", compared, unequal, 0));
+  rows.push_back(count_row(sigma, "blocks", 1, "unequal", compared, unequal_b_max, 0));
 }
 
 }  // namespace hash_law_cells
@@ -360,7 +375,7 @@ std::vector<std::vector<std::string>> hash_law_cell_rows(double sigma, std::int6
   hash_law_cells::equivariance_rows(sigma, cell, sizes, draw, rows);
   if (readers.batched)
     hash_law_cells::batched_rows(sigma, cell, sizes, draw, readers.batched, rows);
-  if (readers.blocks) hash_law_cells::blocks_row(sigma, cell, sizes, draw, readers.blocks, rows);
+  if (readers.blocks) hash_law_cells::blocks_rows(sigma, cell, sizes, draw, readers.blocks, rows);
   return rows;
 }
 

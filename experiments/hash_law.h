@@ -66,12 +66,14 @@
 //    hash k of the batch against draw(t, k), key 1 the batch for s against the
 //    first s of the batch for 2 s (nested across s). With it, every law the
 //    other probes test holds for the batched drawer too;
-//  - "blocks", key 0, "unequal": the blocks the library cuts from the same
-//    hashes (block_starts: what MaskMean, lsh_attention and `poslsh sample
-//    --blocks` read) against their definition, in code that shares nothing
-//    with the library's binning (reference_blocks.h), at each n of
-//    kBlocksProbeN: a binning defect that keeps the partition law (block ids
-//    from 1-based positions) moves no count above and is seen here.
+//  - "blocks", "unequal": the blocks the library cuts from the same hashes
+//    (key 0: block_starts, what MaskMean, lsh_attention and `poslsh sample
+//    --blocks` read; key 1: the largest block, largest_block_size, what
+//    blocksize and poslsh.b_max report, clipped last block included) against
+//    their definition, in code that shares nothing with the library's
+//    binning (reference_blocks.h), at each n of kBlocksProbeN: a binning
+//    defect that keeps the partition law (block ids from 1-based positions)
+//    moves no count above and is seen here.
 // What no row sees: dependence between hashes that is neither equality nor a
 // shift of one index's law (the co-binning dispersion tests look for it),
 // repeats and key collisions outside the drawn pairs (a lag or stride beyond
@@ -111,7 +113,8 @@ inline constexpr std::int64_t kEquivarianceIndices = 4;
 // The s at which the batched probe draws whole batches (and 2 s, for nesting).
 inline constexpr std::int64_t kBatchedSizes[] = {1, 3, 64, 1000};
 // The n at which the blocks probe cuts each hash (off the tiles, and tiny).
-inline constexpr std::int64_t kBlocksProbeN[] = {1, 2, 257, 4099};
+// (n = 5, 17: the clipped last block is often the largest).
+inline constexpr std::int64_t kBlocksProbeN[] = {1, 2, 5, 17, 257, 4099};
 // Relative difference of the standardized values allowed by rounding.
 inline constexpr double kEquivarianceTolerance = 1e-12;
 // P(two sound hashes of distinct (trial, index) are bit-equal) <= 2^-96: the

@@ -7,8 +7,10 @@
 #include <poslsh/input_error.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
+#include <string_view>
 
 #include "experiments/hash_law.h"
 #include "internal/printable.h"
@@ -81,7 +83,7 @@ std::int64_t largest_key(const std::string& probe) {
   if (probe == "duplicate") return 0;
   if (probe == "equivariance") return 25;
   if (probe == "batched") return 1;
-  if (probe == "blocks") return 0;
+  if (probe == "blocks") return 1;
   return kMaxCount;
 }
 
@@ -177,35 +179,32 @@ std::string row_label(const LawRow& r) {
                      r.count, r.hashes, static_cast<double>(r.hashes) * r.p, where);
 }
 
-// The batched drawer's identity (probe "batched"): deterministic, PASS with
-// no unequal hash, FAIL with one.
-CheckOutcome batched_outcome(const std::vector<const LawRow*>& rows) {
+// An identity probe (batched, blocks): deterministic, PASS with no unequal
+// value, FAIL with one. `what` names what each key compares.
+CheckOutcome identity_outcome(int kind, const std::vector<const LawRow*>& rows,
+                              const std::array<std::string_view, 2>& what) {
   std::int64_t compared[2] = {0, 0}, unequal[2] = {0, 0};
   for (const LawRow* r : rows) {
     const int key = r->key == "0" ? 0 : 1;
     compared[key] += r->hashes;
     unequal[key] += r->count;
   }
-  return {kind_name(kBatched), unequal[0] + unequal[1] == 0 ? Verdict::kPass : Verdict::kFail,
-          fmt::format("the batched drawer (draw_hashes: what convergence, attention, sample and "
-                      "the Python module call) against the scalar one the law lines read, bit "
-                      "for bit: {} of {} hashes unequal; nested across s (the first s of a batch "
-                      "of 2 s): {} of {} unequal; deterministic: one unequal hash is a FAIL",
-                      unequal[0], compared[0], unequal[1], compared[1])};
+  return {kind_name(kind), unequal[0] + unequal[1] == 0 ? Verdict::kPass : Verdict::kFail,
+          fmt::format("{}: {} of {} unequal; {}: {} of {} unequal; deterministic: one unequal "
+                      "value is a FAIL",
+                      what[0], unequal[0], compared[0], what[1], unequal[1], compared[1])};
 }
 
-// The library's blocks against their definition (probe "blocks"):
-// deterministic, PASS with no unequal partition, FAIL with one.
-CheckOutcome blocks_outcome(const std::vector<const LawRow*>& rows) {
-  std::int64_t compared = 0, unequal = 0;
-  for (const LawRow* r : rows) compared += r->hashes, unequal += r->count;
-  return {kind_name(kBlocks), unequal == 0 ? Verdict::kPass : Verdict::kFail,
-          fmt::format("the blocks the library cuts (block_starts: what MaskMean, lsh_attention "
-                      "and sample --blocks read) against their definition floor((i - shift) / "
-                      "pitch), computed in code of its own: {} of {} partitions unequal; "
-                      "deterministic: one unequal partition is a FAIL",
-                      unequal, compared)};
-}
+constexpr std::array<std::string_view, 2> kBatchedWhat = {
+    "the batched drawer (draw_hashes: what convergence, attention, sample and the Python "
+    "module call) against the scalar one the law lines read, hash for hash, bit for bit",
+    "nested across s (the first s of a batch of 2 s)"};
+constexpr std::array<std::string_view, 2> kBlocksWhat = {
+    "the blocks the library cuts (block_starts: what MaskMean, lsh_attention and sample "
+    "--blocks read) against their definition floor((i - shift) / pitch), cut by code of its "
+    "own, partition for partition",
+    "the largest block (largest_block_size: what blocksize and b_max report, the clipped last "
+    "block included) against the definition's widest"};
 
 CheckOutcome kind_outcome(int kind, const std::vector<const LawRow*>& rows, double level,
                           double share) {
@@ -247,9 +246,9 @@ std::vector<CheckOutcome> check_hash_law_table(const CsvTable& table, double alp
       if (r.kind == kind) group.push_back(&r);
     if (group.empty()) continue;
     if (kind == kBatched)
-      out.push_back(batched_outcome(group));
+      out.push_back(identity_outcome(kind, group, kBatchedWhat));
     else if (kind == kBlocks)
-      out.push_back(blocks_outcome(group));
+      out.push_back(identity_outcome(kind, group, kBlocksWhat));
     else
       out.push_back(
           kind_outcome(kind, group, share / static_cast<double>(group.size()), share));

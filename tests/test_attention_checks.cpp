@@ -492,6 +492,27 @@ std::string path_row(const std::string& est, const std::string& precision,
          "\n";
 }
 
+// Every head's scale against Press et al.'s closed form (MATH §1), which the
+// checker computes on its own: 5 heads interleave (4, 16, 64, 256, 2); the
+// scales 2^(8h/H), right only for a power of two, FAIL.
+TEST(AttentionChecks, PathsLineChecksTheHeadScalesAgainstTheClosedForm) {
+  const auto table = [](const std::vector<double>& sigmas) {
+    std::string text = kPathHeader;
+    for (std::size_t h = 0; h < sigmas.size(); ++h)
+      text += "200,16," + format_value(sigmas[h]) + "," + std::to_string(h) +
+              ",symmetric,,,path-exact,,200,,0,0,0,0,1e-4,5,,1e-6,float32,single-head\n";
+    return text;
+  };
+  EXPECT_EQ(find(check(table({4, 16, 64, 256, 2})), "paths").verdict, Verdict::kPass);
+  EXPECT_EQ(find(check(table({4, 16, 64, 256})), "paths").verdict, Verdict::kPass);
+  std::vector<double> ignored;
+  for (int h = 1; h <= 5; ++h) ignored.push_back(std::exp2(8.0 * h / 5));
+  const CheckOutcome wrong = find(check(table(ignored)), "paths");
+  EXPECT_EQ(wrong.verdict, Verdict::kFail);
+  EXPECT_NE(wrong.detail.find("not Press et al.'s 4 for head 0 of 5"), std::string::npos)
+      << wrong.detail;
+}
+
 TEST(AttentionChecks, PathsLineFailsAPathBeyondItsPrecisionsAllowance) {
   auto out = check(kPathHeader + path_row("path-exact", "float32", "single-head", 1e-6, 1e-4) +
                    path_row("path-lsh", "float64", "multi-head", 1e-16, 1e-13));

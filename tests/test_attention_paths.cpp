@@ -5,6 +5,7 @@
 // `poslsh attention --paths-n` end to end: the paths line, thread-count
 // independence, bad options. Deterministic: fixed seeds, no statistical level.
 #include <gtest/gtest.h>
+#include <poslsh/alibi_heads.h>
 #include <poslsh/lsh_attention.h>
 
 #include <cmath>
@@ -116,8 +117,8 @@ std::string describe(const ProbedRow& r) {
 TEST(AttentionPaths, EverySoundPathIsWellInsideItsAllowanceInBothForms) {
   for (const Form form : {Form::kSymmetric, Form::kCausal}) {
     const auto rows = probe("sound", form);
-    // 5 paths (exact and lsh also multi-head) x 2 precisions x 4 heads.
-    ASSERT_EQ(rows.size(), 40u);
+    // 5 paths (exact and lsh also multi-head) x 2 precisions x 5 heads.
+    ASSERT_EQ(rows.size(), 50u);
     for (const auto& r : rows) {
       SCOPED_TRACE(describe(r));
       // A margin of 10 at least: the allowance is a worst case, not a fit.
@@ -161,6 +162,23 @@ TEST(AttentionPaths, SkippedPartialTileIsCaughtOnEveryPath) {
   expect_caught_exactly("estimator-partial-tile-skipped", [](const ProbedRow&) { return true; });
 }
 
+// The value width differs from the key width (kPathDv != kPathD), so a
+// logit scale taken from the wrong one is wrong on every path.
+TEST(AttentionPaths, LogitScaleFromTheValueWidthIsCaughtOnEveryPath) {
+  static_assert(kPathDv != kPathD);
+  expect_caught_exactly("estimator-logit-scale-from-dv", [](const ProbedRow&) { return true; });
+}
+
+// Press et al.'s interleave matters only for a head count that is not a power
+// of two: the probe has 5 heads. Scales 2^(8h/H) move no path row off its
+// definition (the oracle uses the same scales) and fail the closed-form check.
+TEST(AttentionPaths, HeadScalesAreCheckedAgainstTheClosedForm) {
+  static_assert((kPathHeads & (kPathHeads - 1)) != 0);
+  for (const auto& r : probe("estimator-slope-interleave"))
+    EXPECT_LT(r.deviation, r.allowance / 10) << describe(r);
+  EXPECT_EQ(alibi_head_sigmas(5), (std::vector<double>{4, 16, 64, 256, 2}));
+}
+
 const std::string kArgs =
     "attention --n 128 --d 4 --sigma 4 --s 2 --trials 2 --estimator lsh --paths-n 130 "
     "--no-timing --quiet ";
@@ -187,12 +205,13 @@ TEST_F(AttentionPathsCli, PathRowsAreByteIdenticalForAnyThreadCount) {
   EXPECT_EQ(one, testing::slurp(path("two.csv")));
   EXPECT_NE(one.find("path-lsh"), std::string::npos);
   EXPECT_NE(one.find("float32,multi-head"), std::string::npos);
-  EXPECT_EQ(paths_line(path("one.csv")).rfind("PASS  paths: all 40 path rows", 0), 0u);
+  EXPECT_EQ(paths_line(path("one.csv")).rfind("PASS  paths: all 50 path rows", 0), 0u);
 }
 
 TEST_F(AttentionPathsCli, EachPlantedPathBugFailsThePathsLine) {
   for (const char* defect : {"estimator-float32-flush", "estimator-multi-head-first-sigma",
-                             "estimator-partial-tile-skipped"}) {
+                             "estimator-partial-tile-skipped", "estimator-logit-scale-from-dv",
+                             "estimator-slope-interleave"}) {
     SCOPED_TRACE(defect);
     const std::string out = path(std::string(defect) + ".csv");
     ASSERT_EQ(cli(kArgs + "--plant-defect " + std::string(defect) + " --out " + out).exit_code, 0);

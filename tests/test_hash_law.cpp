@@ -90,8 +90,8 @@ TEST(HashLaw, ExpectedCountsAreTheExactLawOfEachStatistic) {
   // 8 indices x 7 bulk rows, the grid's 7 + 6, the duplicate row, 2 x (64 span
   // rows + 7 far rows), the equivariance rows (the cell's sigma and the
   // ladder's 25 octaves from 2^-8), the batched drawer's two rows and the
-  // blocks row.
-  EXPECT_EQ(checked, 8 * 7 + 13 + 1 + 2 * 71 + 26 + 2 + 1);
+  // blocks probe's two.
+  EXPECT_EQ(checked, 8 * 7 + 13 + 1 + 2 * 71 + 26 + 2 + 2);
 }
 
 TEST(HashLaw, SoundSamplerPassesEveryLineAtTwoSeeds) {
@@ -166,6 +166,13 @@ TEST(HashLaw, BatchedDrawerDefectIsSeenOnlyByTheBatchedLine) {
   EXPECT_NE(line(out, "batched-drawer").detail.find("unequal"), std::string::npos);
   const auto scalar = check_hash_law_table(as_table(law_rows("shared-shift", 7, {2})));
   EXPECT_EQ(line(scalar, "batched-drawer").verdict, Verdict::kPass) << dump(scalar);
+  // One unequal largest block (the probe's key 1: the library's b_max against
+  // the definition's widest block) fails the blocks line alone.
+  Rows edited = law_rows("sound", 7, {2});
+  for (auto& row : edited)
+    if (row[1] == "blocks" && row[2] == "1") row[5] = "1";
+  const auto b_max = check_hash_law_table(as_table(edited));
+  EXPECT_EQ(failed(b_max), std::vector<std::string>{"blocks"}) << dump(b_max);
   // Without a batched drawer the table has no batched rows and no such line.
   Rows plain = hash_law_cell_rows(2, 0, {}, hash_drawer(7, PlantedDefect{}));
   EXPECT_EQ(check_hash_law_table(as_table(plain)).size(), 7u);

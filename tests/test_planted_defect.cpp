@@ -82,6 +82,8 @@ INSTANTIATE_TEST_SUITE_P(Defects, PlantedReproduce,
                                            Planted{"pitch-x1.05-sigma-64-256", "hash-law"},
                                            Planted{"packed-key-513", "hash-law"},
                                            Planted{"repeat-lag-500", "hash-law"},
+                                           Planted{"batched-shared-shift", "hash-law"},
+                                           Planted{"one-based-bins", "hash-law"},
                                            Planted{"estimator-drops-a-hash", "attention"},
                                            Planted{"estimator-key-tile-off-by-one", "attention"}),
                          [](const auto& info) {
