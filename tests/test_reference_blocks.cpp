@@ -11,8 +11,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "cli_harness.h"
 #include "experiments/consumer_cobinning.h"
 #include "experiments/reference_blocks.h"
+#include "runner/csv_table.h"
 
 namespace poslsh {
 namespace {
@@ -67,6 +69,38 @@ TEST(ReferenceBlocks, DisagreeWithABinningThatKeepsTheLaw) {
     ++hashes;
   }
   EXPECT_EQ(differ, hashes);  // every hash has a start inside (0, 257) at sigma 4
+}
+
+// The blocks `poslsh sample --blocks` exports are the definition's, block for
+// block; with one-based-bins planted they are not.
+using ReferenceBlocksCli = testing::CliTest;
+
+std::vector<std::vector<std::int64_t>> exported_starts(const CsvTable& t, std::int64_t s) {
+  std::vector<std::vector<std::int64_t>> starts(static_cast<std::size_t>(s));
+  for (std::size_t r = 0; r < t.size(); ++r)
+    starts[static_cast<std::size_t>(t.integer(r, "sample", 0, s - 1))].push_back(
+        t.integer(r, "start", 0, 1 << 20));
+  return starts;
+}
+
+TEST_F(ReferenceBlocksCli, SampleBlocksAreTheDefinitionsBlocks) {
+  const std::int64_t n = 1001, s = 12;
+  const auto hashes = draw_hashes(9, 3, s, 6.5);
+  for (const std::string defect : {"sound", "one-based-bins"}) {
+    const std::string out = path(defect + ".csv");
+    ASSERT_EQ(cli("sample --n 1001 --sigma 6.5 --s 12 --seed 9 --trial 3 --blocks --plant-defect " +
+                  defect + " --out " + out)
+                  .exit_code,
+              0);
+    const auto starts = exported_starts(CsvTable::read(out), s);
+    int equal = 0;
+    for (std::int64_t k = 0; k < s; ++k) {
+      auto reference = reference_block_starts(hashes[static_cast<std::size_t>(k)], n);
+      reference.pop_back();  // the export lists each block's start (and end), not n
+      equal += starts[static_cast<std::size_t>(k)] == reference;
+    }
+    EXPECT_EQ(equal, defect == "sound" ? s : 0) << defect;
+  }
 }
 
 }  // namespace
