@@ -116,6 +116,20 @@ const std::vector<std::string>& attention_columns() {
   return columns;
 }
 
+// The identity of an lsh row's hashes for trials-distinct: 16 hex digits of
+// a SplitMix64 chain over every pitch and shift bit pattern. Two sound trials
+// share a digest only by a 64-bit collision; on any Q, K, V (a query that
+// attends to itself alone makes every trial's errors 0) the digest still
+// tells trials apart, where equal errors would not.
+std::string hash_digest(const std::vector<PositionalHash>& hashes) {
+  std::uint64_t h = 0x6a09e667f3bcc908ULL;
+  for (const auto& x : hashes) {
+    h = mix64(h ^ std::bit_cast<std::uint64_t>(x.pitch));
+    h = mix64(h ^ std::bit_cast<std::uint64_t>(x.shift));
+  }
+  return fmt::format("{:016x}", h);
+}
+
 // A named namespace, not an anonymous one: the runner is a unity build.
 namespace attention_experiment {
 
@@ -336,20 +350,6 @@ struct ControlErrors {
   double max_error = NAN, rel_frobenius_error = NAN, scale_projection = NAN;
 };
 std::string cell_text(double v) { return std::isnan(v) ? std::string() : format_value(v); }
-
-// The identity of an lsh row's hashes for trials-distinct: 16 hex digits of
-// a SplitMix64 chain over every pitch and shift bit pattern. Two sound trials
-// share a digest only by a 64-bit collision; on any Q, K, V (a query that
-// attends to itself alone makes every trial's errors 0) the digest still
-// tells trials apart, where equal errors would not.
-std::string hash_digest(const std::vector<PositionalHash>& hashes) {
-  std::uint64_t h = 0x6a09e667f3bcc908ULL;
-  for (const auto& x : hashes) {
-    h = mix64(h ^ std::bit_cast<std::uint64_t>(x.pitch));
-    h = mix64(h ^ std::bit_cast<std::uint64_t>(x.shift));
-  }
-  return fmt::format("{:016x}", h);
-}
 
 // The rows of one (problem, head) cell, estimator by estimator.
 class CellRows {

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <poslsh/exact_attention.h>
+#include <poslsh/positional_hash.h>
 
 #include <cstdint>
 #include <string>
@@ -52,6 +53,11 @@ QkvData load_qkv_dir(const std::string& dir);
 
 // The column list of attention tables.
 const std::vector<std::string>& attention_columns();
+
+// 16 hex digits identifying a set of hashes (every pitch and shift bit
+// pattern): the hash_digest column of lsh rows and of the paths' rows of
+// independent heads.
+std::string hash_digest(const std::vector<PositionalHash>& hashes);
 
 // The checks of `poslsh check` on an attention table (see attention_checks.cpp):
 // certificate per row (deterministic, PASS/FAIL); uniform bound (INFO with its

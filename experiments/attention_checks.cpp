@@ -219,6 +219,34 @@ std::string wrong_head_sigma(const CsvTable& t) {
   return "";
 }
 
+// Independent heads (the paths' layout independent-heads, whose rows carry
+// the digest of each head's own draw at sigma = 1): every head's draw is
+// distinct from every other head's, and the same in the float32 and the
+// float64 probe, which draw it afresh. The first violation, or "".
+std::string shared_or_unreproducible_heads(const CsvTable& t) {
+  if (!t.has_column("hash_digest")) return "";
+  std::map<std::string, std::map<std::string, std::string>> by_precision;  // -> head -> digest
+  for (std::size_t r = 0; r < t.size(); ++r)
+    if (is_path_row(t, r) && t.text(r, "layout") == "independent-heads")
+      by_precision[t.text(r, "precision")][t.text(r, "head")] = t.text(r, "hash_digest");
+  std::map<std::string, std::string> first;  // head -> digest, from the first precision
+  for (const auto& [precision, heads] : by_precision) {
+    std::map<std::string, std::string> owner;  // digest -> head
+    for (const auto& [head, digest] : heads) {
+      if (const auto it = owner.find(digest); it != owner.end())
+        return fmt::format("independent heads {} and {} draw the same hashes ({}, {})",
+                           it->second, detail::printable(head), detail::printable(precision),
+                           detail::printable(digest));
+      owner[digest] = head;
+      if (const auto [it, added] = first.emplace(head, digest); !added && it->second != digest)
+        return fmt::format("independent head {} draws other hashes when drawn again ({} vs {})",
+                           detail::printable(head), detail::printable(it->second),
+                           detail::printable(digest));
+    }
+  }
+  return "";
+}
+
 std::optional<CheckOutcome> paths_line(const Table& tb) {
   const CsvTable& t = tb.t;
   std::size_t probed = 0, bad = 0, worst_row = 0;
@@ -248,6 +276,10 @@ std::optional<CheckOutcome> paths_line(const Table& tb) {
                                     "independently): {}; {} of {} path rows beyond their "
                                     "allowance; {}",
                                     sigma, bad, probed, largest)};
+  if (const std::string heads = shared_or_unreproducible_heads(t); !heads.empty())
+    return CheckOutcome{"paths", Verdict::kFail,
+                        fmt::format("{}; {} of {} path rows beyond their allowance; {}", heads,
+                                    bad, probed, largest)};
   return CheckOutcome{
       "paths", bad ? Verdict::kFail : Verdict::kPass,
       bad ? fmt::format("{} of {} path rows differ from their definition (a dense long-double "
@@ -256,8 +288,9 @@ std::optional<CheckOutcome> paths_line(const Table& tb) {
           : fmt::format("all {} path rows (exact, band, lsh as a user calls them: float32 and "
                         "float64, one head per call and multi-head, both forms, every row of "
                         "every head) equal their definition, evaluated densely in long double, "
-                        "within their precision's allowance (deterministic), and every head's "
-                        "scale is Press et al.'s (MATH §1); {}",
+                        "within their precision's allowance (deterministic), every head's scale "
+                        "is Press et al.'s (MATH §1), and independent heads draw distinct, "
+                        "reproducible hashes; {}",
                         probed, largest)};
 }
 

@@ -107,10 +107,15 @@ enum class Est { kExact, kBand, kLsh };
 struct Path {
   Est est;
   bool multi_head;
+  bool independent = false;  // lsh: each head its own draw (independent_head_seed)
 };
 // The library has no multi-head band overload: a user loops over heads.
 constexpr Path kPaths[] = {{Est::kExact, false}, {Est::kExact, true}, {Est::kBand, false},
-                           {Est::kLsh, false},   {Est::kLsh, true}};
+                           {Est::kLsh, false},   {Est::kLsh, true},   {Est::kLsh, true, true}};
+
+const char* layout_of(Path path) {
+  return path.independent ? "independent-heads" : path.multi_head ? "multi-head" : "single-head";
+}
 
 const char* name_of(Est e) {
   return e == Est::kExact ? "path-exact" : e == Est::kBand ? "path-band" : "path-lsh";
@@ -120,9 +125,24 @@ const char* name_of(Est e) {
 struct Problem {
   std::int64_t n = 0;
   std::vector<double> sigmas;
-  std::vector<std::vector<PositionalHash>> hashes;  // per head
+  std::vector<std::vector<PositionalHash>> hashes;  // per head: one draw rescaled
+  std::vector<std::vector<PositionalHash>> independent;  // per head: its own draw
   HeadStack<double> q, k, v;
 };
+
+// The seed of head h's own draw: independent_head_seed, or under
+// kSharedHeadSeeds the run's seed for every head.
+std::uint64_t own_head_seed(const PathSpec& spec, std::int64_t h) {
+  if (spec.defect.estimator_bug == EstimatorBug::kSharedHeadSeeds) return spec.seed;
+  return independent_head_seed(spec.seed, static_cast<std::size_t>(h));
+}
+
+// The digest of head h's own draw at sigma = 1 (the standardized hashes, so
+// heads of one seed share it): drawn afresh at each call, so two calls agree
+// only if the draw is reproducible.
+std::string own_draw_digest(const PathSpec& spec, std::int64_t h) {
+  return hash_digest(draw_hashes(own_head_seed(spec, h), spec.defect, 0, kPathHashes, 1.0));
+}
 
 // The heads' scales as the library gives them (alibi_head_sigmas), or under
 // kSlopeInterleave as code that ignores Press et al.'s interleave would.
@@ -142,8 +162,12 @@ Problem make_problem(const PathSpec& spec) {
   p.k = {kPathHeads, std::move(data.k.data)};
   const RowMatrix<double> v = data.v.data.leftCols(kPathDv);
   p.v = {kPathHeads, v / v.cwiseAbs().maxCoeff()};  // max |v| = 1
-  for (const double sigma : p.sigmas)
+  for (std::int64_t h = 0; h < kPathHeads; ++h) {
+    const double sigma = p.sigmas[static_cast<std::size_t>(h)];
     p.hashes.push_back(draw_hashes(spec.seed, spec.defect, 0, kPathHashes, sigma));
+    p.independent.push_back(
+        draw_hashes(own_head_seed(spec, h), spec.defect, 0, kPathHashes, sigma));
+  }
   return p;
 }
 
@@ -283,24 +307,27 @@ using Results = std::map<std::pair<std::size_t, std::int64_t>, HeadResult>;  // 
 template <typename S>
 void probe_form(const Problem& p, const Inputs<S>& in, Form form, bool table_form,
                 EstimatorBug bug, BinningBug binning, Results& results) {
-  std::vector<MaskMean> masks;
-  std::vector<RowMatrix<double>> exact, lsh;
+  std::vector<MaskMean> masks, own_masks;
+  std::vector<RowMatrix<double>> exact, lsh, own_lsh;
   for (std::int64_t h = 0; h < kPathHeads; ++h) {
     const auto hs = static_cast<std::size_t>(h);
     masks.push_back(estimator_mask(p.n, p.hashes[hs], form, bug, binning));
+    own_masks.push_back(estimator_mask(p.n, p.independent[hs], form, bug, binning));
     const auto q = in.qd.head(h), k = in.kd.head(h), v = in.vd.head(h);
     exact.push_back(attention_oracle(q, k, v, alibi_prior(p.sigmas[hs], form)));
     lsh.push_back(attention_oracle(q, k, v, lsh_prior(p.hashes[hs], p.n, form)));
+    own_lsh.push_back(attention_oracle(q, k, v, lsh_prior(p.independent[hs], p.n, form)));
   }
   for (std::size_t path = 0; path < std::size(kPaths); ++path) {
     const Est e = kPaths[path].est;
-    const Output<S> o = run_path(p, in, kPaths[path], form, masks, bug);
+    const bool own = kPaths[path].independent;
+    const Output<S> o = run_path(p, in, kPaths[path], form, own ? own_masks : masks, bug);
     for (std::int64_t h = 0; h < kPathHeads; ++h) {
       const auto hs = static_cast<std::size_t>(h);
       const RowMatrix<double> out = o.out.middleRows(h * p.n, p.n).template cast<double>();
       const RowMatrix<double> def =
           e == Est::kExact ? exact[hs]
-          : e == Est::kLsh ? lsh[hs]
+          : e == Est::kLsh ? (own ? own_lsh[hs] : lsh[hs])
                            : attention_oracle(in.qd.head(h), in.kd.head(h), in.vd.head(h),
                                               prior_of(p, e, hs, form, o.band_widths));
       HeadResult& r = results[{path, h}];
@@ -308,7 +335,7 @@ void probe_form(const Problem& p, const Inputs<S>& in, Form form, bool table_for
       if (!table_form) continue;
       r.max_error = (out - exact[hs]).cwiseAbs().maxCoeff();
       r.rel = (out - exact[hs]).norm() / exact[hs].norm();
-      fill_bounds(p, in, e, h, form, masks[hs], o, r);
+      fill_bounds(p, in, e, h, form, own ? own_masks[hs] : masks[hs], o, r);
     }
   }
 }
@@ -337,8 +364,9 @@ std::vector<std::string> row_of(const Problem& p, const PathSpec& spec, Path pat
       {"max_abs_logit", format_value(r.beta)},
       {"reference_bound", "0"},  // the long-double oracle's own error is below 1e-15
       {"estimator_deviation", format_value(r.deviation)},
+      {"hash_digest", path.independent ? own_draw_digest(spec, h) : ""},
       {"precision", float32 ? "float32" : "float64"},
-      {"layout", path.multi_head ? "multi-head" : "single-head"}};
+      {"layout", layout_of(path)}};
   std::vector<std::string> row;
   for (const auto& c : attention_columns()) {
     const auto it = cells.find(c);

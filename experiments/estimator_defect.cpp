@@ -14,7 +14,8 @@ const std::vector<EstimatorBug>& all_estimator_bugs() {
   static const std::vector<EstimatorBug> all = {
       EstimatorBug::kDropsAHash, EstimatorBug::kKeyTileOffByOne, EstimatorBug::kFloat32Flush,
       EstimatorBug::kMultiHeadFirstSigma, EstimatorBug::kPartialTileSkipped,
-      EstimatorBug::kLogitScaleFromValueWidth, EstimatorBug::kSlopeInterleave};
+      EstimatorBug::kLogitScaleFromValueWidth, EstimatorBug::kSlopeInterleave,
+      EstimatorBug::kSharedHeadSeeds};
   return all;
 }
 
@@ -40,6 +41,8 @@ std::string estimator_bug_name(EstimatorBug bug) {
       return "estimator-logit-scale-from-dv";
     case EstimatorBug::kSlopeInterleave:
       return "estimator-slope-interleave";
+    case EstimatorBug::kSharedHeadSeeds:
+      return "estimator-shared-head-seeds";
   }
   return "unknown";
 }

@@ -44,6 +44,9 @@ enum class EstimatorBug {
   // the heads' scales are 2^(8h/H) for every H, not Press et al.'s
   // interleave: right for a power of two, wrong for H = 5 (the paths' H)
   kSlopeInterleave,
+  // independent heads (independent_head_seed) all draw from the run's seed,
+  // as code that forgets to key the stream by the head would
+  kSharedHeadSeeds,
 };
 
 const std::vector<EstimatorBug>& all_estimator_bugs();  // every bug but kNone

@@ -15,6 +15,7 @@
 #include <poslsh/mask_mean.h>
 #include "experiments/sampler_defect.h"
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <sstream>
@@ -511,6 +512,34 @@ TEST(AttentionChecks, PathsLineChecksTheHeadScalesAgainstTheClosedForm) {
   EXPECT_EQ(wrong.verdict, Verdict::kFail);
   EXPECT_NE(wrong.detail.find("not Press et al.'s 4 for head 0 of 5"), std::string::npos)
       << wrong.detail;
+}
+
+// Rows of independent heads carry each head's draw digest: distinct across
+// heads, equal across the two precisions (each draws it afresh).
+TEST(AttentionChecks, PathsLineChecksIndependentHeadsAreDistinctAndReproducible) {
+  const auto table = [](const std::vector<std::array<std::string, 2>>& digests) {
+    std::string text =
+        "n,d,sigma,head,form,s,trial,estimator,width,keys_per_query,largest_block,max_error,"
+        "rel_frobenius_error,certificate,uniform_bound,rounding_allowance,max_abs_logit,seconds,"
+        "estimator_deviation,hash_digest,precision,layout\n";
+    const std::vector<double> sigmas = {16, 256, 4};  // Press et al.'s for H = 3
+    for (std::size_t h = 0; h < digests.size(); ++h)
+      for (int p = 0; p < 2; ++p)
+        text += "200,16," + format_value(sigmas[h]) + "," + std::to_string(h) +
+                ",symmetric,4,0,path-lsh,,9,,0,0,0,0,1e-4,5,,1e-6," + digests[h][p] + "," +
+                (p ? "float64" : "float32") + ",independent-heads\n";
+    return text;
+  };
+  EXPECT_EQ(find(check(table({{"a", "a"}, {"b", "b"}, {"c", "c"}})), "paths").verdict,
+            Verdict::kPass);
+  const CheckOutcome shared = find(check(table({{"a", "a"}, {"a", "a"}, {"c", "c"}})), "paths");
+  EXPECT_EQ(shared.verdict, Verdict::kFail);
+  EXPECT_NE(shared.detail.find("independent heads 0 and 1 draw the same hashes"),
+            std::string::npos) << shared.detail;
+  const CheckOutcome moved = find(check(table({{"a", "a"}, {"b", "x"}, {"c", "c"}})), "paths");
+  EXPECT_EQ(moved.verdict, Verdict::kFail);
+  EXPECT_NE(moved.detail.find("independent head 1 draws other hashes when drawn again"),
+            std::string::npos) << moved.detail;
 }
 
 TEST(AttentionChecks, PathsLineFailsAPathBeyondItsPrecisionsAllowance) {

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -117,8 +118,9 @@ std::string describe(const ProbedRow& r) {
 TEST(AttentionPaths, EverySoundPathIsWellInsideItsAllowanceInBothForms) {
   for (const Form form : {Form::kSymmetric, Form::kCausal}) {
     const auto rows = probe("sound", form);
-    // 5 paths (exact and lsh also multi-head) x 2 precisions x 5 heads.
-    ASSERT_EQ(rows.size(), 50u);
+    // 6 paths (exact and lsh also multi-head, lsh with independent heads too)
+    // x 2 precisions x 5 heads.
+    ASSERT_EQ(rows.size(), 60u);
     for (const auto& r : rows) {
       SCOPED_TRACE(describe(r));
       // A margin of 10 at least: the allowance is a worst case, not a fit.
@@ -152,9 +154,10 @@ TEST(AttentionPaths, Float32FlushIsCaughtOnEveryFloat32PathOnly) {
 }
 
 TEST(AttentionPaths, MultiHeadFirstSigmaIsCaughtOnTheMultiHeadOverloadsOnly) {
-  // Head 0 computes with its own sigma and is right.
+  // Head 0 computes with its own sigma and is right; the independent-heads
+  // rows call the multi-head overload too.
   expect_caught_exactly("estimator-multi-head-first-sigma", [](const ProbedRow& r) {
-    return r.layout == "multi-head" && r.head > 0;
+    return r.layout != "single-head" && r.head > 0;
   });
 }
 
@@ -205,13 +208,13 @@ TEST_F(AttentionPathsCli, PathRowsAreByteIdenticalForAnyThreadCount) {
   EXPECT_EQ(one, testing::slurp(path("two.csv")));
   EXPECT_NE(one.find("path-lsh"), std::string::npos);
   EXPECT_NE(one.find("float32,multi-head"), std::string::npos);
-  EXPECT_EQ(paths_line(path("one.csv")).rfind("PASS  paths: all 50 path rows", 0), 0u);
+  EXPECT_EQ(paths_line(path("one.csv")).rfind("PASS  paths: all 60 path rows", 0), 0u);
 }
 
 TEST_F(AttentionPathsCli, EachPlantedPathBugFailsThePathsLine) {
   for (const char* defect : {"estimator-float32-flush", "estimator-multi-head-first-sigma",
                              "estimator-partial-tile-skipped", "estimator-logit-scale-from-dv",
-                             "estimator-slope-interleave"}) {
+                             "estimator-slope-interleave", "estimator-shared-head-seeds"}) {
     SCOPED_TRACE(defect);
     const std::string out = path(std::string(defect) + ".csv");
     ASSERT_EQ(cli(kArgs + "--plant-defect " + std::string(defect) + " --out " + out).exit_code, 0);
@@ -230,6 +233,31 @@ TEST_F(AttentionPathsCli, AOneBasedBinningFailsThePathsAndEstimatorLines) {
   EXPECT_EQ(paths_line(out).rfind("FAIL  paths: ", 0), 0u) << paths_line(out);
   const auto checked = cli("check " + out);
   EXPECT_NE(checked.out.find("FAIL  estimator:"), std::string::npos) << checked.out;
+}
+
+// Independent heads draw distinct hashes, the same each time: the rows of
+// the independent-heads layout carry each head's digest, and heads that all
+// draw from the run's seed FAIL the paths line while every row stays on its
+// definition (the oracle reads the same draws).
+TEST_F(AttentionPathsCli, IndependentHeadsDrawDistinctReproducibleHashes) {
+  const std::string sound = path("sound.csv"), shared = path("shared.csv");
+  ASSERT_EQ(cli(kArgs + "--out " + sound).exit_code, 0);
+  const CsvTable t = CsvTable::read(sound);
+  std::set<std::string> digests;
+  int rows = 0;
+  for (std::size_t r = 0; r < t.size(); ++r)
+    if (t.text(r, "layout") == "independent-heads" && t.text(r, "precision") == "float64") {
+      digests.insert(t.text(r, "hash_digest"));
+      ++rows;
+    }
+  EXPECT_EQ(rows, kPathHeads);
+  EXPECT_EQ(digests.size(), static_cast<std::size_t>(kPathHeads));
+  ASSERT_EQ(cli(kArgs + "--plant-defect estimator-shared-head-seeds --out " + shared).exit_code, 0);
+  const std::string line = paths_line(shared);
+  EXPECT_EQ(line.rfind("FAIL  paths: independent heads 0 and 1 draw the same hashes", 0), 0u)
+      << line;
+  for (const auto& r : probe("estimator-shared-head-seeds"))
+    EXPECT_LT(r.deviation, r.allowance / 10) << describe(r);
 }
 
 TEST_F(AttentionPathsCli, RejectsAPathsNOutOfRange) {
