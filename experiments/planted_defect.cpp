@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <map>
+#include <memory>
 
 #include "runner/cli_common.h"
 #include "runner/resolved_config.h"
@@ -95,6 +97,18 @@ std::vector<PositionalHash> draw_hashes(std::uint64_t seed, const PlantedDefect&
 BlockCutter block_cutter(const PlantedDefect& defect) {
   return [bug = defect.binning_bug](const PositionalHash& h, std::int64_t n) {
     return consumer_block_starts(h, n, Form::kSymmetric, bug);
+  };
+}
+
+HashDrawer drawer_from_batches(BatchedDrawer batched) {
+  using Key = std::pair<std::uint64_t, double>;
+  auto kept = std::make_shared<std::map<Key, std::vector<PositionalHash>>>();
+  return [batched = std::move(batched), kept](std::uint64_t trial, std::uint64_t k, double sigma) {
+    auto& batch = (*kept)[{trial, sigma}];
+    if (k >= batch.size())
+      batch = batched(trial, static_cast<std::int64_t>(std::max<std::uint64_t>(k + 1, 2 * batch.size())),
+                      sigma);
+    return batch[k];
   };
 }
 

@@ -77,6 +77,12 @@ std::vector<PositionalHash> draw_hashes(std::uint64_t seed, const PlantedDefect&
 using BatchedDrawer =
     std::function<std::vector<PositionalHash>(std::uint64_t trial, std::int64_t s, double sigma)>;
 BatchedDrawer batched_drawer(std::uint64_t seed, const PlantedDefect& defect);
+// A HashDrawer that reads every hash from a batched drawer: hash k of a trial
+// is element k of batched(trial, s, sigma) for some s > k (batches kept per
+// (trial, sigma), grown by doubling), so a table drawn hash by hash reads
+// what users call. For streams of moderate indices (unbiasedness's); not
+// thread-safe: one per cell.
+HashDrawer drawer_from_batches(BatchedDrawer batched);
 // The blocks the library cuts from a hash (block_starts, with the defect's
 // binning bug planted where it applies to the symmetric form).
 using BlockCutter = std::function<std::vector<std::int64_t>(const PositionalHash& h, std::int64_t n)>;

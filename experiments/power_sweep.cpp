@@ -182,11 +182,15 @@ std::vector<CsvRow> power_cell_rows(const PlantedDefect& defect, std::uint64_t s
   // sampler again.
   const bool binning_bug = defect.binning_bug != BinningBug::kNone;
   // A bug of the batched drawer alone: the families that draw hash by hash
-  // would test the sound sampler again; hash-law compares the two drawers.
+  // from the scalar drawer would test the sound sampler again; unbiasedness
+  // reads the batched one and hash-law compares the two.
   const bool batched_only = defect.batched_bug != BatchedBug::kNone;
-  if (unb && !defect.inflate_b_max && !batched_only)
+  // Unbiasedness reads the batched drawer, as the experiment does.
+  if (unb && !defect.inflate_b_max)
     record_kinds(defect, seed, "unbiasedness",
-                 unbiasedness_outcomes(z, draw, defect.binning_bug, alpha), rows);
+                 unbiasedness_outcomes(z, drawer_from_batches(batched_drawer(seed, defect)),
+                                       defect.binning_bug, alpha),
+                 rows);
   if (lags && !defect.inflate_b_max && !binning_bug && !batched_only)
     record_kinds(defect, seed, "lags", lags_outcomes(z, draw, alpha), rows);
   if (bs && !binning_bug && !batched_only)

@@ -253,8 +253,11 @@ class Unbiasedness : public SweptExperiment<UnbiasednessCell> {
   }
 
   std::vector<CsvRow> rows(const UnbiasednessCell& x) const override {
+    // Every hash from the batched drawer users call (draw_hashes), so a defect
+    // in it alone moves these counts too.
     return unbiasedness_cell_rows(x.n, x.sigma, hashes_, batch_, points_,
-                                  hash_drawer(seed_, plant_.defect()), plant_.defect().binning_bug);
+                                  drawer_from_batches(batched_drawer(seed_, plant_.defect())),
+                                  plant_.defect().binning_bug);
   }
 
   std::string label(const UnbiasednessCell& x) const override {

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "cli_harness.h"
+#include "experiments/planted_defect.h"
 #include "experiments/unbiasedness.h"
 #include "runner/cli_common.h"
 #include "runner/csv_writer.h"
@@ -178,6 +180,30 @@ TEST(Unbiasedness, ZeroShiftFailsAtTheStartAnchor) {
 TEST(Unbiasedness, SharedShiftFailsTheDispersionTest) {
   const auto out = check_unbiasedness_table(table_of(cell(SamplerDefect::kSharedShift)));
   EXPECT_TRUE(any_fail(out, "cobin-dispersion"));
+}
+
+// The experiment reads every hash from the batched drawer users call
+// (drawer_from_batches): for the sound sampler the same hashes as the scalar
+// drawer, in any order of access; a defect in the batched drawer alone (the
+// shift fraction shared by groups of four) fails the dispersion test as the
+// same defect in the scalar sampler does.
+TEST(Unbiasedness, ReadsTheBatchedDrawer) {
+  const HashDrawer scalar = hash_drawer(11, PlantedDefect{});
+  const HashDrawer batched = drawer_from_batches(batched_drawer(11, PlantedDefect{}));
+  for (const std::uint64_t k : {0, 5, 1, 700, 3, 4096, 2})
+    for (const std::uint64_t trial : {0, 1, 9})
+      EXPECT_TRUE(std::bit_cast<std::uint64_t>(scalar(trial, k, 3.0).shift) ==
+                      std::bit_cast<std::uint64_t>(batched(trial, k, 3.0).shift) &&
+                  scalar(trial, k, 3.0).pitch == batched(trial, k, 3.0).pitch)
+          << trial << " " << k;
+  std::vector<CsvRow> rows;
+  for (const double sigma : {2.0, 9.0}) {
+    auto part = unbiasedness_cell_rows(
+        4096, sigma, 1 << 16, 16, 16,
+        drawer_from_batches(batched_drawer(11, parse_planted_defect("batched-shared-shift"))));
+    rows.insert(rows.end(), part.begin(), part.end());
+  }
+  EXPECT_TRUE(any_fail(check_unbiasedness_table(table_of(rows)), "cobin-dispersion"));
 }
 
 // Hand-made tables: counts at their expectation pass; one count 6 sd off fails.
