@@ -128,12 +128,13 @@ int merge(const std::vector<std::string>& inputs, const std::string& out) {
   const std::string merged = concatenate(shards);
   AtomicFile csv(out, "--out");
   csv.write(merged);
-  if (is_stream_output(out)) {  // a stream carries the table alone
+  const auto meta_path = companion_path(out, ".meta.json");
+  if (!meta_path) {  // a stream carries the table alone
     csv.commit();
     say_stream_carries_the_table_alone("poslsh merge", out);
     return 0;
   }
-  AtomicFile meta(out + ".meta.json", "--out");
+  AtomicFile meta(*meta_path, "--out");
   meta.write(merged_record(shards, merged));
   // Experiments that write a summary beside their table get it recomputed
   // from the merged table: the same bytes a single run writes.
@@ -163,7 +164,8 @@ Action add_merge_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("merge", "Combine --shard K/N outputs into the single-run CSV");
-  cmd->add_option("--out", o->out, "Merged CSV (written atomically; - for standard output)")->required();
+  cmd->add_option("--out", o->out, "Merged CSV (written atomically; - for standard output)")
+      ->required();
   cmd->add_option("shards", o->inputs, "Shard CSVs (each with its .meta.json beside it)")
       ->required();
   return [o] { return merge_steps::merge(o->inputs, o->out); };

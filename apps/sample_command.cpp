@@ -34,7 +34,8 @@ Action add_sample_command(CLI::App& app) {
   cmd->add_option("--trial", o->trial, "Trial index (independent hash sets per trial)")
       ->capture_default_str();
   cmd->add_flag("--blocks", o->blocks, "Write blocks (sample,start,end; end exclusive) instead");
-  cmd->add_option("--out", o->out, "Output CSV (written atomically; - for standard output)")->required();
+  cmd->add_option("--out", o->out, "Output CSV (written atomically; - for standard output)")
+      ->required();
   o->plant.declare(*cmd);
   return [o, cmd] {
     require_at_least("--n", o->n, 1);

@@ -419,11 +419,11 @@ GroupSlopes group_slopes(const std::map<double, std::map<double, double>>& trial
 
 // What a rate line without enough trials needs: values of s first, then trials.
 std::string rate_s_remedy(std::size_t s_values, double level) {
-  const std::string trials = rate_trials_remedy(level);
-  if (s_values >= kMinRateSValues) return trials;
+  const std::size_t trials = rate_trials_needed(level);
+  if (s_values >= kMinRateSValues) return fmt::format("use --trials >= {}", trials);
   const auto largest = static_cast<long>(kMinRateS) << (kMinRateSValues - 1);
-  return fmt::format("use >= {} values of s >= {} (e.g. --s 1:{}:x2) and {}", kMinRateSValues,
-                     kMinRateS, largest, trials.substr(4));
+  return fmt::format("use >= {} values of s >= {} (e.g. --s 1:{}:x2) and --trials >= {}",
+                     kMinRateSValues, kMinRateS, largest, trials);
 }
 
 CheckOutcome group_rate_line(const std::string& name, const GroupSlopes& gs, const Levels& l) {
@@ -470,7 +470,7 @@ std::optional<CheckOutcome> pooled_rate_line(const std::string& form,
     return CheckOutcome{name, Verdict::kNotApplicable,
                         fmt::format("{} trials with a slope in every group (needs {})",
                                     means.size(), kMinRateTrials),
-                        rate_trials_remedy(l.pooled)};
+                        fmt::format("use --trials >= {}", rate_trials_needed(l.pooled))};
   const RateInterval ri = rate_interval(means, l.pooled);
   return CheckOutcome{name, rate_verdict(ri),
                       rate_text(ri, "per-trial mean over groups of the slope", l), rate_remedy(ri)};

@@ -56,9 +56,8 @@ std::string rate_remedy(const RateInterval& ri) {
   return ri.testable ? "" : fmt::format("use --trials >= {}", ri.trials_needed);
 }
 
-std::string rate_trials_remedy(double level) {
-  return fmt::format("use --trials >= {}",
-                     std::max(kMinRateTrials, stats::sign_test_trials_needed(level / 2)));
+std::size_t rate_trials_needed(double level) {
+  return std::max(kMinRateTrials, stats::sign_test_trials_needed(level / 2));
 }
 
 double boundary_collision_bound(double n, double sigma) {

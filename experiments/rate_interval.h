@@ -69,9 +69,9 @@ std::string rate_untestable_note(const RateInterval& ri);
 // The remedy of a line that could not decide (check_verdict.h): "" for a
 // testable line, else "use --trials >= N".
 std::string rate_remedy(const RateInterval& ri);
-// The remedy of a rate line that had too few trials to form an interval at
-// `level`: the trials the sign test needs (at least kMinRateTrials).
-std::string rate_trials_remedy(double level);
+// The trials a rate line needs to form an interval that could fail at
+// `level`: what the sign test needs, and at least kMinRateTrials.
+std::size_t rate_trials_needed(double level);
 
 // --- Trials that repeat (the rate lines' companion check) -----------------
 // A hash stream that ignores the trial index gives every trial the same

@@ -137,6 +137,17 @@ TEST_F(OutputPathsCli, MissingParentFoldersAreCreated) {
   EXPECT_TRUE(fs::exists(path("a/b/c/table.csv.meta.json")));
 }
 
+// Folders are made when the output is written: a run refused for its other
+// options leaves none behind.
+TEST_F(OutputPathsCli, ARefusedRunCreatesNoFolder) {
+  // The memory estimate is checked after the output path (runner/sweep.cpp).
+  expect_usage_error("convergence --n 4096 --sigma 4 --s 1 4 --trials 2 --max-memory 1e-9 "
+                     "--out " + path("new/deeper/c.csv"),
+                     "--max-memory");
+  expect_usage_error("sample --n 8 --sigma 2 --s 0 --out " + path("new/s.csv"), "--s");
+  EXPECT_FALSE(fs::exists(path("new")));
+}
+
 TEST_F(OutputPathsCli, AFolderOrAStreamWhereAFolderIsNeededIsRefused) {
   fs::create_directories(path("folder"));
   expect_usage_error(kSample + path("folder"), "is a folder");

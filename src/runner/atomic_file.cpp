@@ -135,7 +135,20 @@ void say_stream_carries_the_table_alone(const std::string& who, const std::strin
 }
 
 void require_writable(const std::string& option, const std::string& path) {
-  AtomicFile probe(path, option);  // destructor removes the probe
+  const fs::path parent =
+      is_stream_output(path) ? fs::path() : final_target(option, path).parent_path();
+  if (parent.empty() || fs::exists(parent)) {
+    AtomicFile probe(path, option);  // destructor removes the probe
+    return;
+  }
+  // Missing folders are made when the output is written, not here: a run
+  // refused after this check leaves no folder behind.
+  fs::path ancestor = parent;
+  while (!ancestor.empty() && !fs::exists(ancestor)) ancestor = ancestor.parent_path();
+  if (ancestor.empty()) ancestor = ".";
+  if (!fs::is_directory(ancestor) || ::access(ancestor.c_str(), W_OK | X_OK) != 0)
+    throw UsageError(fmt::format("{} '{}' is not writable: cannot create its folder under '{}'",
+                                 option, path, ancestor.string()));
 }
 
 std::string read_file(const std::string& option, const std::string& path) {

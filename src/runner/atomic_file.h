@@ -53,8 +53,9 @@ std::optional<std::string> companion_path(const std::string& out, std::string_vi
 void say_stream_carries_the_table_alone(const std::string& who, const std::string& out);
 
 // Throws UsageError naming `option` unless `path` can be written: a file
-// (checked by creating and removing a temporary file beside its target,
-// creating missing parent folders) or a writable stream.
+// (checked by creating and removing a temporary file beside its target, or,
+// when its folder is missing, by the nearest existing folder being writable:
+// nothing is created until the output is written) or a writable stream.
 void require_writable(const std::string& option, const std::string& path);
 
 // Whole file as a string; throws UsageError naming `option` if unreadable.

@@ -346,12 +346,11 @@ std::string reworded_parse_error(const CLI::ParseError& e, CLI::App& app, int ar
     return fmt::format("{}{} (see poslsh {} --help)", what, hints, command->get_name());
   }
   if (name == "RequiredError")
-    if (const auto [named, path] = named_command(app, argc, argv);
-        !path.empty() && !missing_required(named).empty()) {
-      const auto missing = missing_required(named);
-      return fmt::format("{}: missing required option{} {} (see poslsh{} --help)", path.substr(1),
-                         missing.size() == 1 ? "" : "s", fmt::join(missing, ", "), path);
-    }
+    if (const auto [named, path] = named_command(app, argc, argv); !path.empty())
+      if (const auto missing = missing_required(named); !missing.empty())
+        return fmt::format("{}: missing required option{} {} (see poslsh{} --help)",
+                           path.substr(1), missing.size() == 1 ? "" : "s",
+                           fmt::join(missing, ", "), path);
   if (name == "FileError") return fmt::format("--config: {}", what);
   if (name == "ConversionError") return what + " (expected a number of the option's type)";
   return what;
