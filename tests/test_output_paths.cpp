@@ -16,6 +16,7 @@
 #include <string>
 
 #include "cli_harness.h"
+#include "experiments/check_tally.h"
 
 namespace poslsh::testing {
 namespace {
@@ -227,6 +228,28 @@ TEST_F(StrictCheckCli, ThreeTrialsCannotDecideTheRateAndStrictSaysSo) {
   EXPECT_EQ(std::count(strict.err.begin(), strict.err.end(), '\n'), 1) << strict.err;
   EXPECT_NE(strict.err.find("rate spectral"), std::string::npos) << strict.err;
   EXPECT_NE(strict.err.find("--trials >= "), std::string::npos) << strict.err;
+}
+
+// The tally's rule, line by line: a family is refused when it has an
+// undecided line (one with a remedy) and no PASS or FAIL, per table (scope);
+// info and n/a lines without a remedy decide nothing and refuse nothing.
+TEST(StrictTally, AFamilyWithoutADecidingLineIsNamedPerTable) {
+  CheckTally t;
+  t.scope = "a.csv";
+  count_outcome({"rate[n=1] max", Verdict::kNotApplicable, "few", "use --trials >= 15"}, t);
+  count_outcome({"rate[n=2] max", Verdict::kPass, "ok"}, t);  // decides the family
+  count_outcome({"law[x]", Verdict::kInfo, "untestable", "use --trials >= 30"}, t);
+  count_outcome({"bound spectral", Verdict::kInfo, "not a test"}, t);  // no remedy
+  t.scope = "b.csv";
+  count_outcome({"rate[n=1] max", Verdict::kNotApplicable, "few", "use --trials >= 15"}, t);
+  EXPECT_EQ(families_without_decision(t),
+            (std::vector<std::string>{"a.csv: law", "b.csv: rate max"}));
+  EXPECT_EQ(t.undecided, 3);
+  EXPECT_NE(tally_line(t).find("; 3 could not decide: use --trials >= 15"), std::string::npos);
+  CheckTally decided;
+  count_outcome({"rate[n=2] max", Verdict::kFail, "bad"}, decided);
+  EXPECT_TRUE(families_without_decision(decided).empty());
+  EXPECT_EQ(tally_line(decided).find("could not decide"), std::string::npos);
 }
 
 TEST_F(StrictCheckCli, EnoughTrialsAndValuesOfSDecideAndPassStrict) {
