@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "experiments/check_file.h"
-#include "experiments/check_tally.h"
+#include "experiments/checks/check_tally.h"
 #include "runner/cli_common.h"
 
 namespace poslsh {

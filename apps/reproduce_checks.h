@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "apps/reproduce_run.h"
-#include "experiments/check_outcome.h"
+#include "experiments/checks/check_outcome.h"
 #include "runner/csv_writer.h"
 
 namespace poslsh::reproduce_steps {

@@ -22,7 +22,7 @@
 #include "apps/reproduce_plan.h"
 #include "apps/reproduce_report.h"
 #include "apps/reproduce_run.h"
-#include "experiments/check_tally.h"
+#include "experiments/checks/check_tally.h"
 
 namespace poslsh {
 

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "apps/commands.h"
-#include "experiments/check_outcome.h"
+#include "experiments/checks/check_outcome.h"
 #include "experiments/experiment.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"

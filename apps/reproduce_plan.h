@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/planted_defect.h"
+#include "experiments/defects/planted_defect.h"
 #include "apps/launcher.h"
 
 namespace CLI {

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "experiments/planted_defect.h"
+#include "experiments/defects/planted_defect.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/csv_writer.h"

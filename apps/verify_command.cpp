@@ -1,6 +1,6 @@
 // `poslsh verify --blocks FILE | --hashes FILE | --sparse FILE --n N --sigma S`: the checks of
-// experiments/verification.h on another implementation's samples, read by
-// experiments/verify.h (the Python module's verify_hashes and verify_blocks
+// experiments/verify/verification.h on another implementation's samples, read by
+// experiments/verify/verify.h (the Python module's verify_hashes and verify_blocks
 // run the same checks on arrays). Exit 0: all pass; 1: a check failed; 2:
 // unusable input (the file or an option).
 #include <fmt/format.h>
@@ -9,8 +9,8 @@
 #include <memory>
 
 #include "commands.h"
-#include "experiments/check_tally.h"
-#include "experiments/verify.h"
+#include "experiments/checks/check_tally.h"
+#include "experiments/verify/verify.h"
 #include "runner/cli_common.h"
 
 namespace poslsh {
@@ -34,7 +34,7 @@ void validate(const Options& o) {
   require_at_least("--batch", o.verify.batch, 1);
   require_at_least("--points", o.verify.points, 1);
   // Positions are exact in a double up to 2^53; bins computed from a hash in
-  // double drift from the exact ones beyond 2^50 (experiments/unbiasedness.h).
+  // double drift from the exact ones beyond 2^50 (experiments/unbiasedness/unbiasedness.h).
   const std::int64_t max_n = o.hashes.empty() ? kMaxVerifyN : std::int64_t{1} << 50;
   if (o.verify.n > max_n)
     throw UsageError(fmt::format(

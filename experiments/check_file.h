@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/check_outcome.h"
+#include "experiments/checks/check_outcome.h"
 
 namespace poslsh {
 

@@ -37,7 +37,7 @@
 // experiment by name.
 //
 // The check vocabulary (Verdict, CheckOutcome, Checker) is in
-// experiments/check_outcome.h, `poslsh check` on a file in check_file.h.
+// experiments/checks/check_outcome.h, `poslsh check` on a file in check_file.h.
 //
 // Timing: wall-clock columns (e.g. "seconds") go in Sweep::timing_columns;
 // every other column must be a deterministic function of (options, seed).
@@ -47,7 +47,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/check_outcome.h"
+#include "experiments/checks/check_outcome.h"
 #include "runner/command.h"
 #include "runner/csv_table.h"
 #include "runner/csv_writer.h"  // summaries are CSV text written with it

@@ -48,8 +48,8 @@ each of its phrases
 must hold, the numbers to the decimals quoted; a decimal number there that
 no phrase covers fails, as in the table.
 
-The results tables of docs/language-models.md are checked the same way: in
-a section headed "## Measured: ... (`configs/NAME.toml`)" whose run is
+The results tables of every run's page (docs/results/NAME/README.md) are
+checked the same way: in a section headed "## Measured: ... (`configs/NAME.toml`)" whose run is
 committed (docs/results/NAME/lm.summary.csv), every table whose first
 header is "model (from scratch)" has rows named
 
@@ -99,7 +99,7 @@ The tables themselves are checked against their sidecar and each other:
 - lm.summary.csv must be what lm.csv gives: each row's seeds, mean and 95%
   seed interval, and every paired difference (vs_exact, vs_fixed_block,
   vs_nobias, vs_n: mean, interval, verdict at the margin) recomputed here as
-  experiments/lm_checks.cpp computes them (seed means, differences paired by
+  experiments/lm/lm_checks.cpp computes them (seed means, differences paired by
   seed, a seedless baseline paired with every seed, vs_n net of exact
   ALiBi's, Student-t 95%), to 1e-9.
 
@@ -112,7 +112,7 @@ Usage: check_claims.py [SOURCE_DIR]     (default: the tree this script is in)
                quotes not. In the paragraph above the table: each phrase
                (a level, a probe gain, a config value, the margin) edited,
                a bare number added and the config link removed. In a
-               results table of docs/language-models.md: a mean, an
+               results table of a run's page (docs/results/NAME/README.md): a mean, an
                interval bound and a verdict edited, a row naming no
                summary row, a row of two models with one value, an
                unknown row name. On a scratch copy of the committed lm-long tables:
@@ -451,12 +451,16 @@ def run_table_problems(source, notes, checked, header, body):
     return out
 
 
-def doc_table_problems(source, notes, checked, page="docs/language-models.md"):
-    """The results tables of a docs page against the committed summaries they
-    quote; a quoted folder not yet in `checked` gets the claims table's checks
-    too (folder_problems)."""
-    if not (source / page).is_file():
-        return []
+def doc_table_problems(source, notes, checked):
+    """The results tables of every run's page (docs/results/NAME/README.md)."""
+    pages = sorted(p.relative_to(source).as_posix() for p in (source / "docs" / "results").glob("*/README.md"))
+    return [problem for page in pages for problem in page_table_problems(source, notes, checked, page)]
+
+
+def page_table_problems(source, notes, checked, page):
+    """The results tables of a page against the committed summaries they quote; a
+    quoted folder not yet in `checked` gets the claims table's checks too
+    (folder_problems)."""
     text, out = (source / page).read_text(), []
     sections = list(DOC_SECTION.finditer(text))
     for section, end in zip(sections, [s.start() for s in sections[1:]] + [len(text)]):
@@ -1031,15 +1035,15 @@ def table_plants():
 
 
 def scratch_tree(root, config, meta, doc, readme=None):
-    """A source tree holding configs/t.toml, docs/results/t/ (sidecar and summary),
-    docs/language-models.md and, if given, README.md."""
+    """A source tree holding configs/t.toml, docs/results/t/ (sidecar, summary and
+    the run's page, README.md) and, if given, the top README.md."""
     folder = root / "docs" / "results" / "t"
     folder.mkdir(parents=True)
     (root / "configs").mkdir()
     (root / "configs" / "t.toml").write_text(config)
     (folder / "lm.csv.meta.json").write_text(meta)
     (folder / "lm.summary.csv").write_text(SELF_TEST_SUMMARY)
-    (root / "docs" / "language-models.md").write_text(doc)
+    (folder / "README.md").write_text(doc)
     if readme is not None:
         (root / "README.md").write_text(readme)
 
@@ -1055,7 +1059,7 @@ def doc_folder_self_test():
     for what, config, meta, expected in (
             ("nothing", SELF_TEST_CONFIG, SELF_TEST_META, []),
             ("the config", SELF_TEST_CONFIG.replace("150", "300"), SELF_TEST_META,
-             ["sets steps = 300", "docs/language-models.md, t: '150 steps': configs/t.toml has 300"]),
+             ["sets steps = 300", "docs/results/t/README.md, t: '150 steps': configs/t.toml has 300"]),
             ("the sidecar's commit", SELF_TEST_CONFIG, SELF_TEST_META.replace("89ab", "89ab-dirty"),
              ["git_commit is 0123456789ab-dirty"])):
         with tempfile.TemporaryDirectory() as tmp:
@@ -1224,7 +1228,7 @@ def self_test():
              for cell, expected in plants.items()]
     cases.append((true_cell, SELF_TEST_PARAGRAPH, SELF_TEST_CONFIG.replace("150", "300"), SELF_TEST_DOC,
                   ["sets steps = 300", "t: '150 steps': configs/t.toml has 300",
-                   "docs/language-models.md, t: '150 steps': configs/t.toml has 300"]))
+                   "docs/results/t/README.md, t: '150 steps': configs/t.toml has 300"]))
     cases += [(true_cell, SELF_TEST_PARAGRAPH.replace(a, b), SELF_TEST_CONFIG, SELF_TEST_DOC, expected)
               for (a, b), expected in paragraph_plants().items()]
     cases += [(true_cell, SELF_TEST_PARAGRAPH, SELF_TEST_CONFIG, SELF_TEST_DOC.replace(a, b), expected)

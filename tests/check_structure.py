@@ -9,8 +9,19 @@ Fails (exit 1, one line per finding) when
   - a function body runs over MAX_LINES lines, outside the short list of
     ALLOWED_LONG_FUNCTIONS (each with its reason): C++ in every layer, and
     Python in the package, the plot scripts and the scripts (PYTHON_DIRS);
+  - experiments/ leaves its layout: a file at its top that is not the
+    plumbing every experiment shares (EXPERIMENT_TOP), a folder not in
+    EXPERIMENT_USES, or a folder that includes from one its entry does not
+    name (the shared folders checks/, oracles/ and defects/ include no
+    experiment's folder, so that the folders form no cycle);
   - a file of the project is not named in docs/FILES.md (data directories
     excepted);
+  - a reference page (README.md, docs/*.md but the design notes and the
+    results page; each run's page under docs/results/ is a results page) or
+    a header's comment holds a run's journal: a commit hash, a date, or
+    "earlier version(s)", "until/since/at commit", "built at"
+    (JOURNAL_PATTERNS); docs/language-models.md runs over
+    MAX_LM_PAGE_LINES lines;
   - docs/ARCHITECTURE.md runs over MAX_ARCHITECTURE_LINES lines (it is the
     page a maintainer reads first, in minutes; detail goes to the pages it
     links);
@@ -31,6 +42,19 @@ import tempfile
 
 MAX_LINES = 80
 MAX_ARCHITECTURE_LINES = 200
+MAX_LM_PAGE_LINES = 300
+
+# A run's journal, which belongs on the results pages (docs/results.md,
+# docs/results/NAME/README.md) and in the design notes, never on a reference
+# page or in a header: a commit hash (7 to 40 hex digits with a letter and a
+# digit), a date, words that date a text.
+JOURNAL_PATTERNS = (
+    ("a commit hash", re.compile(r"(?<![\w/.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![\w-])")),
+    ("a date", re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")),
+    ("a dating phrase", re.compile(r"\b(earlier versions?|(until|since|at) commit [0-9a-f]|built at "
+                                   r"[0-9a-f])", re.I)),
+)
+JOURNAL_EXEMPT = ("docs/design-notes.md", "docs/results.md")
 
 # The quoted include prefixes ("runner/...") each directory may use. A
 # directory not listed here is not checked.
@@ -57,12 +81,34 @@ MAY_INCLUDE = {
     "experiments": {"stats", "runner", "experiments", "internal"},
     "apps": {"stats", "runner", "experiments", "apps", "internal"},
     # The module is on top of the core and, of the experiments, links only
-    # the measurement of a convergence row (experiments/convergence_errors.h)
-    # and verify's checks on samples in memory (experiments/verification.h).
+    # the measurement of a convergence row (experiments/convergence/convergence_errors.h)
+    # and verify's checks on samples in memory (experiments/verify/verification.h).
     "python": {"experiments", "internal"},
     "fuzz": {"stats", "runner", "experiments", "apps", "internal"},
     "examples": set(),
 }
+# experiments/: one folder per experiment. The files at its top are the
+# plumbing every experiment shares; each folder names the folders it may
+# include from ("." is the top). The shared folders come first and include
+# none of the others.
+EXPERIMENT_TOP = {"argument_flags.h", "argument_flags.cpp", "bench_timing.h", "check_file.h",
+                  "check_file.cpp", "experiment.h", "experiment.cpp"}
+EXPERIMENT_USES = {
+    ".": {"checks"},
+    "checks": set(),
+    "oracles": set(),
+    "defects": set(),
+    "attention": {".", "checks", "oracles", "defects"},
+    "blocksize": {".", "checks", "defects"},
+    "convergence": {".", "checks", "defects"},
+    "hash_law": {".", "checks", "oracles", "defects", "unbiasedness"},
+    "lm": {".", "checks"},
+    "unbiasedness": {".", "checks", "oracles", "defects"},
+    "verify": {".", "checks", "oracles", "blocksize", "unbiasedness"},
+    "power": {".", "checks", "defects", "blocksize", "convergence", "hash_law", "unbiasedness",
+              "verify"},
+}
+EXPERIMENT_INCLUDE = re.compile(r'^\s*#\s*include\s+"experiments/(?:([\w-]+)/)?[\w.-]+"')
 LAYER_PREFIXES = ("core", "internal", "stats", "runner", "experiments", "apps")
 
 # What no installed header may declare: the core's internals, which live in
@@ -94,6 +140,39 @@ def layer_of(rel):
         if rel == prefix or rel.startswith(prefix + "/"):
             return layer
     return None
+
+
+def experiment_folder(rel):
+    """The experiments/ folder of a file ("." at the top), or None outside experiments/."""
+    if not rel.startswith("experiments/"):
+        return None
+    parts = rel.split("/")[1:]
+    return "." if len(parts) == 1 else parts[0]
+
+
+def experiment_layout_findings(root, files):
+    findings = []
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        folder = experiment_folder(rel)
+        if folder is None:
+            continue
+        if folder == "." and path.name not in EXPERIMENT_TOP:
+            findings.append(f"{rel}: experiments/ holds at its top only the shared plumbing "
+                            "(EXPERIMENT_TOP): move it to its experiment's folder, or to checks/, "
+                            "oracles/ or defects/")
+            continue
+        if folder not in EXPERIMENT_USES:
+            findings.append(f"{rel}: experiments/{folder}/ is not in EXPERIMENT_USES "
+                            "(tests/check_structure.py): name the folders it may include from")
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            m = EXPERIMENT_INCLUDE.match(line)
+            used = (m.group(1) or ".") if m else None
+            if used is not None and used != folder and used not in EXPERIMENT_USES[folder]:
+                findings.append(f"{rel}:{number}: experiments/{folder}/ includes from "
+                                f"experiments/{used}/, which EXPERIMENT_USES does not allow it")
+    return findings
 
 
 def include_findings(root, files):
@@ -331,12 +410,45 @@ def architecture_findings(root):
             "to the page it belongs to and link it)"]
 
 
+def journal_texts(root, files):
+    """(path, line number, text) of every reference page line and header comment."""
+    pages = [root / "README.md"] + sorted((root / "docs").glob("*.md"))
+    for page in pages:
+        rel = page.relative_to(root).as_posix()
+        if page.is_file() and rel not in JOURNAL_EXEMPT:
+            for number, line in enumerate(page.read_text(errors="replace").splitlines(), 1):
+                yield rel, number, line
+    for path in files:
+        if path.suffix in (".h", ".hpp"):
+            rel = path.relative_to(root).as_posix()
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                if "//" in line:
+                    yield rel, number, line[line.index("//"):]
+
+
+def journal_findings(root, files):
+    findings = []
+    for rel, number, text in journal_texts(root, files):
+        for what, pattern in JOURNAL_PATTERNS:
+            m = pattern.search(text)
+            if m:
+                findings.append(f"{rel}:{number}: {what} ('{m.group(0)}') on a reference page or in a "
+                                "header: the journal goes to docs/results/ or docs/design-notes.md")
+    lm_page = root / "docs" / "language-models.md"
+    if lm_page.is_file():
+        lines = len(lm_page.read_text(errors="replace").splitlines())
+        if lines > MAX_LM_PAGE_LINES:
+            findings.append(f"docs/language-models.md: {lines} lines (at most {MAX_LM_PAGE_LINES}: "
+                            "a run's measurements go to its docs/results/NAME/README.md)")
+    return findings
+
+
 def findings_in(root, allowed=ALLOWED_LONG_FUNCTIONS):
     files = sorted(p for d in ("include", "src", "experiments", "apps", "python", "fuzz", "examples", "tests")
                    for p in (root / d).rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file())
-    return files, (include_findings(root, files) +
+    return files, (include_findings(root, files) + experiment_layout_findings(root, files) +
                    length_findings(root, files + python_files(root), allowed) +
-                   listing_findings(root) + architecture_findings(root) +
+                   listing_findings(root) + architecture_findings(root) + journal_findings(root, files) +
                    public_header_findings(root, files))
 
 
@@ -350,11 +462,11 @@ PLANTED = {
     "src/runner/climbs.cpp": ('#include "experiments/experiment.h"\n', 'includes "experiments/experiment.h"'),
     "src/stats/climbs.cpp": ('#include "runner/csv_table.h"\n', 'includes "runner/csv_table.h"'),
     "src/core/climbs.cpp": ('#include "runner/sweep.h"\n#include "lanes.h"\n', 'includes "runner/sweep.h"'),
-    "experiments/climbs.cpp": ('#include "apps/cli_app.h"\n#include "runner/sweep.h"\n', 'includes "apps/cli_app.h"'),
+    "experiments/lm/climbs.cpp": ('#include "apps/cli_app.h"\n#include "runner/sweep.h"\n', 'includes "apps/cli_app.h"'),
     "apps/private.cpp": ('#include "core/lanes.h"\n#include "experiments/experiment.h"\n', 'includes "core/lanes.h"'),
-    "experiments/relative.cpp": ('#include "../apps/long.h"\n#include "climbs.cpp"\n', 'includes "../apps/long.h"'),
+    "experiments/lm/relative.cpp": ('#include "../../apps/long.h"\n#include "climbs.cpp"\n', 'includes "../../apps/long.h"'),
     "apps/long.h": ('#pragma once\n', None),
-    "experiments/long.cpp": ("namespace poslsh {\nnamespace {\n" + function_of(80) + function_of(81) +
+    "experiments/lm/long.cpp": ("namespace poslsh {\nnamespace {\n" + function_of(80) + function_of(81) +
                              "}\n}\n", "f81 is 81 lines"),
     "src/core/long_class.h": ("struct S {\n  int method() const {\n" + "    int x = 0;\n" * 90 +
                               "    return x;\n  }\n};\n", "method is 93 lines"),
@@ -377,6 +489,25 @@ PLANTED = {
     "plots/long_plot.py": ("def main():\n" + "    x = 1\n" * 79 + "    return x\n", "main is 81 lines"),
     "python/poslsh/fits.py": ("def fits():\n" + "    x = 1\n" * 78 + "    return x\n", None),
     "tests/python/test_long.py": ("def test_long():\n" + "    x = 1\n" * 120, None),
+    # experiments/: a stray file at the top, a shared folder that includes an
+    # experiment's, an experiment that includes one it does not name, a
+    # folder of its own; an allowed include (not reported).
+    "experiments/stray.cpp": ("", "holds at its top only the shared plumbing"),
+    "experiments/checks/reaches.cpp": ('#include "experiments/attention/attention.h"\n',
+                                       "includes from experiments/attention/"),
+    "experiments/lm/cousin.cpp": ('#include "experiments/power/power.h"\n', "includes from experiments/power/"),
+    "experiments/unlisted/driver.cpp": ("", "is not in EXPERIMENT_USES"),
+    "experiments/power/uses.cpp": ('#include "experiments/verify/verify.h"\n#include "experiments/experiment.h"\n', None),
+    # The journal: a commit hash on a reference page, a date in a header's
+    # comment, a dating phrase; the same on the results page and in a string
+    # of a header (not reported).
+    "docs/cli.md": ("# CLI\n\nMeasured at 4c4b6f0 on two cores.\n", "a commit hash ('4c4b6f0')"),
+    "docs/results.md": ("# Results\n\nMeasured at 4c4b6f0 on 2026-12-06.\n", None),
+    "src/core/dated.h": ('#pragma once\n// Faster since 2026-12-06.\nconst char* k = "0123456789abcdef";\n',
+                         "a date ('2026-12-06')"),
+    "docs/experiments.md": ("# Experiments\n\nEarlier versions used another rule.\n",
+                            "a dating phrase ('Earlier versions')"),
+    "docs/language-models.md": ("x\n" * (MAX_LM_PAGE_LINES + 1), f"{MAX_LM_PAGE_LINES + 1} lines"),
     # Allowed: the tests reach every layer and may be long.
     "tests/test_anything.cpp": ('#include "core/lanes.h"\n#include "apps/cli_app.h"\n' + function_of(120), None),
 }
@@ -390,7 +521,7 @@ def self_test():
             (root / rel).write_text(text)
         # The file index names every planted file but one (ARCHITECTURE.md
         # naming it does not count), and ARCHITECTURE.md is one line too long.
-        (root / "docs").mkdir()
+        (root / "docs").mkdir(exist_ok=True)
         (root / "docs/FILES.md").write_text(
             "".join(f"- `{rel}`\n" for rel in PLANTED) + "- `docs/ARCHITECTURE.md`\n"
             "- `docs/FILES.md`\n")

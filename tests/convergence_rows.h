@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/convergence.h"
+#include "experiments/convergence/convergence.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 #include "runner/csv_writer.h"

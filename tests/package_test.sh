@@ -38,7 +38,7 @@ fi
 # The installed library is what users call: no private header of the core
 # (src/core/*.h), no test-only or internal function in a public header, and
 # no deliberately wrong sampler in the archive (they are the verifier's,
-# experiments/sampler_defect.h).
+# experiments/defects/sampler_defect.h).
 for h in "$src"/src/core/*.h; do
   [ ! -e "$tmp/prefix/include/poslsh/$(basename "$h")" ] ||
     fail "the install holds the core's private header $(basename "$h")"

@@ -13,7 +13,7 @@
 #include <poslsh/exact_attention.h>
 #include <poslsh/lsh_attention.h>
 #include <poslsh/mask_mean.h>
-#include "experiments/sampler_defect.h"
+#include "experiments/defects/sampler_defect.h"
 
 #include <array>
 #include <cmath>
@@ -22,8 +22,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "experiments/attention.h"
-#include "experiments/control_sampler.h"
+#include "experiments/attention/attention.h"
+#include "experiments/oracles/control_sampler.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 
@@ -479,7 +479,7 @@ TEST(AttentionChecks, SoundSamplerPassesAndABiasedOneFailsTheErrorLaw) {
 namespace poslsh {
 namespace {
 
-// Rows of the path probe (experiments/attention_paths.h): estimator_deviation
+// Rows of the path probe (experiments/attention/attention_paths.h): estimator_deviation
 // against the row's precision allowance, max_error against exact attention.
 const std::string kPathHeader =
     "n,d,sigma,head,form,s,trial,estimator,width,keys_per_query,largest_block,max_error,"

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cli_harness.h"
-#include "experiments/attention.h"
+#include "experiments/attention/attention.h"
 #include "runner/csv_table.h"
 
 namespace poslsh {

@@ -1,4 +1,4 @@
-// The path probe (experiments/attention_paths.h): its long-double oracle
+// The path probe (experiments/attention/attention_paths.h): its long-double oracle
 // against closed forms at tiny n, the sound paths of the library inside
 // their precision's allowance at an n off the tiles, each planted path bug
 // (estimator_defect.h) outside it on exactly the paths it breaks, and
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "cli_harness.h"
-#include "experiments/attention.h"
-#include "experiments/attention_paths.h"
+#include "experiments/attention/attention.h"
+#include "experiments/attention/attention_paths.h"
 #include "runner/csv_table.h"
 
 namespace poslsh {

@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "experiments/block_size_fit.h"
+#include "experiments/blocksize/blocksize_fit.h"
 #include "error_kinds.h"
 #include "stats/chi_square.h"
 

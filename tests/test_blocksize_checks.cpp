@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "error_kinds.h"
-#include "experiments/blocksize.h"
-#include "experiments/sampler_defect.h"
+#include "experiments/blocksize/blocksize.h"
+#include "experiments/defects/sampler_defect.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 #include "runner/csv_writer.h"

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "cli_harness.h"
-#include "experiments/blocksize.h"
+#include "experiments/blocksize/blocksize.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 #include "runner/csv_writer.h"

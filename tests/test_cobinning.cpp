@@ -1,4 +1,4 @@
-// Co-binning counts and statistics (experiments/cobinning.h, src/stats/) against brute force and closed forms.
+// Co-binning counts and statistics (experiments/unbiasedness/cobinning.h, src/stats/) against brute force and closed forms.
 #include <gtest/gtest.h>
 #include <poslsh/pitch_law.h>
 #include <poslsh/positional_hash.h>
@@ -9,8 +9,8 @@
 #include <cmath>
 
 #include "error_kinds.h"
-#include "experiments/cobinning.h"
-#include "experiments/consumer_cobinning.h"
+#include "experiments/unbiasedness/cobinning.h"
+#include "experiments/unbiasedness/consumer_cobinning.h"
 #include "stats/binomial.h"
 #include "stats/chernoff.h"
 #include "stats/dispersion.h"
@@ -46,7 +46,7 @@ TEST(Cobinning, RunCountsPositionsSharingTheAnchorsBin) {
   }
 }
 
-// The consumers' probes (experiments/consumer_cobinning.h) against the dense
+// The consumers' probes (experiments/unbiasedness/consumer_cobinning.h) against the dense
 // oracle h.bin: every consumer reads exactly the hash's co-binning, at every
 // anchor and offset; the planted causal bug changes the causal consumers'
 // reading for some hash and never the symmetric ones'.

@@ -1,4 +1,4 @@
-// The control arm of the attention error-law lines (experiments/control_sampler.h):
+// The control arm of the attention error-law lines (experiments/oracles/control_sampler.h):
 // if its hash law were wrong, a sound sampler would FAIL those lines, so it
 // passes the same exact co-binning tests as the sampler under test, keeps
 // draw_hashes' structure (prefixes in s, pitches that scale with sigma), and a
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "experiments/control_sampler.h"
-#include "experiments/unbiasedness.h"
+#include "experiments/oracles/control_sampler.h"
+#include "experiments/unbiasedness/unbiasedness.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cli_harness.h"
-#include "experiments/convergence.h"
+#include "experiments/convergence/convergence.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 

@@ -7,7 +7,7 @@
 // is deterministic. The sound tables are checked at the family-wise rate
 // alpha = 1e-3 (kCheckFamilyAlpha): a fresh seed would make any sound-table
 // assertion here fail with probability <= 1e-3 (every threshold is an exact
-// tail; the rate test is the sign test of experiments/rate_interval.h).
+// tail; the rate test is the sign test of experiments/checks/rate_interval.h).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poslsh/bounds.h>
@@ -23,8 +23,8 @@
 #include <string>
 
 #include "convergence_rows.h"
-#include "experiments/sampler_defect.h"
-#include "experiments/convergence.h"
+#include "experiments/defects/sampler_defect.h"
+#include "experiments/convergence/convergence.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 #include "runner/csv_writer.h"

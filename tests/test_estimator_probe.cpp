@@ -9,9 +9,9 @@
 #include <cmath>
 #include <vector>
 
-#include "experiments/attention.h"
-#include "experiments/estimator_defect.h"
-#include "experiments/estimator_probe.h"
+#include "experiments/attention/attention.h"
+#include "experiments/defects/estimator_defect.h"
+#include "experiments/attention/estimator_probe.h"
 
 namespace poslsh {
 namespace estimator_probe_test {

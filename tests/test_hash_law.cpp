@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "experiments/control_sampler.h"
-#include "experiments/hash_law.h"
-#include "experiments/planted_defect.h"
+#include "experiments/oracles/control_sampler.h"
+#include "experiments/hash_law/hash_law.h"
+#include "experiments/defects/planted_defect.h"
 #include "runner/cli_errors.h"
 #include "runner/csv_table.h"
 #include "runner/csv_writer.h"

@@ -23,14 +23,14 @@
 #include <vector>
 
 #include "convergence_rows.h"
-#include "experiments/sampler_defect.h"
-#include "experiments/attention.h"
-#include "experiments/blocksize.h"
-#include "experiments/convergence.h"
-#include "experiments/lm.h"
-#include "experiments/power.h"
-#include "experiments/unbiasedness.h"
-#include "experiments/verify.h"
+#include "experiments/defects/sampler_defect.h"
+#include "experiments/attention/attention.h"
+#include "experiments/blocksize/blocksize.h"
+#include "experiments/convergence/convergence.h"
+#include "experiments/lm/lm.h"
+#include "experiments/power/power.h"
+#include "experiments/unbiasedness/unbiasedness.h"
+#include "experiments/verify/verify.h"
 #include "runner/cli_common.h"
 #include "runner/csv_table.h"
 
@@ -114,7 +114,7 @@ std::string attention_row(std::int64_t n, int s, int trial, double err, double r
 // rel_frobenius_error 0.1 growth(n) at n = 1024..65536 (s = 16, 16 trials).
 // The control sampler's errors: those of the next trial (the same values, as
 // a sound sampler's law gives), or control_scale times the trial's own.
-// A path row (experiments/attention_paths.h): float32 exact attention off
+// A path row (experiments/attention/attention_paths.h): float32 exact attention off
 // its definition by `path_deviation` against an allowance of 1e-4.
 std::string attention_path_row(double path_deviation) {
   return fmt::format("1000,16,64,2,symmetric,,,path-exact,,1000,,{0},0,0,0,1e-4,5,,,,{0},"

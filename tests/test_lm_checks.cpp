@@ -13,7 +13,7 @@
 
 #include "config_values.h"
 #include "cli_harness.h"
-#include "experiments/lm.h"
+#include "experiments/lm/lm.h"
 #include "runner/csv_table.h"
 #include "runner/sweep.h"
 

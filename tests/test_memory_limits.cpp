@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "cli_harness.h"
-#include "experiments/convergence.h"
+#include "experiments/convergence/convergence.h"
 
 namespace poslsh {
 namespace {

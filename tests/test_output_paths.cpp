@@ -16,7 +16,7 @@
 #include <string>
 
 #include "cli_harness.h"
-#include "experiments/check_tally.h"
+#include "experiments/checks/check_tally.h"
 
 namespace poslsh::testing {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "core/gamma2.h"  // a private header
-#include "experiments/cobinning.h"
+#include "experiments/unbiasedness/cobinning.h"
 
 namespace poslsh {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_harness.h"
-#include "experiments/power.h"
+#include "experiments/power/power.h"
 #include "runner/csv_writer.h"
 
 namespace poslsh {

@@ -1,4 +1,4 @@
-// The rate test's exact sign test (experiments/rate_interval.h) against
+// The rate test's exact sign test (experiments/checks/rate_interval.h) against
 // independent computation, its false-alarm rate on heavy-tailed slopes
 // (measured, fixed seeds), its power against an error flat in s, and the
 // repeated-trials bound against a Monte Carlo of the sound hash.
@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "experiments/rate_interval.h"
+#include "experiments/checks/rate_interval.h"
 #include "stats/median_interval.h"
 #include "stats/binomial.h"
 

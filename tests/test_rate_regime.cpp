@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_harness.h"
-#include "experiments/rate_interval.h"
+#include "experiments/checks/rate_interval.h"
 
 namespace poslsh {
 namespace {

@@ -1,4 +1,4 @@
-// The oracles' blocks (experiments/reference_blocks.h) against the library's
+// The oracles' blocks (experiments/oracles/reference_blocks.h) against the library's
 // (block_starts, block_begin, block_end): equal on sound hashes everywhere
 // the library's guarantees reach (stressed pitches, positions up to 2^50, a
 // pitch below 2^-13), and a brute-force walk of the definition at small n;
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "cli_harness.h"
-#include "experiments/consumer_cobinning.h"
-#include "experiments/reference_blocks.h"
+#include "experiments/unbiasedness/consumer_cobinning.h"
+#include "experiments/oracles/reference_blocks.h"
 #include "runner/csv_table.h"
 
 namespace poslsh {

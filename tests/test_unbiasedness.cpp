@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "cli_harness.h"
-#include "experiments/planted_defect.h"
-#include "experiments/unbiasedness.h"
+#include "experiments/defects/planted_defect.h"
+#include "experiments/unbiasedness/unbiasedness.h"
 #include "runner/cli_common.h"
 #include "runner/csv_writer.h"
 

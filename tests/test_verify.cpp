@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "cli_harness.h"
-#include "experiments/sampler_defect.h"
-#include "experiments/verify.h"
+#include "experiments/defects/sampler_defect.h"
+#include "experiments/verify/verify.h"
 #include "runner/cli_common.h"
 
 namespace poslsh {

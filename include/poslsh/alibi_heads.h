@@ -19,9 +19,8 @@ namespace poslsh {
 // Head h of a user's Q/K/V (0-based index h - 1) gets sigma_h, so the order is
 // the reference's, not sorted. sigma_h is exp2 of the exact exponent (8h/H,
 // resp. 4(2j+1)/P): it agrees with 1 / (the reference's start * ratio**i) to a
-// few ulp, and for H a power of two it is 2^(8h/H) bit for bit, as before
-// (earlier versions used 2^(8h/H) for every H, which is the reference only for
-// powers of two). Throws ArgumentError naming heads when H < 1.
+// few ulp, and for H a power of two it is 2^(8h/H) bit for bit. Throws
+// ArgumentError naming heads when H < 1.
 std::vector<double> alibi_head_sigmas(int heads);
 
 // The seed of head `head` (0-based, the attention table's `head` column) of a

@@ -1,6 +1,6 @@
 // The law of the largest block b_max of s hashes over [0, n) (MATH §3), in
 // Boost.Math style (the goodness of fit of a sample to it is the verifier's:
-// experiments/block_size_fit.h).
+// experiments/blocksize/blocksize_fit.h).
 //
 // The discrete law. A hash with pitch delta = m + f (m = floor(delta), f > 0)
 // has blocks of m or m + 1 = ceil(delta) positions; the block of bin k has

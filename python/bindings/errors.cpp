@@ -1,6 +1,6 @@
 // The errors of the estimator that a `poslsh convergence` row measures:
 // spectral_error, max_error (both through the experiment's own
-// convergence_errors, experiments/convergence_errors.h, so they equal the
+// convergence_errors, experiments/convergence/convergence_errors.h, so they equal the
 // row's cells bit for bit) and b_max.
 #include <pybind11/stl.h>
 
@@ -9,7 +9,7 @@
 
 #include "arguments.h"
 #include "bindings.h"
-#include "experiments/convergence_errors.h"
+#include "experiments/convergence/convergence_errors.h"
 
 namespace poslsh::python {
 namespace {

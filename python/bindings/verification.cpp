@@ -1,8 +1,8 @@
 // `poslsh verify` on arrays: verify_hashes and verify_blocks run the checks of
-// experiments/verification.h on a sampler's hashes or blocks in memory, the
+// experiments/verify/verification.h on a sampler's hashes or blocks in memory, the
 // same function the command runs on them read from a file, and return the
 // lines it prints.
-#include "experiments/verification.h"
+#include "experiments/verify/verification.h"
 
 #include <fmt/format.h>
 #include <pybind11/stl.h>

@@ -2,8 +2,8 @@
 // callers need (the options and kQueryTile, attention_options.h). Not
 // installed: the core's kernels use it, and so do two in-tree verifiers, the
 // deliberately wrong estimator that plants a bug at key-tile edges
-// (experiments/estimator_defect.cpp) and the attention benchmark's reference
-// rows (experiments/attention_bench.cpp). One of the core's in-tree headers
+// (experiments/defects/estimator_defect.cpp) and the attention benchmark's reference
+// rows (experiments/attention/attention_bench.cpp). One of the core's in-tree headers
 // ("internal/NAME.h", docs/ARCHITECTURE.md).
 #pragma once
 
