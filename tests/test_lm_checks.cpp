@@ -418,7 +418,14 @@ class LmCli : public testing::CliTest {
   void expect_config_accepted(const std::string& name);
 };
 
+// The options are python/poslsh/lm/config.py's, which sanitizer builds leave out.
+bool lm_package_built() {
+  return std::filesystem::exists(std::filesystem::path(POSLSH_CLI).parent_path() /
+                                 "../python/poslsh/lm");
+}
+
 TEST_F(LmCli, BadOptionsAreOneLineErrorsAndWriteNothing) {
+  if (!lm_package_built()) GTEST_SKIP() << "no Python package in this build";
   const std::string out = " --out " + path("lm.csv");
   expect_usage_error("lm --heads 3 --width 128" + out, "--width");
   expect_usage_error("lm --variant exact,alibi" + out, "--variant");
@@ -451,8 +458,7 @@ TEST_F(LmCli, BadOptionsAreOneLineErrorsAndWriteNothing) {
 
 // The cells' own checks need the Python package, which sanitizer builds leave out.
 TEST_F(LmCli, AnUnreadableCorpusOrABadShardIsOneLineAndWritesNothing) {
-  const auto package = std::filesystem::path(POSLSH_CLI).parent_path() / "../python/poslsh/lm";
-  if (!std::filesystem::exists(package)) GTEST_SKIP() << "no Python package in this build";
+  if (!lm_package_built()) GTEST_SKIP() << "no Python package in this build";
   expect_usage_error("lm --corpus /nonexistent/text.txt --out " + path("lm.csv"), "corpus");
   // Refused by the sweep itself, after the corpus was read: still nothing written.
   expect_usage_error("lm --shard 3/2 --out " + path("lm.csv"), "--shard");

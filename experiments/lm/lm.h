@@ -7,10 +7,14 @@
 // sinusoidal (absolute positions, no ALiBi: claim 4's control); and one
 // baseline cell, the byte n-grams (ngram-0 .. ngram-K, Witten-Bell) on the
 // same held-out windows.
-// A cell runs `python3 -m poslsh.lm cell SPEC` (PyTorch, one thread; the
-// hashes are poslsh's own through the Python module), so the sweep runner
-// gives the run its resume, shards, progress and provenance; trainings run
-// side by side, one per --threads, and each resumes from its checkpoint.
+// The experiment lives in Python (python/poslsh/lm/): its settings, defaults
+// and checks (config.py), its cells and rows (experiment.py); the runner runs
+// it as an experiment in another process (runner/external_experiment.h), a
+// cell being `python3 -m poslsh.lm cell ...` (PyTorch, one thread; the hashes
+// are poslsh's own through the Python module), so the run keeps its resume,
+// shards, progress and provenance; trainings run side by side, one per
+// --threads, and each resumes from its checkpoint. What stays here is what
+// reads a finished table: its columns, summary, checks and report.
 //
 // One row per measurement (python/poslsh/lm/cell.py says which): loss in bits
 // per byte on validation / test windows at contexts n, 2n, 4n, under the
@@ -31,14 +35,19 @@ namespace poslsh {
 
 const std::vector<std::string>& lm_columns();
 
-// The Python side of `poslsh lm` and `poslsh bench lm`. prepare: puts the
-// package beside this binary first on PYTHONPATH and checks that `python`
-// runs and imports poslsh.lm and torch (a UsageError naming --python and what
+// The Python side of `poslsh lm` and `poslsh bench lm`. prepare: checks
+// that `python` is an executable, puts the package beside this binary first
+// on PYTHONPATH and pins the children's BLAS to one thread; require_lm_torch:
+// that it imports poslsh.lm and torch (a UsageError naming --python and what
 // to install otherwise). run: `python -m poslsh.lm MODE ARG RESULT`, RESULT's
 // text (InputError with its one line on exit 2, CellInterrupted on 130/143).
+// options_table: the options of `poslsh lm` (COMMAND "lm") or `poslsh bench
+// lm` ("bench"), as python/poslsh/lm/config.py declares them.
 void prepare_lm_python(const std::string& python);
+void require_lm_torch(const std::string& python);
 std::string run_lm_python(const std::string& python, const std::string& mode,
-                          const std::string& arg, const std::string& result);
+                          const std::string& arg);
+std::string lm_options_table(const std::string& command);
 const std::vector<std::string>& lm_summary_columns();
 
 // The verdict on a paired difference d = variant minus reference (bits per

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runner/config_syntax.h"
+#include "runner/external_experiment.h"
 #include "runner/list_ranges.h"
 #include "runner/text_format.h"
 
@@ -148,6 +149,7 @@ void expand_list_ranges(std::vector<std::string>& args, CLI::App& app) {
       continue;
     }
     if (CLI::App* sub = find_subcommand(current, a)) {
+      declare_external_options_now(*sub);
       current = sub;
       list = nullptr;
       out.push_back(a);
@@ -170,10 +172,15 @@ class RangeConfig : public CLI::ConfigTOML {
   explicit RangeConfig(CLI::App& app) : app_(app) {}
   std::vector<CLI::ConfigItem> from_config(std::istream& input) const override {
     std::vector<CLI::ConfigItem> items = CLI::ConfigTOML::from_config(input);
+    // The section of a command in another process that is not the one run
+    // has no options yet (they are declared when the command is chosen):
+    // its keys are that command's to check, when it runs.
+    std::erase_if(items, [this](const CLI::ConfigItem& item) {
+      CLI::App* section = section_of(item);
+      return section != nullptr && external_options_pending(*section);
+    });
     for (CLI::ConfigItem& item : items) {
-      CLI::App* section = &app_;
-      for (const std::string& parent : item.parents)
-        if (section) section = find_subcommand(section, parent);
+      CLI::App* section = section_of(item);
       if (section == nullptr) continue;
       // Looked up as CLI11's _parse_single_config does.
       const CLI::Option* o = section->get_option_no_throw("--" + item.name);
@@ -190,8 +197,17 @@ class RangeConfig : public CLI::ConfigTOML {
   }
 
  private:
+  CLI::App* section_of(const CLI::ConfigItem& item) const {
+    CLI::App* section = &app_;
+    for (const std::string& parent : item.parents)
+      if (section) section = find_subcommand(section, parent);
+    return section;
+  }
+
   CLI::App& app_;
 };
+
+}  // namespace
 
 // The --help footer of each subcommand with numeric list options, naming them.
 void document_list_ranges(CLI::App& command) {
@@ -226,6 +242,8 @@ void document_list_ranges(CLI::App& command) {
   for (CLI::App* sub : command.get_subcommands([](CLI::App*) { return true; }))
     document_list_ranges(*sub);
 }
+
+namespace {
 
 // Levenshtein distance, for "did you mean" suggestions.
 std::size_t edit_distance(const std::string& a, const std::string& b) {

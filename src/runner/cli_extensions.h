@@ -21,6 +21,9 @@ namespace poslsh {
 // footer of every subcommand that has such options. Call once the app has all
 // its subcommands.
 void enable_list_ranges(CLI::App& app);
+// The footer alone, for `command` and its subcommands (options declared late:
+// runner/external_experiment.h).
+void document_list_ranges(CLI::App& command);
 
 // Parses argv (argv[0] is the program) as poslsh does: --config hoisted to the
 // front, ranges expanded, the config file's syntax checked, then CLI11's

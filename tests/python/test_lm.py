@@ -261,12 +261,13 @@ def test_fixed_blocks_and_window_shapes():
 
 
 def test_sigmas_setting_is_checked():
-    assert attention.check_sigmas([1, 2.5], 2) == [1.0, 2.5]
-    with pytest.raises(ValueError, match="sigmas must hold one scale per head"):
-        attention.check_sigmas([1.0], 2)
+    from poslsh.lm.config import LmConfig
+    assert LmConfig(heads=2, width=8, sigmas=(1.0, 2.5)).head_sigmas() == (1.0, 2.5)
+    with pytest.raises(ValueError, match="--sigmas must hold one ALiBi scale per head"):
+        LmConfig(heads=2, width=8, sigmas=(1.0,))
     for bad in (0.0, -1.0, float("nan"), float("inf")):
-        with pytest.raises(ValueError, match="sigmas must be finite numbers > 0"):
-            attention.check_sigmas([1.0, bad], 2)
+        with pytest.raises(ValueError, match="--sigmas must be a finite number > 0"):
+            LmConfig(heads=2, width=8, sigmas=(1.0, bad))
 
 
 def test_gradients_of_lsh_attention_match_finite_differences():
@@ -424,8 +425,6 @@ def test_finetune_from_nobias_starts_from_the_nobias_model_and_resumes(corpus_fi
     assert len(torch.load(tmp_path / "b" / "ft.pt")["losses"]) == 2
     resumed, _, _ = cell.run(spec("b", variant="lsh", s=2))
     assert resumed == rows
-    with pytest.raises(ValueError, match="base"):
-        tiny_spec(corpus_file, phase="finetune", base="window")
 
 
 def test_position_buckets_add_up_to_the_whole_window(corpus_file):
@@ -457,8 +456,6 @@ def test_cells_report_cost_and_expected_blocks(corpus_file):
     assert [r[11] for r in blocks] == [15 / 2.0 + 1, 15 / 8.0 + 1]
     keys = [r[11] for r in rows if r[10] == "keys_per_query" and r[7] is not None]
     assert keys == attention.lsh_keys_per_query(0, 2, [2.0, 8.0], 16, 1, 0, 4)
-    with pytest.raises(ValueError, match="sigmas"):
-        tiny_spec(corpus_file, sigmas=[2.0])
 
 
 def test_bench_times_every_variant_at_equal_cost():
@@ -469,7 +466,7 @@ def test_bench_times_every_variant_at_equal_cost():
     lines = bench.run(spec, progress=lambda _: None).splitlines()
     assert lines[0].split(",") == bench.COLUMNS
     rows = {(r["variant"], r["s"]): r for r in (dict(zip(bench.COLUMNS, line.split(","))) for line in lines[1:])}
-    assert list(rows) == [("exact-dense", ""), ("exact", ""), ("sinusoidal", ""), ("fixed-block", ""), ("lsh", "2"),
+    assert list(rows) == [("exact-dense", ""), ("exact", ""), ("fixed-block", ""), ("sinusoidal", ""), ("lsh", "2"),
                           ("window", "2")]
     assert all(float(r["cpu_seconds_per_step"]) > 0 and float(r["peak_mib"]) > 50 for r in rows.values())
     for r in rows.values():  # a step sees tokens = 192 bytes (2 windows of 96)
@@ -483,12 +480,13 @@ def test_bench_times_every_variant_at_equal_cost():
     keys = {key: float(r["keys_per_query"]) for key, r in rows.items()}
     assert keys[("exact", "")] == keys[("exact-dense", "")] == (96 + 1) / 2
     assert abs(keys[("window", "2")] - keys[("lsh", "2")]) <= 1, keys  # matched to lsh's draws 0..3
-    good = dict(n=[16], s=[1], layers=1, heads=2, width=8, sigmas=[2.0, 4.0], tokens=64, batch=0, repeats=1,
-                threads=1, variants=["lsh"])
-    with pytest.raises(ValueError, match="sigmas"):
-        bench.BenchSpec(**{**good, "sigmas": [2.0]})
-    with pytest.raises(ValueError, match="bench variants"):
-        bench.BenchSpec(**{**good, "variants": ["fixed-blocks"]})
+    from poslsh.lm.config import BenchConfig
+    good = dict(n=(16,), s=(1,), layers=1, heads=2, width=8, sigmas=(2.0, 4.0), tokens=64, repeats=1)
+    assert bench.BenchSpec.of(BenchConfig(**good)).sigmas == [2.0, 4.0]
+    with pytest.raises(ValueError, match="--sigmas"):
+        BenchConfig(**{**good, "sigmas": (2.0,)})
+    with pytest.raises(ValueError, match="--variant accepts"):
+        BenchConfig(**{**good, "variant": ("fixed-blocks",)})
 
 
 CLI = os.environ.get("POSLSH_CLI")

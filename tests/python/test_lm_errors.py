@@ -21,18 +21,23 @@ from poslsh.lm.errors import UsageError
 PACKAGE = pathlib.Path(lm_main.__file__).resolve().parent
 
 
+MISSING_CORPUS = '{"--corpus": "/nonexistent/text.txt"}'
+
+
 def test_a_usage_error_exits_2_with_its_line_as_result(tmp_path):
     result = tmp_path / "result"
-    assert lm_main.main(["corpus", "/nonexistent/text.txt", str(result)]) == 2
+    assert lm_main.main(["describe", MISSING_CORPUS, str(result)]) == 2
     assert "readable text file" in result.read_text()
+    assert lm_main.main(["describe", '{"--steps": "many"}', str(result)]) == 2
+    assert result.read_text() == "--steps expects an integer (got 'many')"
 
 
 def test_an_internal_value_error_is_a_bug_not_a_usage_error(tmp_path, monkeypatch, capsys):
     def broken(arg):
         return str(np.zeros(-1))  # numpy: ValueError("negative dimensions are not allowed")
-    monkeypatch.setitem(lm_main.MODES, "corpus", broken)
+    monkeypatch.setitem(lm_main.MODES, "describe", broken)
     result = tmp_path / "result"
-    assert lm_main.main(["corpus", "x", str(result)]) == 3
+    assert lm_main.main(["describe", "{}", str(result)]) == 3
     err = capsys.readouterr().err
     assert "Traceback" in err and "negative dimensions" in err and "internal error" in err, err
     assert not result.exists()  # nothing the CLI would read as the caller's mistake
@@ -45,10 +50,10 @@ def test_usage_errors_are_value_errors_for_direct_callers():
 
 def test_the_package_checks_raise_usage_errors():
     pytest.importorskip("torch", reason="Debian's python3-torch is not installed")
-    from poslsh.lm.attention import check_sigmas
+    from poslsh.lm.config import LmConfig
     from poslsh.lm.model import ModelShape
     with pytest.raises(UsageError, match="sigmas"):
-        check_sigmas([1.0], 2)
+        LmConfig(heads=2, width=8, sigmas=(1.0,))
     with pytest.raises(UsageError, match="multiple of heads"):
         ModelShape(layers=1, heads=3, width=8)
 
@@ -70,7 +75,7 @@ def test_no_check_of_the_package_raises_a_plain_value_error():
 
 def test_the_module_exits_2_as_a_process(tmp_path):
     result = tmp_path / "result"
-    r = subprocess.run([sys.executable, "-m", "poslsh.lm", "corpus", "/nonexistent/text.txt",
-                        str(result)], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([sys.executable, "-m", "poslsh.lm", "describe", MISSING_CORPUS, str(result)],
+                       capture_output=True, text=True, timeout=120)
     assert r.returncode == 2, r.stderr
     assert "readable text file" in result.read_text()

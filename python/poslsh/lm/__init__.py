@@ -1,8 +1,9 @@
 """Small ALiBi language models trained with positional-LSH attention (PyTorch).
 
-`poslsh lm` (the CLI, a `[lm]` config section) runs the experiment: each
-training is one cell (poslsh.lm.cell), run as `python3 -m poslsh.lm cell
-SPEC_JSON`. The parts: corpus (real text from a Debian package, byte tokens,
+`poslsh lm` (the CLI, a `[lm]` config section) runs the experiment: its
+settings are config (LmConfig: defaults, help and checks, once), its cells
+and rows experiment, each training one cell (poslsh.lm.cell) run as `python3
+-m poslsh.lm cell REQUEST`. The parts: corpus (real text from a Debian package, byte tokens,
 fixed split), attention (the variants as additive biases, hashes from
 poslsh.draw_hashes / poslsh.block_starts), model (a byte-level decoder-only
 transformer), train (deterministic, resumable AdamW) and evaluate (bits per

@@ -1,37 +1,38 @@
-"""The two entry points `poslsh lm` runs (one process each):
+"""The entry points `poslsh lm` and `poslsh bench lm` run (one process each):
 
-    python3 -m poslsh.lm corpus NAME RESULT      RESULT: "sha256 train validation test" (bytes)
-    python3 -m poslsh.lm cell SPEC_JSON RESULT   RESULT: the cell's rows, tab-separated, then
-                                                 "seconds<TAB>training time<TAB>seconds per step"
-    python3 -m poslsh.lm bench SPEC_JSON RESULT  RESULT: `poslsh bench lm`'s table (CSV);
-                                                 progress on stderr
+    python3 -m poslsh.lm options lm|bench RESULT   RESULT: the command's options (JSON list:
+                                                   name, type, list, default, help)
+    python3 -m poslsh.lm describe GIVEN RESULT     RESULT: the columns and cells of the options
+                                                   GIVEN ({"--name": text or [texts]}, JSON)
+    python3 -m poslsh.lm cell REQUEST RESULT       RESULT: {"rows": [...]} of cell REQUEST["cell"]
+                                                   (REQUEST: given, cell, table, work, progress)
+    python3 -m poslsh.lm bench GIVEN RESULT        RESULT: `poslsh bench lm`'s table (CSV);
+                                                   progress on stderr
 
-RESULT is written whole (a temporary file renamed) only on success. Exit
-codes, as the C++ CLI's (src/runner/cli_errors.h): unusable input (a missing
-corpus, a bad key or setting: a `UsageError`, errors.py) exits 2 with its
-one-line message as RESULT's text, which the CLI reports; any other
-ValueError, TypeError, LookupError or AssertionError is a bug in poslsh (an
-unexpected value from numpy or torch, a spec the CLI should not have written)
-and exits 3 with the traceback on stderr; anything else (memory, I/O) keeps
-Python's exit 1 and traceback; an interruption exits 130, the cell's
-checkpoint keeping its last saved step.
+The options are parsed and checked in config.py, once (LmConfig,
+BenchConfig); the cells and rows are experiment.py's. RESULT is written
+whole (a temporary file renamed) only on success. Exit codes, as the C++
+CLI's (src/runner/cli_errors.h): unusable input (a missing corpus, a bad
+option: a `UsageError`, errors.py) exits 2 with its one-line message as
+RESULT's text, which the CLI reports; any other ValueError, TypeError,
+LookupError or AssertionError is a bug in poslsh (an unexpected value from
+numpy or torch, a request the CLI should not have written) and exits 3 with
+the traceback on stderr; anything else (memory, I/O) keeps Python's exit 1
+and traceback; an interruption exits 130, the cell's checkpoint keeping its
+last saved step.
 """
-import dataclasses
 import json
 import os
 import sys
 import traceback
 
-from . import corpus
+from . import config, experiment
 from .errors import UsageError
 
 # The exception types that, outside UsageError, mean poslsh itself is wrong
 # (the analogue of the CLI's std::logic_error, exit 3).
 BUGS = (ValueError, TypeError, LookupError, AssertionError)
-
-
-def field(value) -> str:
-    return "" if value is None else repr(value) if isinstance(value, float) else str(value)
+COMMANDS = {"lm": config.LmConfig, "bench": config.BenchConfig}
 
 
 def write(path: str, text: str) -> None:
@@ -41,35 +42,40 @@ def write(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-def corpus_result(name: str) -> str:
-    c = corpus.load(name)
-    return f"{c.sha256} {len(c.train)} {len(c.validation)} {len(c.test)}\n"
+def as_json(value) -> str:
+    """numpy's integers travel as Python's."""
+    return json.dumps(value, default=lambda o: o.item() if hasattr(o, "item") else str(o))
 
 
-def cell_result(spec_json: str) -> str:
-    from .cell import CellSpec, run  # torch is imported only for a cell
-    spec = json.loads(spec_json)
-    names = {f.name for f in dataclasses.fields(CellSpec)}
-    unknown, missing = sorted(set(spec) - names), sorted(names - set(spec))
-    if unknown or missing:
-        raise UsageError(f"lm: unknown cell keys {unknown}, missing cell keys {missing}")
-    rows, seconds, per_step = run(CellSpec(**spec))
-    return ("".join("\t".join(field(v) for v in row) + "\n" for row in rows)
-            + f"seconds\t{seconds!r}\t{field(per_step)}\n")
+def options_result(command: str) -> str:
+    if command not in COMMANDS:
+        raise UsageError(f"lm: options of {', '.join(COMMANDS)} (got '{command}')")
+    return as_json(config.options_table(COMMANDS[command]))
 
 
-def bench_result(spec_json: str) -> str:
-    from .bench import BenchSpec, run
-    return run(BenchSpec(**json.loads(spec_json)),
+def describe_result(given: str) -> str:
+    return as_json(experiment.describe(config.from_given(config.LmConfig, json.loads(given))))
+
+
+def cell_result(request_json: str) -> str:
+    r = json.loads(request_json)
+    c = config.from_given(config.LmConfig, r["given"])
+    return as_json({"rows": experiment.cell_rows(c, r["cell"], r["table"], r["work"], r["progress"])})
+
+
+def bench_result(given: str) -> str:
+    from .bench import run  # torch is imported only for a bench
+    return run(config.from_given(config.BenchConfig, json.loads(given)),
                lambda line: print(f"bench lm: {line}", file=sys.stderr, flush=True))
 
 
-MODES = {"corpus": corpus_result, "cell": cell_result, "bench": bench_result}
+MODES = {"options": options_result, "describe": describe_result, "cell": cell_result,
+         "bench": bench_result}
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 3 or argv[0] not in MODES:
-        print("usage: python3 -m poslsh.lm corpus NAME RESULT | cell SPEC_JSON RESULT | bench SPEC_JSON RESULT",
+        print("usage: python3 -m poslsh.lm options|describe|cell|bench ARG RESULT",
               file=sys.stderr)
         return 2
     mode, arg, result = argv

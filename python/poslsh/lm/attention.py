@@ -66,21 +66,8 @@ import poslsh
 from .band import AlibiBand, Banded, Cut, alibi_reach, band_values, pays
 from .errors import UsageError
 
-VARIANTS = ("exact", "lsh", "nobias", "fixed", "window", "fixed-block", "sinusoidal")
-POSITION_EMBEDDED = ("sinusoidal",)  # the variants whose model adds absolute positions
-DRAWS = ("shared", "per-head")  # one hash draw for all heads of a layer, or one per head
-MATCHED = ("lsh", "fixed", "window")  # the variants with an s
+from .config import DRAWS, MATCHED, POSITION_EMBEDDED, VARIANTS  # noqa: F401 (re-exported)
 NEG_INF = float("-inf")
-
-
-def check_sigmas(sigmas: list[float], heads: int) -> list[float]:
-    """The head scales, one per head, each a finite number > 0."""
-    if len(sigmas) != heads:
-        raise UsageError(f"lm: sigmas must hold one scale per head ({heads}), got {len(sigmas)}")
-    for s in sigmas:
-        if not (np.isfinite(s) and s > 0):
-            raise UsageError(f"lm: sigmas must be finite numbers > 0 (got {s})")
-    return [float(s) for s in sigmas]
 
 
 @lru_cache(maxsize=16)

@@ -43,22 +43,22 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import torch
 
-from .attention import POSITION_EMBEDDED, Bias, check_sigmas, lsh_keys_per_query
+from .attention import Bias, lsh_keys_per_query
 from .band import Banded
-from .errors import UsageError
+from .config import BENCH_POINTS, DENSE_EXACT, MATCHED, POSITION_EMBEDDED, BenchConfig
 from .model import ByteTransformer, ModelShape
 from .train import TrainConfig, deterministic, optimizer, train_step
 
 COLUMNS = ["n", "variant", "s", "attention", "band", "keys_per_query", "seconds_per_step",
            "cpu_seconds_per_step", "bytes_per_cpu_second", "bias_cpu_seconds_per_step", "peak_mib", "step_vs_dense_exact",
            "step_vs_exact", "peak_vs_dense_exact"]
-DENSE_EXACT = "exact-dense"  # the reference point: exact ALiBi, dense attention
-POINTS = (DENSE_EXACT, "exact", "nobias", "sinusoidal", "fixed-block", "lsh", "fixed", "window")
-PER_S = 3  # the last three points are run at every s
+POINTS = BENCH_POINTS  # exact-dense (exact ALiBi on dense attention) first
+PER_S = len(MATCHED)  # the last points are run at every s
 
 
 @dataclass
 class BenchSpec:
+    """What a point's process needs (JSON-able), from a checked BenchConfig."""
     n: list[int]
     s: list[int]
     layers: int
@@ -71,11 +71,10 @@ class BenchSpec:
     threads: int
     variants: list[str]  # of POINTS, in any order (run in POINTS' order)
 
-    def __post_init__(self):
-        self.sigmas = check_sigmas(self.sigmas, self.heads)
-        unknown = sorted(set(self.variants) - set(POINTS))
-        if unknown or not self.variants:
-            raise UsageError(f"lm: bench variants must be of {', '.join(POINTS)} (got {self.variants})")
+    @staticmethod
+    def of(c: BenchConfig) -> BenchSpec:
+        return BenchSpec(list(c.n), list(c.s), c.layers, c.heads, c.width, list(c.head_sigmas()), c.tokens,
+                         c.batch, c.repeats, 1, list(c.variant))
 
     def windows(self, n: int) -> int:
         return self.batch if self.batch > 0 else self.tokens // n
@@ -192,7 +191,13 @@ def row_of(n: int, variant: str, s: int, keys: float, r: dict, dense: dict, exac
             ratio(r["peak_mib"], dense.get("peak_mib"))]
 
 
-def run(spec: BenchSpec, progress=print) -> str:
+def run(spec: BenchSpec | BenchConfig, progress=print) -> str:
+    spec = BenchSpec.of(spec) if isinstance(spec, BenchConfig) else spec
+    step = (f"{spec.batch} windows of n a step" if spec.batch > 0
+            else f"{spec.tokens} tokens a step: tokens / n windows")
+    progress(f"seconds per AdamW step and peak memory ({spec.layers} layers, {spec.heads} heads, width "
+             f"{spec.width}, {step}), one thread, a fresh process per point, best of {spec.repeats}; "
+             "banded attention where it pays, exact-dense the dense reference")
     lines = [",".join(COLUMNS)]
     for n in spec.n:
         dense, exact = {}, {}

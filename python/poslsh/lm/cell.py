@@ -1,9 +1,10 @@
 """One cell of `poslsh lm`: one training (or fine-tune) of one (variant, s, seed), evaluated;
 or (phase 'baseline') the byte n-gram baselines of poslsh.lm.ngram.
 
-The C++ sweep runner (`poslsh lm`) owns the table and every setting's default:
-it runs one cell per training, side by side on the cores, and writes the rows
-this module returns into lm.csv in cell order. This module trains (through
+The settings and their checks are config.py's (LmConfig), the cells
+experiment.py's, which builds a CellSpec per cell; the sweep runner (`poslsh
+lm`) runs one cell per training, side by side on the cores, and writes the
+rows into lm.csv in cell order. This module trains (through
 poslsh.lm.train, the one training loop, with the variants of
 poslsh.lm.attention) and evaluates; poslsh.lm.rows turns the results into rows:
 (eval, eval_s, step, pos_lo, pos_hi, trial, layer, head, sigma, context,
@@ -48,8 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import corpus as corpus_module
-from .attention import MATCHED, POSITION_EMBEDDED, Bias, check_sigmas
-from .errors import UsageError
+from .attention import MATCHED, POSITION_EMBEDDED, Bias
 from .evaluate import EVAL_SEED_OFFSET, batch_bits
 from .model import ModelShape
 from .rows import Row, baseline_rows, loss_row, model_rows
@@ -59,7 +59,7 @@ from .train import TrainConfig, Trained, deterministic, train
 
 @dataclass
 class CellSpec:
-    """Every field is set by `poslsh lm` (experiments/lm.cpp holds the defaults)."""
+    """One cell's settings, built from a checked LmConfig (experiment.cell_spec)."""
     corpus: str
     variant: str
     s: int
@@ -95,18 +95,6 @@ class CellSpec:
     file_stem: str
     threads: int
     progress: bool  # a line on stderr every tenth of the steps
-
-    def __post_init__(self):
-        if self.phase not in ("train", "finetune", "baseline"):
-            raise UsageError(f"lm: phase must be train, finetune or baseline (got '{self.phase}')")
-        if self.phase == "finetune" and self.variant in POSITION_EMBEDDED:
-            raise UsageError(f"lm: the {self.variant} variant cannot fine-tune a model without its "
-                             "position embedding")
-        if any(w < 1 for w in self.context_probe):
-            raise UsageError(f"lm: context_probe cuts must be >= 1 (got {self.context_probe})")
-        if self.base not in ("exact", "nobias"):
-            raise UsageError(f"lm: base must be exact or nobias (got '{self.base}')")
-        self.sigmas = check_sigmas(self.sigmas, self.heads)
 
     def shape(self, variant: str) -> ModelShape:
         """The model of `variant`: sinusoidal's adds absolute positions."""

@@ -3,8 +3,8 @@ model's measurements become table rows.
 
 A row is (eval, eval_s, step, pos_lo, pos_hi, trial, layer, head, sigma,
 context, metric, value, stderr, count); None is a cell that does not apply.
-`poslsh lm` (experiments/lm.cpp) puts the cell's own columns (variant,
-train_s, seed, phase, steps) before them and the margin and timings after.
+experiment.py puts the cell's own columns (variant, train_s, seed, phase,
+steps) before them and the margin and timings after.
 Which rows a cell has is listed in cell.py's docstring.
 """
 from __future__ import annotations

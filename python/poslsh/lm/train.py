@@ -13,8 +13,8 @@ moments and continues the same sequence: its step t (from first_step on) sees
 batch (seed, t) and draw t, so every fine-tune of one base model sees the same
 batches, at a constant learning rate (where the base's schedule ended, lr/10).
 
-The configuration has no defaults here: `poslsh lm` (experiments/lm.cpp) owns
-them and passes every field.
+The configuration has no defaults here: they are config.py's (LmConfig), from
+which experiment.py builds each cell's.
 """
 from __future__ import annotations
 
