@@ -41,6 +41,21 @@ std::string argument_refusal(const std::function<void()>& call, const std::strin
   return "";
 }
 
+// The checked parameters travel whole into the drawer: its HashParameters
+// form draws the same hashes as the plain-number one, which is the one that
+// checks sigma and s (by building a HashParameters) and names them.
+TEST(HashParameters, DrawHashesTakesThemWhole) {
+  const auto from_numbers = draw_hashes(42, 3, 5, 8.0);
+  const auto from_parameters = draw_hashes(42, 3, HashParameters(1024, 8.0, 5));
+  ASSERT_EQ(from_parameters.size(), 5u);
+  for (std::size_t k = 0; k < 5; ++k) {
+    EXPECT_EQ(from_parameters[k].pitch, from_numbers[k].pitch);
+    EXPECT_EQ(from_parameters[k].shift, from_numbers[k].shift);
+  }
+  EXPECT_NE(argument_refusal([] { draw_hashes(42, 3, 0, 8.0); }, "s"), "");
+  EXPECT_NE(argument_refusal([] { draw_hashes(42, 3, 5, -1.0); }, "sigma"), "");
+}
+
 TEST(HashParameters, KeepsValidValues) {
   const HashParameters h(4096, 16.5, 64);
   EXPECT_EQ(h.n(), 4096);

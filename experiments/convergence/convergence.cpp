@@ -142,13 +142,13 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
     require_nonempty("--n", n_.size());
     for (auto n : n_) check_mask_length(n);  // before a 2^32-position mask is built
     require_nonempty("--s", s_.size());
-    require_hash_count("--s", s_);
     require_at_least("--trials", trials_, 1);
     require_open_unit("--p", settings_.p);
     validate_solver_options();
     plant_.resolve();
     scales_ = resolve_alibi_scales(cmd, sigma_, alibi_heads_, independent_heads_, true);
     settings_.form = causal_ ? Form::kCausal : Form::kSymmetric;
+    cells_ = make_cells();  // every (n, sigma, s) checked here, once (HashParameters)
     // Threads the cells leave idle go inside the rows (fewer cells than
     // threads, e.g. one row at n = 2^24); rows do not depend on it.
     const int threads = sweep.threads > 0
@@ -163,7 +163,9 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
   std::vector<std::string> columns() const override { return convergence_columns(); }
   std::vector<std::string> timing_columns() const override { return {"seconds"}; }
 
-  std::vector<ConvergenceCell> cells() const override {
+  std::vector<ConvergenceCell> cells() const override { return cells_; }
+
+  std::vector<ConvergenceCell> make_cells() const {
     std::vector<ConvergenceCell> cells;
     for (auto n : n_)
       for (std::size_t h = 0; h < scales_.sigmas.size(); ++h)
@@ -181,7 +183,7 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
     // Lanczos starts.
     ConvergenceSettings head_settings = settings_;
     head_settings.seed = x.seed;
-    const auto hashes = draw_hashes(x.seed, plant_.defect(), x.trial, x.hash.s(), x.hash.sigma());
+    const auto hashes = draw_hashes(x.seed, plant_.defect(), x.trial, x.hash);
     return {convergence_row(x.hash, x.trial, hashes, head_settings)};
   }
 
@@ -249,6 +251,7 @@ class Convergence : public SweptExperiment<ConvergenceCell> {
   bool causal_ = false;
   ConvergenceSettings settings_;  // seed, p and the solver's options: bound to the CLI
   AlibiScales scales_;
+  std::vector<ConvergenceCell> cells_;  // made by validate()
   PlantDefectOption plant_;
 };
 

@@ -86,12 +86,17 @@ void share_shift_fractions(std::vector<PositionalHash>& hashes) {
 }  // namespace
 
 std::vector<PositionalHash> draw_hashes(std::uint64_t seed, const PlantedDefect& defect,
-                                        std::uint64_t trial, std::int64_t s, double sigma) {
+                                        std::uint64_t trial, const HashParameters& hash) {
   auto hashes = defect.sampler == SamplerDefect::kNone
-                    ? poslsh::draw_hashes(seed, trial, s, sigma)
-                    : draw_hashes(hash_drawer(seed, defect), trial, s, sigma);
+                    ? poslsh::draw_hashes(seed, trial, hash)
+                    : draw_hashes(hash_drawer(seed, defect), trial, hash);
   if (defect.batched_bug == BatchedBug::kSharedShift) share_shift_fractions(hashes);
   return hashes;
+}
+
+std::vector<PositionalHash> draw_hashes(std::uint64_t seed, const PlantedDefect& defect,
+                                        std::uint64_t trial, std::int64_t s, double sigma) {
+  return draw_hashes(seed, defect, trial, HashParameters(1, sigma, s));
 }
 
 BlockCutter block_cutter(const PlantedDefect& defect) {

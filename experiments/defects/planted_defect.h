@@ -69,7 +69,10 @@ HashDrawer hash_drawer(std::uint64_t seed, const PlantedDefect& defect);
 // The first s hashes of (seed, trial) from the defect's sampler: the
 // library's draw_hashes itself, what C++ and Python users call, for the sound
 // one, and the planted sampler's hash-by-hash drawer otherwise. Checks
-// nothing (the caller checked s and sigma).
+// nothing: a HashParameters is valid. The plain-number form builds one (the
+// check, once, for callers that hold numbers).
+std::vector<PositionalHash> draw_hashes(std::uint64_t seed, const PlantedDefect& defect,
+                                        std::uint64_t trial, const HashParameters& hash);
 std::vector<PositionalHash> draw_hashes(std::uint64_t seed, const PlantedDefect& defect,
                                         std::uint64_t trial, std::int64_t s, double sigma);
 // That batched drawer as a function of (trial, s, sigma), for the tables

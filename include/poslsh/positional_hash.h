@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include "poslsh/hash_parameters.h"
+
 namespace poslsh {
 
 struct PositionalHash {
@@ -33,8 +35,12 @@ inline constexpr double kSmallestGamma2 = 0x1p-53;
 // hashes are drawn.
 PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t k, double sigma);
 
-// Hashes k = 0 .. s-1 of (seed, trial). Throws ArgumentError naming sigma
-// (finite, > 0) or s (>= 1).
+// Hashes k = 0 .. s-1 of (seed, trial) at hash.sigma(), s = hash.s() (n plays
+// no part). Checks nothing: a HashParameters is valid.
+std::vector<PositionalHash> draw_hashes(std::uint64_t seed, std::uint64_t trial,
+                                        const HashParameters& hash);
+// The same from plain numbers: throws ArgumentError naming sigma (finite,
+// > 0) or s (>= 1), the check of HashParameters.
 std::vector<PositionalHash> draw_hashes(std::uint64_t seed, std::uint64_t trial, std::int64_t s,
                                         double sigma);
 

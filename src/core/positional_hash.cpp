@@ -32,14 +32,18 @@ PositionalHash draw_hash(std::uint64_t seed, std::uint64_t trial, std::uint64_t 
   return PositionalHash{pitch, pitch * u3};
 }
 
+std::vector<PositionalHash> draw_hashes(std::uint64_t seed, std::uint64_t trial,
+                                        const HashParameters& hash) {
+  std::vector<PositionalHash> hashes;
+  hashes.reserve(static_cast<std::size_t>(hash.s()));
+  for (std::int64_t k = 0; k < hash.s(); ++k)
+    hashes.push_back(draw_hash(seed, trial, static_cast<std::uint64_t>(k), hash.sigma()));
+  return hashes;
+}
+
 std::vector<PositionalHash> draw_hashes(std::uint64_t seed, std::uint64_t trial, std::int64_t s,
                                         double sigma) {
-  check::positive_finite("sigma", sigma);
-  check::hash_count("s", s);
-  std::vector<PositionalHash> hashes;
-  hashes.reserve(static_cast<std::size_t>(s));
-  for (std::int64_t k = 0; k < s; ++k) hashes.push_back(draw_hash(seed, trial, k, sigma));
-  return hashes;
+  return draw_hashes(seed, trial, HashParameters(1, sigma, s));
 }
 
 namespace {
