@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "experiments/defects/planted_defect.h"
+#include "experiments/kernel_option.h"
 #include "runner/atomic_file.h"
 #include "runner/cli_common.h"
 #include "runner/csv_writer.h"
@@ -21,7 +22,7 @@ Action add_sample_command(CLI::App& app) {
     double sigma = 0;
     std::uint64_t seed = 0, trial = 0;
     bool blocks = false;
-    std::string out;
+    std::string out, kernel = "laplace";
     PlantDefectOption plant;
   };
   auto o = std::make_shared<Options>();
@@ -33,6 +34,7 @@ Action add_sample_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
   cmd->add_option("--trial", o->trial, "Trial index (independent hash sets per trial)")
       ->capture_default_str();
+  cmd->add_option("--kernel", o->kernel, std::string(kKernelHelp) + " (default: laplace)");
   cmd->add_flag("--blocks", o->blocks, "Write blocks (sample,start,end; end exclusive) instead");
   cmd->add_option("--out", o->out, "Output CSV (written atomically; - for standard output)")
       ->required();
@@ -42,8 +44,13 @@ Action add_sample_command(CLI::App& app) {
     require_positive_finite("--sigma", o->sigma);
     require_hash_count("--s", {o->s});
     const PlantedDefect defect = o->plant.resolve();
+    const Kernel kernel = parse_kernel(o->kernel, o->sigma);
+    if (kernel.family() != KernelFamily::kLaplace && !defect.sound())
+      throw UsageError("--plant-defect: the planted samplers are ALiBi's; use --kernel laplace");
     AtomicFile file(o->out, "--out");
-    const auto hashes = draw_hashes(o->seed, defect, o->trial, o->s, o->sigma);
+    const auto hashes = kernel.family() == KernelFamily::kLaplace
+                            ? draw_hashes(o->seed, defect, o->trial, o->s, o->sigma)
+                            : draw_kernel_hashes(kernel, o->seed, o->trial, o->s);
     CsvWriter table(o->blocks ? std::vector<std::string>{"sample", "start", "end"}
                               : std::vector<std::string>{"sample", "pitch", "shift"});
     const BlockCutter cut = block_cutter(defect);  // block_starts, unless a bug is planted
@@ -68,6 +75,7 @@ Action add_sample_command(CLI::App& app) {
     AtomicFile meta(*meta_path, "--out");
     RecordedOptions recorded;
     o->plant.record(*cmd, recorded);
+    if (kernel.family() == KernelFamily::kLaplace) recorded.omitted.insert("kernel");  // as before --kernel
     meta.write(RunRecord::of_this_build()
                    .set("experiment", "sample")
                    .set("seed", o->seed)

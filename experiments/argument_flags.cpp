@@ -17,7 +17,11 @@ namespace argument_flags {
 
 // A named namespace, not an anonymous one: the experiments are a unity build.
 // The runner registers its sweep's own --threads; these are the experiments'.
-const bool kRegistered = register_argument_flag("band_tol", "--band-tol") &&
+const bool kRegistered = register_argument_flag("alpha", "--kernel") &&
+                         register_argument_flag("band_tol", "--band-tol") &&
+                         register_argument_flag("beta", "--kernel") &&
+                         register_argument_flag("bias", "--kernel") &&
+                         register_argument_flag("kernel", "--kernel") &&
                          register_argument_flag("batch", "--batch") &&
                          register_argument_flag("heads", "--alibi-heads") &&
                          register_argument_flag("max_iterations", "--max-lanczos") &&
@@ -30,7 +34,8 @@ const bool kRegistered = register_argument_flag("band_tol", "--band-tol") &&
                          register_argument_flag("starts", "--lanczos-starts") &&
                          register_argument_flag("trials", "--trials") &&
                          register_argument_flag("upper_q", "--upper-q") &&
-                         register_argument_flag("upper_width", "--upper-width");
+                         register_argument_flag("upper_width", "--upper-width") &&
+                         register_argument_flag("width", "--sigma");
 
 }  // namespace argument_flags
 

@@ -92,7 +92,8 @@ MAY_INCLUDE = {
 # include from ("." is the top). The shared folders come first and include
 # none of the others.
 EXPERIMENT_TOP = {"argument_flags.h", "argument_flags.cpp", "bench_timing.h", "check_file.h",
-                  "check_file.cpp", "experiment.h", "experiment.cpp"}
+                  "check_file.cpp", "experiment.h", "experiment.cpp", "kernel_option.h",
+                  "kernel_option.cpp"}
 EXPERIMENT_USES = {
     ".": {"checks"},
     "checks": set(),

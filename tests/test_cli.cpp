@@ -1,6 +1,9 @@
 // `poslsh` end to end: help, version, sample output, bad input, config files.
 #include <gtest/gtest.h>
+#include <poslsh/kernel.h>
 #include <poslsh/positional_hash.h>
+
+#include <fstream>
 
 #include "cli_harness.h"
 #include "runner/csv_table.h"
@@ -51,6 +54,28 @@ TEST_F(Cli, SampleBlocksArePartitions) {
     next[k] = static_cast<std::int64_t>(t.number(r, "end"));
   }
   EXPECT_EQ(next, (std::vector<std::int64_t>{300, 300, 300}));
+}
+
+// --kernel: the hashes are the kernel's own draws (poslsh/kernel.h), a
+// laplace kernel's are the plain sample's, and a table outside the framework
+// is one line naming the first t that breaks it, nothing written.
+TEST_F(Cli, SampleDrawsAKernelsGridsAndRefusesTablesOutsideTheFramework) {
+  const std::string args = "sample --n 100 --sigma 8 --s 20 --seed 3 --out ";
+  ASSERT_EQ(cli(args + path("p.csv") + " --kernel power-law:1.5").exit_code, 0);
+  const CsvTable t = CsvTable::read(path("p.csv"));
+  const Kernel kernel = Kernel::power_law(8, 1.5);
+  for (std::size_t k = 0; k < t.size(); ++k) EXPECT_EQ(t.number(k, "pitch"), kernel.draw(3, 0, k).pitch);
+  EXPECT_NE(testing::slurp(path("p.csv.meta.json")).find("kernel = \\\"power-law:1.5\\\""),
+            std::string::npos);
+  ASSERT_EQ(cli(args + path("a.csv")).exit_code, 0);
+  ASSERT_EQ(cli(args + path("b.csv") + " --kernel laplace").exit_code, 0);
+  EXPECT_EQ(testing::slurp(path("a.csv")), testing::slurp(path("b.csv")));
+  EXPECT_EQ(testing::slurp(path("a.csv.meta.json")).find("kernel"), std::string::npos);
+  std::ofstream(path("window.txt")) << "1, 1, 1, 0, 0\n";
+  expect_usage_error(args + path("w.csv") + " --kernel table:" + path("window.txt"), "t = 2 breaks it");
+  expect_usage_error(args + path("w.csv") + " --kernel stretched-exponential:2", "--kernel");
+  expect_usage_error(args + path("w.csv") + " --kernel gauss", "--kernel accepts");
+  EXPECT_FALSE(std::filesystem::exists(path("w.csv")));
 }
 
 TEST_F(Cli, BadInputIsOneLineExitTwoAndNoFile) {

@@ -18,6 +18,7 @@
 #include <poslsh/exact_attention.h>
 #include <poslsh/hash_parameters.h>
 #include <poslsh/input_error.h>
+#include <poslsh/kernel.h>
 #include <poslsh/lsh_attention.h>
 #include <poslsh/mask_mean.h>
 #include <poslsh/max_error.h>
