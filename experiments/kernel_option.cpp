@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <poslsh/argument_error.h>
 
+#include <optional>
 #include <sstream>
 
 #include "internal/printable.h"
@@ -13,6 +14,19 @@ namespace poslsh {
 
 namespace {
 
+// The whole of `text` as a number, or nothing.
+std::optional<double> number_of(const std::string& text) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used == 0 || used != text.size()) return std::nullopt;
+  return v;
+}
+
 // The numbers of a table file, separated by commas or white space.
 std::vector<double> table_numbers(const std::string& path) {
   std::string text = read_file("--kernel", path);
@@ -21,34 +35,35 @@ std::vector<double> table_numbers(const std::string& path) {
   std::istringstream in(text);
   std::vector<double> values;
   for (std::string word; in >> word;) {
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(word, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != word.size())
+    const auto v = number_of(word);
+    if (!v)
       throw UsageError(fmt::format("--kernel: {} holds '{}', not a number", detail::printable(path),
                                    detail::printable(word)));
-    values.push_back(v);
+    values.push_back(*v);
+  }
+  return values;
+}
+
+// "1;0.5;0.25": a table written inline (a table's `kernel` column).
+std::vector<double> inline_numbers(const std::string& text) {
+  std::vector<double> values;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ';');) {
+    const auto v = number_of(item);
+    if (!v)
+      throw UsageError(fmt::format("--kernel values:...: '{}' is not a number", detail::printable(item)));
+    values.push_back(*v);
   }
   return values;
 }
 
 double shape_of(const std::string& spec, const std::string& family) {
   const std::string text = spec.substr(family.size() + 1);
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size())
+  const auto v = number_of(text);
+  if (!v)
     throw UsageError(fmt::format("--kernel {}:X needs a number X (got '{}')", family,
                                  detail::printable(text)));
-  return v;
+  return *v;
 }
 
 bool has_prefix(const std::string& spec, const std::string& family) {
@@ -64,6 +79,7 @@ Kernel parse_kernel(const std::string& spec, double sigma) {
   if (has_prefix(spec, "stretched-exponential"))
     return Kernel::stretched_exponential(sigma, shape_of(spec, "stretched-exponential"));
   if (has_prefix(spec, "table")) return Kernel::tabulated(table_numbers(spec.substr(6)));
+  if (has_prefix(spec, "values")) return Kernel::tabulated(inline_numbers(spec.substr(7)));
   if (has_prefix(spec, "bias")) {
     const std::vector<double> bias = table_numbers(spec.substr(5));
     return Kernel::from_bias(bias);

@@ -8,6 +8,7 @@
 //                                commas or white space; k(0) = 1)
 //   bias:FILE                    a learned additive bias b(0), b(1), ...,
 //                                read as k = exp(b - b(0))
+//   values:K0;K1;...             a table written inline (Kernel::spec)
 // A table that is not non-increasing and convex is refused naming the first
 // t that breaks it and its distance to the framework (exit 2).
 #pragma once

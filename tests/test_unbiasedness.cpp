@@ -2,6 +2,7 @@
 // planted defects fail, hand-made tables pass or fail as designed, and tables
 // whose derived columns were edited are unusable.
 #include <gtest/gtest.h>
+#include <poslsh/kernel.h>
 
 #include <algorithm>
 #include <bit>
@@ -310,7 +311,65 @@ TEST(Unbiasedness, DefaultTableResolvesAScaleErrorOfOnePercent) {
   }
 }
 
+// --- Kernels beyond ALiBi (--kernel; poslsh/kernel.h, docs/MATH.md §10) ---
+
+// The rows of one (n = 4096, sigma = 8) cell whose hashes come from `drawn`,
+// tested against `tested`'s law, with its `kernel` column.
+CsvTable kernel_table(const Kernel& drawn, const Kernel& tested, std::int64_t hashes = 1 << 16) {
+  const auto rows = unbiasedness_cell_rows(
+      4096, CobinLaw{8.0, tested}, hashes, 16, 16,
+      drawer_from_batches([drawn](std::uint64_t trial, std::int64_t s, double) {
+        return draw_kernel_hashes(drawn, 11, trial, s);
+      }));
+  std::vector<std::string> columns = unbiasedness_columns();
+  columns.push_back("kernel");
+  std::string text = csv_line(columns);
+  for (const auto& r : rows) text += csv_line(r);
+  return CsvTable::parse(text);
+}
+
+// False alarm: the family-wise level, 1e-3 per table, at these fixed seeds.
+TEST(Unbiasedness, EveryKernelsSoundSamplerPasses) {
+  for (const Kernel& k : {Kernel::power_law(8, 1.5), Kernel::stretched_exponential(8, 0.5),
+                          Kernel::triangle(8), Kernel::tabulated({1, 0.6, 0.35, 0.2, 0.1, 0.05})}) {
+    const auto out = check_unbiasedness_table(kernel_table(k, k));
+    EXPECT_EQ(failing(out), "") << k.spec();
+    EXPECT_NE(out.front().check.find("kernel=" + k.family_name()), std::string::npos);
+  }
+}
+
+// Negative controls: ALiBi's law where a power law is claimed, and the
+// power law's alpha or the stretched exponential's beta 5% off.
+TEST(Unbiasedness, AWrongKernelsPitchLawFails) {
+  const Kernel power = Kernel::power_law(8, 1.5), stretched = Kernel::stretched_exponential(8, 0.5);
+  EXPECT_TRUE(any_fail(check_unbiasedness_table(kernel_table(Kernel::laplace(8), power)), "cobin"));
+  EXPECT_TRUE(any_fail(
+      check_unbiasedness_table(kernel_table(Kernel::power_law(8, 1.575), power, 1 << 18)), "cobin"));
+  EXPECT_TRUE(any_fail(check_unbiasedness_table(
+                           kernel_table(Kernel::stretched_exponential(8, 0.525), stretched, 1 << 18)),
+                       "cobin"));
+}
+
 class UnbiasednessCli : public testing::CliTest {};
+
+TEST_F(UnbiasednessCli, AKernelsTableCarriesItsSpecAndChecks) {
+  const std::string args = "unbiasedness --n 2048 --sigma 8 --hashes 32768 --quiet --no-timing ";
+  ASSERT_EQ(cli(args + "--kernel power-law:1.5 --out " + path("k.csv")).exit_code, 0);
+  const CsvTable t = CsvTable::read(path("k.csv"));
+  ASSERT_TRUE(t.has_column("kernel"));
+  EXPECT_EQ(t.text(0, "kernel"), "power-law:1.5");
+  const auto r = cli("check " + path("k.csv"));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("PASS  cobin-scale[n=2048,sigma=8,middle,kernel=power-law]"),
+            std::string::npos) << r.out;
+  // An ALiBi run has no kernel column, and --kernel laplace changes nothing.
+  ASSERT_EQ(cli(args + "--out " + path("a.csv")).exit_code, 0);
+  ASSERT_EQ(cli(args + "--kernel laplace --out " + path("b.csv")).exit_code, 0);
+  EXPECT_EQ(testing::slurp(path("a.csv")), testing::slurp(path("b.csv")));
+  EXPECT_FALSE(CsvTable::read(path("a.csv")).has_column("kernel"));
+  expect_usage_error(args + "--kernel power-law:1.5 --plant-defect zero-shift --out " + path("x.csv"),
+                     "--plant-defect");
+}
 
 TEST_F(UnbiasednessCli, RunThenCheckPassesAndThreadsGiveTheSameBytes) {
   const std::string args =

@@ -51,11 +51,25 @@ std::int64_t cobin_anchor(CobinRegion region, std::int64_t n) {
   return 0;
 }
 
-std::vector<std::int64_t> cobin_offsets(std::int64_t n, double sigma, int points) {
-  check::at_least("n", n, 4);
-  check::positive_finite("sigma", sigma);
-  check::at_least("points", points, 1);
-  const double top = std::min(6 * sigma, static_cast<double>(n / 2 - 1));
+namespace {
+
+// The first t at which k(t) <= e^-6 (at most 2^52; the kernel's whole range
+// when it never falls that low).
+double kernel_reach(const Kernel& kernel) {
+  if (kernel.family() == KernelFamily::kLaplace) return 6 * kernel.scale();
+  const double floor_k = std::exp(-6.0);
+  double hi = 1;
+  while (hi < 0x1p52 && kernel(hi) > floor_k) hi *= 2;
+  double lo = hi / 2;
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    (kernel(mid) > floor_k ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+std::vector<std::int64_t> spread_offsets(std::int64_t n, double reach, int points) {
+  const double top = std::min(reach, static_cast<double>(n / 2 - 1));
   // t = 1 always: an even grid of offsets (4, 8, ... at sigma = 16) cannot see
   // positions rounded to a grid of 2 (float32 past 2^24), t = 1 can.
   std::vector<std::int64_t> t = {1};
@@ -66,8 +80,27 @@ std::vector<std::int64_t> cobin_offsets(std::int64_t n, double sigma, int points
   return t;
 }
 
+}  // namespace
+
+std::vector<std::int64_t> cobin_offsets(std::int64_t n, double sigma, int points) {
+  check::at_least("n", n, 4);
+  check::positive_finite("sigma", sigma);
+  check::at_least("points", points, 1);
+  return spread_offsets(n, 6 * sigma, points);
+}
+
+std::vector<std::int64_t> cobin_offsets(std::int64_t n, const Kernel& kernel, int points) {
+  check::at_least("n", n, 4);
+  check::at_least("points", points, 1);
+  return spread_offsets(n, kernel_reach(kernel), points);
+}
+
 double cobin_probability(double sigma, std::int64_t t) {
   return std::exp(-static_cast<double>(t) / sigma);
+}
+
+double cobin_probability(const Kernel& kernel, std::int64_t t) {
+  return kernel(static_cast<double>(t));
 }
 
 std::int64_t cobin_run(const PositionalHash& h, CobinRegion region, std::int64_t n) {
@@ -121,13 +154,13 @@ void CobinCounts::close_hash() {
 
 // P(Y >= j) = exp(-t_j / sigma) for the offsets in increasing order: the law
 // of the number of offsets one hash co-bins, Y = #{t : t < R}.
-stats::FiniteLaw pooled_law(std::span<const std::int64_t> offsets, double sigma) {
+stats::FiniteLaw pooled_law(std::span<const std::int64_t> offsets, const Kernel& kernel) {
   std::vector<std::int64_t> t(offsets.begin(), offsets.end());
   std::sort(t.begin(), t.end());
   stats::FiniteLaw law;
   double above = 1;  // P(Y >= j)
   for (std::size_t j = 0; j <= t.size(); ++j) {
-    const double next = j < t.size() ? cobin_probability(sigma, t[j]) : 0.0;
+    const double next = j < t.size() ? cobin_probability(kernel, t[j]) : 0.0;
     law.value.push_back(static_cast<double>(j));
     law.prob.push_back(above - next);
     above = next;
@@ -138,9 +171,15 @@ stats::FiniteLaw pooled_law(std::span<const std::int64_t> offsets, double sigma)
 PooledScaleTest pooled_scale_test(std::span<const std::int64_t> offsets,
                                   std::span<const std::int64_t> cobinned, std::int64_t hashes,
                                   double sigma) {
+  return pooled_scale_test(offsets, cobinned, hashes, Kernel::laplace(sigma));
+}
+
+PooledScaleTest pooled_scale_test(std::span<const std::int64_t> offsets,
+                                  std::span<const std::int64_t> cobinned, std::int64_t hashes,
+                                  const Kernel& kernel) {
   if (offsets.size() != cobinned.size())
     throw std::logic_error("pooled_scale_test: offsets and counts differ in size");
-  const stats::FiniteLaw law = pooled_law(offsets, sigma);
+  const stats::FiniteLaw law = pooled_law(offsets, kernel);
   const double mean = law.mean(), var = stats::variance(law);
   double total = 0;
   for (auto k : cobinned) total += static_cast<double>(k);
@@ -154,10 +193,15 @@ PooledScaleTest pooled_scale_test(std::span<const std::int64_t> offsets,
 
 double detectable_scale_error(std::span<const std::int64_t> offsets, std::int64_t hashes,
                               double sigma, double alpha, double power) {
+  return detectable_scale_error(offsets, hashes, Kernel::laplace(sigma), alpha, power);
+}
+
+double detectable_scale_error(std::span<const std::int64_t> offsets, std::int64_t hashes,
+                              const Kernel& kernel, double alpha, double power) {
   const boost::math::normal_distribution<double> nd;
   const double z_power = boost::math::quantile(nd, power);
   const auto h = static_cast<double>(hashes);
-  const stats::FiniteLaw null_law = pooled_law(offsets, sigma);
+  const stats::FiniteLaw null_law = pooled_law(offsets, kernel);
   const double mean0 = null_law.mean();
   // The Chernoff test's critical deviations of the pooled mean, per side.
   const double up = stats::chernoff_critical_deviation(null_law, h, alpha, 1),
@@ -166,7 +210,7 @@ double detectable_scale_error(std::span<const std::int64_t> offsets, std::int64_
   // critical deviation by z_power standard deviations of the alternative
   // (normal approximation of the alternative's pooled count).
   const auto detected = [&](double c) {
-    const stats::FiniteLaw alt = pooled_law(offsets, c * sigma);
+    const stats::FiniteLaw alt = pooled_law(offsets, kernel.with_pitch_scaled(c));
     const double shift = alt.mean() - mean0;
     const double crit = shift > 0 ? up : down;
     return h * (std::abs(shift) - crit) >= z_power * std::sqrt(h * stats::variance(alt));

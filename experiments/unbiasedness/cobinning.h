@@ -28,6 +28,7 @@
 // hardly at all in the middle, so all three are tested.
 #pragma once
 
+#include <poslsh/kernel.h>
 #include <poslsh/positional_hash.h>
 
 #include <cstdint>
@@ -53,9 +54,15 @@ std::int64_t cobin_anchor(CobinRegion region, std::int64_t n);
 // to a grid of 2, as float32 rounds them past 2^24.) Throws
 // ArgumentError unless n >= 4, sigma > 0 finite, points >= 1.
 std::vector<std::int64_t> cobin_offsets(std::int64_t n, double sigma, int points);
+// The same for any kernel (poslsh/kernel.h), spread over [1, its reach]: 6
+// sigma for laplace (the offsets above, bit for bit), else the first t at
+// which k(t) <= e^-6, where ALiBi's 6 sigma puts it.
+std::vector<std::int64_t> cobin_offsets(std::int64_t n, const Kernel& kernel, int points);
 
-// exp(-t / sigma): the probability that two positions t apart share a block.
+// exp(-t / sigma): the probability that two positions t apart share a block;
+// k(t) under a kernel (the laplace kernel's is the same double).
 double cobin_probability(double sigma, std::int64_t t);
+double cobin_probability(const Kernel& kernel, std::int64_t t);
 
 // The run of one hash at an anchor (see above): at least 1.
 std::int64_t cobin_run(const PositionalHash& h, CobinRegion region, std::int64_t n);
@@ -107,6 +114,9 @@ struct PooledScaleTest {
 PooledScaleTest pooled_scale_test(std::span<const std::int64_t> offsets,
                                   std::span<const std::int64_t> cobinned, std::int64_t hashes,
                                   double sigma);
+PooledScaleTest pooled_scale_test(std::span<const std::int64_t> offsets,
+                                  std::span<const std::int64_t> cobinned, std::int64_t hashes,
+                                  const Kernel& kernel);
 
 // The smallest kernel-scale error |c - 1| (pitch scaled by c) that the pooled
 // test at two-sided level alpha detects with probability `power` from `hashes`
@@ -115,5 +125,7 @@ PooledScaleTest pooled_scale_test(std::span<const std::int64_t> offsets,
 // approximation (the larger of the errors needed for c > 1 and c < 1).
 double detectable_scale_error(std::span<const std::int64_t> offsets, std::int64_t hashes,
                               double sigma, double alpha, double power);
+double detectable_scale_error(std::span<const std::int64_t> offsets, std::int64_t hashes,
+                              const Kernel& kernel, double alpha, double power);
 
 }  // namespace poslsh

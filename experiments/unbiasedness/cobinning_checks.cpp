@@ -16,7 +16,13 @@ CobinGroup cobin_group(std::int64_t n, double sigma, const std::string& region,
 }
 
 std::string cobin_group_name(const CobinGroup& g) {
-  return fmt::format("n={},sigma={},{}", g.n, format_value(g.sigma), g.region);
+  const bool laplace = !g.kernel || g.kernel->family() == KernelFamily::kLaplace;
+  return fmt::format("n={},sigma={},{}{}", g.n, format_value(g.sigma), g.region,
+                     laplace ? "" : ",kernel=" + g.kernel->family_name());
+}
+
+double group_probability(const CobinGroup& g, std::int64_t t) {
+  return g.kernel ? cobin_probability(*g.kernel, t) : cobin_probability(g.sigma, t);
 }
 
 double cobin_scale_level(double alpha, std::size_t groups) {
@@ -40,7 +46,7 @@ CobinLevels cobin_levels(const std::vector<CobinGroup>& groups, double alpha) {
     l.rows += g.t.size();
     for (std::size_t j = 0; j < g.t.size(); ++j)
       l.dispersion_rows += stats::dispersion_test(g.cobinned[j], g.sumsq[j], g.hashes, g.batch,
-                                           cobin_probability(g.sigma, g.t[j]))
+                                           group_probability(g, g.t[j]))
                                .applicable;
   }
   l.mean = l.share / static_cast<double>(l.rows);
@@ -55,30 +61,33 @@ CheckOutcome mean_outcome(const CobinGroup& g, const CobinLevels& l) {
   std::size_t worst = 0;
   for (std::size_t j = 0; j < g.t.size(); ++j) {
     const double pv =
-        stats::binomial_two_sided_p(g.cobinned[j], g.hashes, cobin_probability(g.sigma, g.t[j]));
+        stats::binomial_two_sided_p(g.cobinned[j], g.hashes, group_probability(g, g.t[j]));
     if (pv < worst_p) worst_p = pv, worst = j;
   }
-  const double p_w = cobin_probability(g.sigma, g.t[worst]);
+  const double p_w = group_probability(g, g.t[worst]);
   return {fmt::format("cobin-mean[{}]", cobin_group_name(g)),
           worst_p >= l.mean ? Verdict::kPass : Verdict::kFail,
           fmt::format("{} hashes, {} offsets t in [{}, {}]; smallest exact binomial p = {:.3g} at "
-                      "t = {} (co-binned fraction {:.5f} vs exp(-t/sigma) = {:.5f}); needs >= "
+                      "t = {} (co-binned fraction {:.5f} vs {} = {:.5f}); needs >= "
                       "{:.2g} (family-wise false alarm {:.2g} over {} rows)",
                       g.hashes, g.t.size(), g.t.front(), g.t.back(), worst_p, g.t[worst],
-                      static_cast<double>(g.cobinned[worst]) / static_cast<double>(g.hashes), p_w,
+                      static_cast<double>(g.cobinned[worst]) / static_cast<double>(g.hashes),
+                      g.kernel ? "k(t)" : "exp(-t/sigma)", p_w,
                       l.mean, l.share, l.rows)};
 }
 
 // 2. Scale, pooled over offsets.
 CheckOutcome scale_outcome(const CobinGroup& g, const CobinLevels& l) {
-  const PooledScaleTest pooled = pooled_scale_test(g.t, g.cobinned, g.hashes, g.sigma);
+  const PooledScaleTest pooled = g.kernel ? pooled_scale_test(g.t, g.cobinned, g.hashes, *g.kernel)
+                                          : pooled_scale_test(g.t, g.cobinned, g.hashes, g.sigma);
   return {fmt::format("cobin-scale[{}]", cobin_group_name(g)),
           pooled.p_value >= l.scale ? Verdict::kPass : Verdict::kFail,
           fmt::format("{} hashes: pooled co-binned count / expected = {:.5f}, z = {:.2f}, p = "
                       "{:.3g}; needs >= {:.2g} (family-wise {:.2g} over {} groups); "
                       "detects a kernel-scale error of {:.2g} with power 0.99",
                       g.hashes, pooled.ratio, pooled.z, pooled.p_value, l.scale, l.share, l.groups,
-                      detectable_scale_error(g.t, g.hashes, g.sigma, l.scale, 0.99))};
+                      (g.kernel ? detectable_scale_error(g.t, g.hashes, *g.kernel, l.scale, 0.99)
+                                : detectable_scale_error(g.t, g.hashes, g.sigma, l.scale, 0.99)))};
 }
 
 // 3. Dispersion across batches.
@@ -88,7 +97,7 @@ CheckOutcome dispersion_outcome(const CobinGroup& g, const CobinLevels& l) {
   std::size_t tested = 0;
   for (std::size_t j = 0; j < g.t.size(); ++j) {
     const stats::DispersionTest d = stats::dispersion_test(g.cobinned[j], g.sumsq[j], g.hashes, g.batch,
-                                             cobin_probability(g.sigma, g.t[j]));
+                                             group_probability(g, g.t[j]));
     if (!d.applicable) continue;
     ++tested;
     if (d.p_value < worst_dp) worst_dp = d.p_value, worst_ratio = d.ratio, worst_t = g.t[j];

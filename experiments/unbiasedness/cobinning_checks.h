@@ -7,6 +7,7 @@
 
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,12 +18,17 @@ namespace poslsh {
 
 // One (n, sigma, region) group: H hashes in batches of `batch`, at the
 // offsets t[j], co-binned cobinned[j] times with batch sum of squares sumsq[j].
+// Tested against exp(-t/sigma), or against `kernel` (at scale sigma) when set.
 struct CobinGroup {
   std::int64_t n = 0, hashes = 0, batch = 0;
   double sigma = 0;
   std::string region;
   std::vector<std::int64_t> t, cobinned, sumsq;
+  std::optional<Kernel> kernel = std::nullopt;
 };
+
+// The probability the group's law gives offset t.
+double group_probability(const CobinGroup& group, std::int64_t t);
 
 // The group of one anchor's counts (cobinning.h), named `region`.
 CobinGroup cobin_group(std::int64_t n, double sigma, const std::string& region,

@@ -13,6 +13,7 @@
 
 #include "experiments/unbiasedness/cobinning_checks.h"
 #include "experiments/defects/planted_defect.h"
+#include "experiments/kernel_option.h"
 #include "internal/printable.h"
 #include "runner/cli_common.h"
 #include "runner/swept_experiment.h"
@@ -31,10 +32,10 @@ PositionalHash draw_interleaved(const HashDrawer& draw, std::int64_t k, double s
               static_cast<std::uint64_t>(k / kUnbiasednessTrials), sigma);
 }
 
-std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, const CobinAnchor& anchor,
+std::vector<CsvRow> unbiasedness_rows(std::int64_t n, const CobinLaw& law, const CobinAnchor& anchor,
                                       const CobinCounts& counts) {
   std::vector<CsvRow> rows;
-  const std::string n_text = std::to_string(n), sigma_text = format_value(sigma),
+  const std::string n_text = std::to_string(n), sigma_text = format_value(law.sigma),
                     anchor_text = std::to_string(anchor.position),
                     hashes_text = std::to_string(counts.hashes()),
                     batch_text = std::to_string(counts.batch());
@@ -43,10 +44,16 @@ std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, const CobinA
     rows.push_back(
         {n_text, sigma_text, anchor.label, anchor_text, std::to_string(t), hashes_text, batch_text,
          std::to_string(counts.cobinned()[j]),
-         format_value(static_cast<double>(counts.hashes()) * cobin_probability(sigma, t)),
+         format_value(static_cast<double>(counts.hashes()) * law.probability(t)),
          std::to_string(counts.batch_sumsq()[j])});
+    if (law.kernel) rows.back().push_back(law.kernel->spec());
   }
   return rows;
+}
+
+std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, const CobinAnchor& anchor,
+                                      const CobinCounts& counts) {
+  return unbiasedness_rows(n, CobinLaw{sigma}, anchor, counts);
 }
 
 std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, CobinRegion region,
@@ -111,7 +118,7 @@ std::int64_t float32_run(const PositionalHash& h, const CobinAnchor& a, std::int
 
 }  // namespace unbiasedness_cells
 
-std::vector<CsvRow> consumer_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
+std::vector<CsvRow> consumer_cell_rows(std::int64_t n, const CobinLaw& law, std::int64_t hashes,
                                        std::int64_t batch, int points, const HashDrawer& draw,
                                        BinningBug bug) {
   const std::int64_t probe_n = consumer_probe_n(n);
@@ -119,13 +126,13 @@ std::vector<CsvRow> consumer_cell_rows(std::int64_t n, double sigma, std::int64_
   // MaskMean (and so lsh_attention) takes n < 2^32: no consumer reads blocks
   // of a longer context.
   if (probed < batch || n >= kConsumerMaxN) return {};
-  const auto offsets = cobin_offsets(probe_n, sigma, points);
+  const auto offsets = law.offsets(probe_n, points);
   const auto& consumers = all_cobin_consumers();
   std::vector<std::vector<CobinCounts>> counts(consumers.size());
   for (auto& c : counts)
     for (std::size_t r = 0; r < all_cobin_regions().size(); ++r) c.emplace_back(offsets, batch);
   for (std::int64_t k = 0; k < probed; ++k) {
-    const PositionalHash h = draw_interleaved(draw, k, sigma);
+    const PositionalHash h = draw_interleaved(draw, k, law.sigma);
     for (std::size_t c = 0; c < consumers.size(); ++c) {
       const auto cobinned = consumer_cobinned(consumers[c], h, probe_n, offsets, bug);
       for (std::size_t r = 0; r < cobinned.size(); ++r) counts[c][r].add_cobinned(cobinned[r]);
@@ -136,7 +143,7 @@ std::vector<CsvRow> consumer_cell_rows(std::int64_t n, double sigma, std::int64_
     for (std::size_t r = 0; r < all_cobin_regions().size(); ++r) {
       const std::string label =
           cobin_consumer_name(consumers[c]) + ":" + cobin_region_name(all_cobin_regions()[r]);
-      auto part = unbiasedness_rows(n, sigma, parse_cobin_anchor(label, n), counts[c][r]);
+      auto part = unbiasedness_rows(n, law, parse_cobin_anchor(label, n), counts[c][r]);
       rows.insert(rows.end(), part.begin(), part.end());
     }
   return rows;
@@ -146,7 +153,7 @@ namespace unbiasedness_cells {
 
 // The rows of `anchors` over `count` hashes, hash k being hash_k(k).
 template <class HashK>
-std::vector<CsvRow> anchor_rows(std::int64_t n, double sigma,
+std::vector<CsvRow> anchor_rows(std::int64_t n, const CobinLaw& law,
                                 const std::vector<CobinAnchor>& anchors,
                                 const std::vector<std::int64_t>& offsets, std::int64_t count,
                                 std::int64_t batch, const HashK& hash_k, BinningBug bug) {
@@ -161,7 +168,7 @@ std::vector<CsvRow> anchor_rows(std::int64_t n, double sigma,
   }
   std::vector<CsvRow> rows;
   for (std::size_t r = 0; r < counts.size(); ++r) {
-    auto part = unbiasedness_rows(n, sigma, anchors[r], counts[r]);
+    auto part = unbiasedness_rows(n, law, anchors[r], counts[r]);
     rows.insert(rows.end(), part.begin(), part.end());
   }
   return rows;
@@ -169,7 +176,7 @@ std::vector<CsvRow> anchor_rows(std::int64_t n, double sigma,
 
 }  // namespace unbiasedness_cells
 
-std::vector<CsvRow> first_hash_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
+std::vector<CsvRow> first_hash_cell_rows(std::int64_t n, const CobinLaw& law, std::int64_t hashes,
                                          std::int64_t batch, int points, const HashDrawer& draw,
                                          BinningBug bug) {
   const std::int64_t trials = std::min(hashes, kFirstHashTrials) / batch * batch;
@@ -178,21 +185,47 @@ std::vector<CsvRow> first_hash_cell_rows(std::int64_t n, double sigma, std::int6
   for (const CobinRegion r : all_cobin_regions())
     anchors.push_back(parse_cobin_anchor(kFirstHashRegion + ":" + cobin_region_name(r), n));
   return unbiasedness_cells::anchor_rows(
-      n, sigma, anchors, cobin_offsets(n, sigma, points), trials, batch,
-      [&](std::int64_t trial) { return draw(static_cast<std::uint64_t>(trial), 0, sigma); }, bug);
+      n, law, anchors, law.offsets(n, points), trials, batch,
+      [&](std::int64_t trial) { return draw(static_cast<std::uint64_t>(trial), 0, law.sigma); }, bug);
+}
+
+std::vector<CsvRow> unbiasedness_cell_rows(std::int64_t n, const CobinLaw& law, std::int64_t hashes,
+                                           std::int64_t batch, int points, const HashDrawer& draw,
+                                           BinningBug bug) {
+  std::vector<CsvRow> rows = unbiasedness_cells::anchor_rows(
+      n, law, hash_side_anchors(n), law.offsets(n, points), hashes, batch,
+      [&](std::int64_t k) { return draw_interleaved(draw, k, law.sigma); }, bug);
+  auto first = first_hash_cell_rows(n, law, hashes, batch, points, draw, bug);
+  rows.insert(rows.end(), first.begin(), first.end());
+  auto consumer = consumer_cell_rows(n, law, hashes, batch, points, draw, bug);
+  rows.insert(rows.end(), consumer.begin(), consumer.end());
+  return rows;
+}
+
+double CobinLaw::probability(std::int64_t t) const {
+  return kernel ? cobin_probability(*kernel, t) : cobin_probability(sigma, t);
+}
+
+std::vector<std::int64_t> CobinLaw::offsets(std::int64_t n, int points) const {
+  return kernel ? cobin_offsets(n, *kernel, points) : cobin_offsets(n, sigma, points);
+}
+
+std::vector<CsvRow> first_hash_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
+                                         std::int64_t batch, int points, const HashDrawer& draw,
+                                         BinningBug bug) {
+  return first_hash_cell_rows(n, CobinLaw{sigma}, hashes, batch, points, draw, bug);
 }
 
 std::vector<CsvRow> unbiasedness_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
                                            std::int64_t batch, int points, const HashDrawer& draw,
                                            BinningBug bug) {
-  std::vector<CsvRow> rows = unbiasedness_cells::anchor_rows(
-      n, sigma, hash_side_anchors(n), cobin_offsets(n, sigma, points), hashes, batch,
-      [&](std::int64_t k) { return draw_interleaved(draw, k, sigma); }, bug);
-  auto first = first_hash_cell_rows(n, sigma, hashes, batch, points, draw, bug);
-  rows.insert(rows.end(), first.begin(), first.end());
-  auto consumer = consumer_cell_rows(n, sigma, hashes, batch, points, draw, bug);
-  rows.insert(rows.end(), consumer.begin(), consumer.end());
-  return rows;
+  return unbiasedness_cell_rows(n, CobinLaw{sigma}, hashes, batch, points, draw, bug);
+}
+
+std::vector<CsvRow> consumer_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
+                                       std::int64_t batch, int points, const HashDrawer& draw,
+                                       BinningBug bug) {
+  return consumer_cell_rows(n, CobinLaw{sigma}, hashes, batch, points, draw, bug);
 }
 
 namespace unbiasedness_experiment {  // named: the runner is a unity build
@@ -223,6 +256,7 @@ class Unbiasedness : public SweptExperiment<UnbiasednessCell> {
     cmd.add_option("--points", points_, "Offsets t per sigma, spread over [1, 6 sigma] (>= 1)")
         ->capture_default_str();
     cmd.add_option("--seed", seed_, "Random seed")->capture_default_str();
+    cmd.add_option("--kernel", kernel_, std::string(kKernelHelp) + " (default: laplace)");
     plant_.declare(cmd);
   }
 
@@ -241,9 +275,22 @@ class Unbiasedness : public SweptExperiment<UnbiasednessCell> {
       throw UsageError(fmt::format("--hashes must be a positive multiple of --batch ({}), got {}",
                                    batch_, hashes_));
     plant_.resolve();
+    for (const double sigma : sigma_) {
+      const Kernel kernel = parse_kernel(kernel_, sigma);
+      if (kernel.family() == KernelFamily::kLaplace) continue;
+      if (plant_.defect().sampler != SamplerDefect::kNone ||
+          plant_.defect().batched_bug != BatchedBug::kNone)
+        throw UsageError("--plant-defect: the planted samplers are ALiBi's; use --kernel laplace");
+      kernels_.emplace(sigma, kernel);
+    }
   }
 
-  std::vector<std::string> columns() const override { return unbiasedness_columns(); }
+  // A kernel's table ends with its spec (CobinLaw); ALiBi's has no such column.
+  std::vector<std::string> columns() const override {
+    std::vector<std::string> columns = unbiasedness_columns();
+    if (!kernels_.empty()) columns.push_back("kernel");
+    return columns;
+  }
 
   std::vector<UnbiasednessCell> cells() const override {
     std::vector<UnbiasednessCell> cells;
@@ -255,9 +302,19 @@ class Unbiasedness : public SweptExperiment<UnbiasednessCell> {
   std::vector<CsvRow> rows(const UnbiasednessCell& x) const override {
     // Every hash from the batched drawer users call (draw_hashes), so a defect
     // in it alone moves these counts too.
-    return unbiasedness_cell_rows(x.n, x.sigma, hashes_, batch_, points_,
-                                  drawer_from_batches(batched_drawer(seed_, plant_.defect())),
-                                  plant_.defect().binning_bug);
+    const auto kernel = kernels_.find(x.sigma);
+    if (kernel == kernels_.end())
+      return unbiasedness_cell_rows(x.n, x.sigma, hashes_, batch_, points_,
+                                    drawer_from_batches(batched_drawer(seed_, plant_.defect())),
+                                    plant_.defect().binning_bug);
+    const Kernel k = kernel->second;
+    const std::uint64_t seed = seed_;
+    return unbiasedness_cell_rows(
+        x.n, CobinLaw{x.sigma, k}, hashes_, batch_, points_,
+        drawer_from_batches([k, seed](std::uint64_t trial, std::int64_t s, double) {
+          return draw_kernel_hashes(k, seed, trial, s);
+        }),
+        plant_.defect().binning_bug);
   }
 
   std::string label(const UnbiasednessCell& x) const override {
@@ -266,10 +323,12 @@ class Unbiasedness : public SweptExperiment<UnbiasednessCell> {
 
   std::uint64_t seed() const override { return seed_; }
 
-  // A sound run records no --plant-defect.
+  // A sound run records no --plant-defect, and an ALiBi run no --kernel (its
+  // tables are those made before the option).
   RecordedOptions recorded_options(const CLI::App& cmd) const override {
     RecordedOptions recorded;
     plant_.record(cmd, recorded);
+    if (kernels_.empty()) recorded.omitted.insert("kernel");
     return recorded;
   }
 
@@ -279,6 +338,8 @@ class Unbiasedness : public SweptExperiment<UnbiasednessCell> {
   std::int64_t hashes_ = std::int64_t{1} << 19, batch_ = 16;
   int points_ = 24;
   std::uint64_t seed_ = 0;
+  std::string kernel_ = "laplace";
+  std::map<double, Kernel> kernels_;  // by sigma; none for laplace
   PlantDefectOption plant_;
 };
 

@@ -20,6 +20,7 @@
 
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,20 @@ CobinAnchor parse_cobin_anchor(const std::string& label, std::int64_t n);
 // The hash-side anchors of a table at n: start, middle, end and the large ones.
 std::vector<CobinAnchor> hash_side_anchors(std::int64_t n);
 
+// The law a cell's counts are tested against: exp(-t/sigma), or a kernel
+// (poslsh/kernel.h, `--kernel`) at scale sigma. A kernel's rows carry its
+// spec in a last column, `kernel`, which the checks read back; ALiBi's rows
+// have none (the tables of a laplace run are those without the option).
+struct CobinLaw {
+  double sigma = 0;
+  std::optional<Kernel> kernel = std::nullopt;
+  double probability(std::int64_t t) const;
+  std::vector<std::int64_t> offsets(std::int64_t n, int points) const;
+};
+
 // The rows of one anchor's counts.
+std::vector<CsvRow> unbiasedness_rows(std::int64_t n, const CobinLaw& law, const CobinAnchor& anchor,
+                                      const CobinCounts& counts);
 std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, const CobinAnchor& anchor,
                                       const CobinCounts& counts);
 std::vector<CsvRow> unbiasedness_rows(std::int64_t n, double sigma, CobinRegion region,
@@ -87,6 +101,9 @@ inline constexpr std::int64_t kFirstHashTrials = 8192;
 std::vector<CsvRow> first_hash_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
                                          std::int64_t batch, int points, const HashDrawer& draw,
                                          BinningBug bug = BinningBug::kNone);
+std::vector<CsvRow> first_hash_cell_rows(std::int64_t n, const CobinLaw& law, std::int64_t hashes,
+                                         std::int64_t batch, int points, const HashDrawer& draw,
+                                         BinningBug bug = BinningBug::kNone);
 
 // The hashes the consumers are probed with per cell: the first
 // min(hashes, kConsumerHashes) of the stream, in whole batches.
@@ -99,12 +116,18 @@ inline constexpr std::int64_t kConsumerHashes = 4096;
 std::vector<CsvRow> unbiasedness_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
                                            std::int64_t batch, int points, const HashDrawer& draw,
                                            BinningBug bug = BinningBug::kNone);
+std::vector<CsvRow> unbiasedness_cell_rows(std::int64_t n, const CobinLaw& law, std::int64_t hashes,
+                                           std::int64_t batch, int points, const HashDrawer& draw,
+                                           BinningBug bug = BinningBug::kNone);
 // The same counts read back from every consumer (consumer_cobinning.h) at
 // n' = consumer_probe_n(n), over the first kConsumerHashes hashes (whole
 // batches; none when that is less than a batch, or when n >= kConsumerMaxN,
 // the contexts MaskMean refuses), regions "<consumer>:<region>".
 inline constexpr std::int64_t kConsumerMaxN = std::int64_t{1} << 32;
 std::vector<CsvRow> consumer_cell_rows(std::int64_t n, double sigma, std::int64_t hashes,
+                                       std::int64_t batch, int points, const HashDrawer& draw,
+                                       BinningBug bug = BinningBug::kNone);
+std::vector<CsvRow> consumer_cell_rows(std::int64_t n, const CobinLaw& law, std::int64_t hashes,
                                        std::int64_t batch, int points, const HashDrawer& draw,
                                        BinningBug bug = BinningBug::kNone);
 

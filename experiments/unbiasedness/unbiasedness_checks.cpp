@@ -11,6 +11,7 @@
 
 #include "experiments/unbiasedness/cobinning_checks.h"
 #include "experiments/unbiasedness/unbiasedness.h"
+#include "experiments/kernel_option.h"
 #include "runner/cli_common.h"
 
 namespace poslsh {
@@ -19,6 +20,21 @@ namespace unbiasedness_checks {  // named: the experiments are a unity build
 
 // Counts and positions are integers in [0, 2^53): exact in a double.
 constexpr std::int64_t kMaxCell = std::int64_t{1} << 53;
+
+// The row's law: its `kernel` column's spec at the row's sigma (a table
+// without the column is ALiBi's).
+CobinLaw row_law(const CsvTable& t, std::size_t r, double sigma) {
+  if (!t.has_column("kernel")) return CobinLaw{sigma};
+  try {
+    const Kernel kernel = parse_kernel(t.text(r, "kernel"), sigma);
+    if (kernel.family() == KernelFamily::kLaplace) return CobinLaw{sigma};
+    return CobinLaw{sigma, kernel};
+  } catch (const InputError& e) {  // ArgumentError too
+    throw InputError(fmt::format("row {}: kernel: {}", CsvTable::line_of(r), e.what()));
+  } catch (const UsageError& e) {
+    throw InputError(fmt::format("row {}: kernel: {}", CsvTable::line_of(r), e.what()));
+  }
+}
 
 std::vector<CobinGroup> read_groups(const CsvTable& t) {
   std::map<std::tuple<std::int64_t, double, std::string>, std::size_t> index;
@@ -53,15 +69,17 @@ std::vector<CobinGroup> read_groups(const CsvTable& t) {
       throw InputError(fmt::format(
           "row {}: counts out of range (cobinned {} of {} hashes, batch sum of squares {})",
           CsvTable::line_of(r), k, hashes, sumsq));
-    const double expected = static_cast<double>(hashes) * cobin_probability(sigma, off);
+    const CobinLaw law = row_law(t, r, sigma);
+    const double expected = static_cast<double>(hashes) * law.probability(off);
     const double written = t.number(r, "expected");
     if (!(std::abs(written - expected) <= 1e-9 * std::max(1.0, expected)))
       throw InputError(fmt::format(
-          "row {}: expected {} disagrees with its recomputation hashes exp(-t/sigma) = {}",
-          CsvTable::line_of(r), t.text(r, "expected"), format_value(expected)));
+          "row {}: expected {} disagrees with its recomputation hashes {} = {}",
+          CsvTable::line_of(r), t.text(r, "expected"), law.kernel ? "k(t)" : "exp(-t/sigma)",
+          format_value(expected)));
     const auto key = std::tuple{n, sigma, region};
     auto [it, fresh] = index.try_emplace(key, groups.size());
-    if (fresh) groups.push_back({n, hashes, batch, sigma, region, {}, {}, {}});
+    if (fresh) groups.push_back({n, hashes, batch, sigma, region, {}, {}, {}, law.kernel});
     CobinGroup& g = groups[it->second];
     if (g.hashes != hashes || g.batch != batch)
       throw InputError(

@@ -42,6 +42,12 @@ class Kernel {
   static Kernel from_bias(std::span<const double> bias);
 
   KernelFamily family() const { return family_; }
+  // The kernel as a table's `kernel` column and --kernel read it back:
+  // "power-law:1.5" (with the row's sigma), a table as "values:1;0.5;...".
+  std::string spec() const;
+  // The kernel of pitches scaled by c > 0: k(t / c) (a scale error of the
+  // sampler; for the parametric families, their scale times c).
+  Kernel with_pitch_scaled(double c) const;
   // "laplace", "triangle", "power-law", "stretched-exponential", "tabulated".
   std::string family_name() const;
   // k(t) (a table: k(floor(t)), its last value beyond).
@@ -64,7 +70,7 @@ class Kernel {
  private:
   Kernel(KernelFamily family, double scale, double shape) : family_(family), scale_(scale), shape_(shape) {}
   KernelFamily family_;
-  double scale_ = 1, shape_ = 0;
+  double scale_ = 1, shape_ = 0, table_pitch_scale_ = 1;
   std::vector<double> table_, pitch_probabilities_, cumulative_;
 };
 

@@ -152,6 +152,30 @@ Kernel Kernel::from_bias(std::span<const double> bias) {
   return tabulated(std::move(k));
 }
 
+std::string Kernel::spec() const {
+  switch (family_) {
+    case KernelFamily::kPowerLaw:
+    case KernelFamily::kStretchedExponential:
+      return family_name() + ":" + format_value(shape_);
+    case KernelFamily::kTabulated: {
+      std::string text = "values:";
+      for (std::size_t t = 0; t < table_.size(); ++t) text += (t ? ";" : "") + format_value(table_[t]);
+      return text;
+    }
+    default:
+      return family_name();
+  }
+}
+
+Kernel Kernel::with_pitch_scaled(double c) const {
+  Kernel scaled = *this;
+  if (family_ == KernelFamily::kTabulated)
+    scaled.table_pitch_scale_ *= c;
+  else
+    scaled.scale_ *= c;
+  return scaled;
+}
+
 std::string Kernel::family_name() const {
   switch (family_) {
     case KernelFamily::kLaplace:
@@ -179,7 +203,8 @@ double Kernel::operator()(double t) const {
     case KernelFamily::kStretchedExponential:
       return std::exp(-std::pow(t / scale_, shape_));
     case KernelFamily::kTabulated: {
-      const auto i = static_cast<std::size_t>(std::min(std::floor(t), static_cast<double>(table_.size() - 1)));
+      const double u = t / table_pitch_scale_;
+      const auto i = static_cast<std::size_t>(std::min(std::floor(u), static_cast<double>(table_.size() - 1)));
       return table_[i];
     }
   }
