@@ -30,4 +30,5 @@ Every function releases the GIL while it computes, so threads run in parallel.)d
   poslsh::python::bind_errors(m);
   poslsh::python::bind_attention(m);
   poslsh::python::bind_verification(m);
+  poslsh::python::bind_kernels(m);
 }

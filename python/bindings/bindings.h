@@ -14,6 +14,8 @@ void bind_mask_mean(pybind11::module_& m);
 void bind_errors(pybind11::module_& m);
 // exact_attention, lsh_attention (attention.cpp).
 void bind_attention(pybind11::module_& m);
+// Kernel, framework_distance: kernels beyond ALiBi (kernels.cpp).
+void bind_kernels(pybind11::module_& m);
 // verify_hashes, verify_blocks: `poslsh verify` on arrays (verification.cpp).
 void bind_verification(pybind11::module_& m);
 

@@ -11,12 +11,14 @@ models with positional-LSH attention in PyTorch (imported on demand: torch is
 optional).
 """
 from ._core import (  # noqa: F401  (the public API)
+    Kernel,
     __version__,
     alibi_sigmas,
     b_max,
     block_starts,
     draw_hashes,
     exact_attention,
+    framework_distance,
     lsh_attention,
     mask_mean_matvec,
     max_error,
@@ -26,11 +28,13 @@ from ._core import (  # noqa: F401  (the public API)
 )
 
 __all__ = [
+    "Kernel",
     "alibi_sigmas",
     "b_max",
     "block_starts",
     "draw_hashes",
     "exact_attention",
+    "framework_distance",
     "lsh_attention",
     "mask_mean_matvec",
     "max_error",
