@@ -173,4 +173,16 @@ bool all_float32(const py::object& q, const py::object& k, const py::object& v) 
   return true;
 }
 
+py::tuple hashes_to_numpy(const std::vector<PositionalHash>& hashes) {
+  const auto s = static_cast<py::ssize_t>(hashes.size());
+  py::array_t<double> pitch(s), shift(s);
+  auto p = pitch.mutable_unchecked<1>();
+  auto u = shift.mutable_unchecked<1>();
+  for (py::ssize_t k = 0; k < s; ++k) {
+    p(k) = hashes[static_cast<std::size_t>(k)].pitch;
+    u(k) = hashes[static_cast<std::size_t>(k)].shift;
+  }
+  return py::make_tuple(pitch, shift);
+}
+
 }  // namespace poslsh::python

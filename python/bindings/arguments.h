@@ -56,6 +56,9 @@ py::array_t<T> to_numpy(const std::vector<T>& v) {
   return out;
 }
 
+// Hashes as Python gets them: (pitch, shift), two float64 arrays of their length.
+py::tuple hashes_to_numpy(const std::vector<PositionalHash>& hashes);
+
 // s >= 1 hashes from equally long pitch and shift sequences (each hash is
 // checked by the core as MaskMean takes it).
 std::vector<PositionalHash> hashes_arg(const py::handle& pitch_obj, const py::handle& shift_obj);

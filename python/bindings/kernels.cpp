@@ -20,14 +20,7 @@ py::tuple kernel_hashes(const Kernel& kernel, std::uint64_t seed, std::uint64_t 
     py::gil_scoped_release release;
     hashes = draw_kernel_hashes(kernel, seed, trial, s);
   }
-  py::array_t<double> pitch(s), shift(s);
-  auto p = pitch.mutable_unchecked<1>();
-  auto u = shift.mutable_unchecked<1>();
-  for (std::int64_t k = 0; k < s; ++k) {
-    p(k) = hashes[static_cast<std::size_t>(k)].pitch;
-    u(k) = hashes[static_cast<std::size_t>(k)].shift;
-  }
-  return py::make_tuple(pitch, shift);
+  return hashes_to_numpy(hashes);
 }
 
 py::array_t<double> kernel_values(const Kernel& kernel, const std::vector<double>& t) {

@@ -17,14 +17,7 @@ py::tuple draw_hashes_binding(std::uint64_t seed, std::uint64_t trial, std::int6
     py::gil_scoped_release release;
     hashes = draw_hashes(seed, trial, s, sigma);
   }
-  py::array_t<double> pitch(s), shift(s);
-  auto p = pitch.mutable_unchecked<1>();
-  auto u = shift.mutable_unchecked<1>();
-  for (std::int64_t k = 0; k < s; ++k) {
-    p(k) = hashes[static_cast<std::size_t>(k)].pitch;
-    u(k) = hashes[static_cast<std::size_t>(k)].shift;
-  }
-  return py::make_tuple(pitch, shift);
+  return hashes_to_numpy(hashes);
 }
 
 // The ALiBi scales 1 / m_h of Press et al.'s slopes for `heads` heads.
