@@ -48,11 +48,13 @@ std::string python_package_dir() {
   return "";
 }
 
+// Once: the options table and the run's preparation both ask for it.
 void put_package_on_path() {
   const std::string dir = python_package_dir();
-  if (dir.empty()) return;
   const char* old = std::getenv("PYTHONPATH");
-  ::setenv("PYTHONPATH", old && *old ? (dir + ":" + old).c_str() : dir.c_str(), 1);
+  const std::string path = old ? old : "";
+  if (dir.empty() || path == dir || path.rfind(dir + ":", 0) == 0) return;
+  ::setenv("PYTHONPATH", path.empty() ? dir.c_str() : (dir + ":" + path).c_str(), 1);
 }
 
 // Each child computes on one thread (the cell spec's "threads"; the sweep
@@ -82,9 +84,11 @@ void require_torch(const std::string& python) {
 // Runs `python3 -m poslsh.lm MODE ARG RESULT` and returns RESULT's text. Exit
 // 2: unusable input, RESULT holds the one-line reason; 3: a bug in the
 // package (its traceback on stderr), reported as ours; 130/143: interrupted.
+// `quiet`: the child's stderr is dropped (the options table, whose failure
+// is reported as one line of what to build).
 std::string run_python(const std::string& python, const std::string& mode, const std::string& arg,
-                       const fs::path& result) {
-  const int rc = run_child({python, "-m", "poslsh.lm", mode, arg, result.string()});
+                       const fs::path& result, bool quiet = false) {
+  const int rc = run_child({python, "-m", "poslsh.lm", mode, arg, result.string()}, quiet);
   if (rc == 130 || rc == 143) throw CellInterrupted(rc - 128);
   std::string text = fs::exists(result) ? read_file("lm", result.string()) : std::string();
   fs::remove(result);
@@ -109,17 +113,16 @@ fs::path result_path(const std::string& mode) {
 // options are declared before --python is read.
 std::string options_table(const std::string& command) {
   put_package_on_path();
-  const fs::path result = result_path("options");
-  const int rc = run_child({kDefaultPython, "-m", "poslsh.lm", "options", command, result.string()},
-                           true);
-  std::string text = fs::exists(result) ? read_file("lm", result.string()) : std::string();
-  fs::remove(result);
-  if (rc != 0)
+  try {
+    return run_python(kDefaultPython, "options", command, result_path("options"), true);
+  } catch (const CellInterrupted&) {
+    throw;
+  } catch (const std::runtime_error&) {  // it did not start: no package, or no interpreter
     throw UsageError(fmt::format(
         "lm: {} cannot run poslsh.lm, which declares the options of `poslsh {}` (build it: "
         "cmake --build build --target poslsh_python, or pip install --no-build-isolation .)",
         kDefaultPython, command == "bench" ? "bench lm" : "lm"));
-  return text;
+  }
 }
 
 // The language models as an experiment in another process: options, cells

@@ -2,6 +2,11 @@
 draw_hashes', a table's pitch law sums to k(t) exactly, a kernel's grids co-bin at
 k(t) (counts within 6 binomial sd, 2e-9 two-sided per offset), a wrong shape is
 caught, and a table outside the framework is a ValueError naming its first t."""
+import os
+import re
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -53,3 +58,23 @@ def test_tables_outside_the_framework_are_refused():
     assert poslsh.framework_distance([1, 0.5, 0.25]) == (-1, 0.0)
     with pytest.raises(ValueError, match="beta"):
         poslsh.Kernel.stretched_exponential(8.0, 2.0)
+
+
+CLI = os.environ.get("POSLSH_CLI")
+PAGE = Path(os.environ.get("POSLSH_SOURCE_DIR", Path(__file__).resolve().parents[2])) / "docs" / "kernels.md"
+
+
+@pytest.mark.skipif(not CLI, reason="POSLSH_CLI is set by ctest (python.pytest)")
+def test_the_kernels_page_recipe_runs_as_written(tmp_path):
+    """docs/kernels.md's commands, each as written (its learned bias file made here): every
+    one exits 0, so `poslsh check` passed the kernel's co-binning table."""
+    block = re.search(r"## Use\n\n```sh\n(.*?)```", PAGE.read_text(), re.S).group(1)
+    (tmp_path / "learned_bias.txt").write_text("0 -0.4 -0.7 -0.9 -1.0\n")
+    commands = [line.split("#")[0].split() for line in block.splitlines() if line.strip()]
+    assert len(commands) == 4 and all(c[0] == "poslsh" for c in commands)
+    out = {}
+    for c in commands:
+        r = subprocess.run([CLI, *c[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, (c, r.stderr, r.stdout)
+        out[c[1]] = r.stdout
+    assert "PASS  cobin-scale[n=65536,sigma=8,middle,kernel=stretched-exponential]" in out["check"]

@@ -155,9 +155,8 @@ def cell_rows(c: LmConfig, k: int, table: str, work: str, progress: bool) -> lis
     from .cell import run
     t = trainings(c)[k]
     measured, seconds, per_step = run(cell_spec(c, t, table, work, progress))
-    rows = []
+    rows, baseline = [], t.phase == "baseline"
     for m in measured:
-        baseline = t.phase == "baseline"
         lead = [m[0] if baseline else t.variant, t.s if t.variant in MATCHED else None,
                 None if baseline else t.seed, t.phase,
                 None if baseline else (c.steps if t.phase == "train" else c.finetune_steps)]
