@@ -1,5 +1,6 @@
 // `poslsh sample`: exports exactly the hashes every experiment uses for a
 // (seed, trial), so any result can be recomputed independently.
+#include <poslsh/hash_parameters.h>
 #include <poslsh/positional_hash.h>
 
 #include <memory>
@@ -40,16 +41,14 @@ Action add_sample_command(CLI::App& app) {
       ->required();
   o->plant.declare(*cmd);
   return [o, cmd] {
-    require_at_least("--n", o->n, 1);
-    require_positive_finite("--sigma", o->sigma);
-    require_hash_count("--s", {o->s});
+    const HashParameters hash(o->n, o->sigma, o->s);  // the one check of n, sigma, s
     const PlantedDefect defect = o->plant.resolve();
     const Kernel kernel = parse_kernel(o->kernel, o->sigma);
     if (kernel.family() != KernelFamily::kLaplace && !defect.sound())
       throw UsageError("--plant-defect: the planted samplers are ALiBi's; use --kernel laplace");
     AtomicFile file(o->out, "--out");
     const auto hashes = kernel.family() == KernelFamily::kLaplace
-                            ? draw_hashes(o->seed, defect, o->trial, o->s, o->sigma)
+                            ? draw_hashes(o->seed, defect, o->trial, hash)
                             : draw_kernel_hashes(kernel, o->seed, o->trial, o->s);
     CsvWriter table(o->blocks ? std::vector<std::string>{"sample", "start", "end"}
                               : std::vector<std::string>{"sample", "pitch", "shift"});

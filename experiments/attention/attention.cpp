@@ -167,6 +167,7 @@ struct Problem {  // one (n, d) data set
 struct AttentionCell {
   std::size_t problem;  // == the number of problems: the path probe (--paths-n)
   std::int64_t head;    // index into the sigma list
+  std::vector<HashParameters> hashes;  // (n, sigma, s) per --s value, checked once
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -240,7 +241,7 @@ void declare_attention_options(CLI::App& cmd, AttentionOptionsCli& o, bool sigma
 
 // The options that do not depend on the data (the scales are resolved before).
 void validate_attention_options(const AttentionOptionsCli& o) {
-  require_hash_count("--s", o.s);
+  require_nonempty("--s", o.s.size());  // each value is checked once, in HashParameters
   require_at_least("--trials", o.trials, 1);
   require_nonempty("--estimator", o.estimator.size());
   for (const auto& e : o.estimator)
@@ -354,16 +355,16 @@ std::string cell_text(double v) { return std::isnan(v) ? std::string() : format_
 // The rows of one (problem, head) cell, estimator by estimator.
 class CellRows {
  public:
-  CellRows(const AttentionOptionsCli& o, const Problem& p, std::int64_t head, double sigma,
-           int threads)
+  CellRows(const AttentionOptionsCli& o, const Problem& p, const AttentionCell& cell, int threads)
       : o_(o),
         p_(p),
-        head_(head),
-        sigma_(sigma),
+        head_(cell.head),
+        sigma_(cell.hashes.front().sigma()),
+        hashes_(cell.hashes),
         form_(o.causal ? Form::kCausal : Form::kSymmetric),
-        q_(p.data.q.head(head)),
-        k_(p.data.k.head(head)),
-        v_(p.data.v.head(head)),
+        q_(p.data.q.head(cell.head)),
+        k_(p.data.k.head(cell.head)),
+        v_(p.data.v.head(cell.head)),
         opts_{.threads = threads} {}
 
   std::vector<CsvRow> run(std::uint64_t seed) {
@@ -496,10 +497,11 @@ class CellRows {
   void lsh_and_matched_windows(std::uint64_t seed) {
     const bool want_lsh = o_.wants("lsh"), matched_window = o_.wants("window") && o_.width == 0;
     if (!want_lsh && !matched_window) return;
-    for (std::int64_t s : o_.s) {
+    for (const HashParameters& hash : hashes_) {
+      const std::int64_t s = hash.s();
       for (std::int64_t trial = 0; trial < o_.trials; ++trial) {
         const auto hashes =
-            draw_hashes(seed, o_.plant.defect(), static_cast<std::uint64_t>(trial), s, sigma_);
+            draw_hashes(seed, o_.plant.defect(), static_cast<std::uint64_t>(trial), hash);
         const MaskMean mask = estimator_mask(p_.n, hashes, form_, bug(), binning());
         const double kpq = lsh_keys_per_query(mask);
         if (want_lsh) {
@@ -549,6 +551,7 @@ class CellRows {
   const Problem& p_;
   const std::int64_t head_;
   const double sigma_;
+  const std::vector<HashParameters>& hashes_;
   const Form form_;
   const ConstRowMatrixRef<double> q_, k_, v_;
   const AttentionOptions opts_;
@@ -580,6 +583,7 @@ class Attention : public SweptExperiment<AttentionCell> {
     else
       problems_ = synthetic_problems(o_, sweep, scales_.sigmas.size());
     input_note_ = from_files ? input_file_note(o_.qkv) : "";
+    cells_ = make_cells();
     // Threads left over when there are fewer cells than workers go inside a
     // cell; results do not depend on it (bit-identical for any thread count).
     const int workers = resolve_threads(sweep.threads);
@@ -593,10 +597,21 @@ class Attention : public SweptExperiment<AttentionCell> {
 
   std::vector<AttentionCell> cells() const override {
     std::vector<AttentionCell> cells;
+    return cells_;
+  }
+
+  // Every (n, sigma, s) is checked here, once (HashParameters); the cells
+  // draw from the objects they hold.
+  std::vector<AttentionCell> make_cells() const {
+    std::vector<AttentionCell> cells;
     for (std::size_t p = 0; p < problems_.size(); ++p)
-      for (std::size_t h = 0; h < scales_.sigmas.size(); ++h)
-        cells.push_back({p, static_cast<std::int64_t>(h)});
-    if (o_.paths_n > 0) cells.push_back({problems_.size(), 0});
+      for (std::size_t h = 0; h < scales_.sigmas.size(); ++h) {
+        std::vector<HashParameters> hashes;
+        for (const std::int64_t s : o_.s)
+          hashes.emplace_back(problems_[p].n, scales_.sigmas[h], s);
+        cells.push_back({p, static_cast<std::int64_t>(h), std::move(hashes)});
+      }
+    if (o_.paths_n > 0) cells.push_back({problems_.size(), 0, {}});
     return cells;
   }
 
@@ -609,8 +624,7 @@ class Attention : public SweptExperiment<AttentionCell> {
     const auto head = static_cast<std::size_t>(cell.head);
     // The head's hashes (Q, K, V are the data: a synthetic set is shared by the heads).
     const std::uint64_t seed = head_seed(o_.seed, head, o_.independent_heads);
-    return CellRows(o_, problems_[cell.problem], cell.head, scales_.sigmas[head], inner_threads_)
-        .run(seed);
+    return CellRows(o_, problems_[cell.problem], cell, inner_threads_).run(seed);
   }
 
   std::string label(const AttentionCell& cell) const override {
@@ -660,6 +674,7 @@ class Attention : public SweptExperiment<AttentionCell> {
   bool sigma_has_default_;
   AlibiScales scales_;
   std::vector<Problem> problems_;
+  std::vector<AttentionCell> cells_;
   std::string input_note_;  // --qkv DIR: the files' SHA-256
   int inner_threads_ = 1;
 };

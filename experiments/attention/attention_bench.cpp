@@ -49,14 +49,17 @@ double timed(std::int64_t repeats, F&& f) {
   return best_time(repeats, std::forward<F>(f), 5.0);
 }
 
-void validate_attention_bench(const AttentionBenchOptions& o) {
+// The options, checked once; (n, sigma, s) per --n value as the HashParameters
+// the measurements draw from.
+std::vector<HashParameters> validate_attention_bench(const AttentionBenchOptions& o) {
   require_nonempty("--n", o.n.size());
   require_at_least("--n", o.n, 2);
   require_at_least("--d", o.d, 1);
-  require_hash_count("--s", {o.s});
   require_at_least("--repeats", o.repeats, 1);
   require_at_least("--reference-rows", o.reference_rows, 1);
-  require_positive_finite("--sigma", o.sigma);
+  std::vector<HashParameters> hashes;
+  for (const std::int64_t n : o.n) hashes.emplace_back(n, o.sigma, o.s);
+  return hashes;
 }
 
 // The measurements at one n (NaN: not measured).
@@ -134,11 +137,12 @@ struct Reference {
 };
 
 // Times every method at one n and measures its error against the reference.
-Row measure(const AttentionBenchOptions& o, std::int64_t n, int threads) {
+Row measure(const AttentionBenchOptions& o, const HashParameters& hash, int threads) {
+  const std::int64_t n = hash.n();
   const QkvData data = synthetic_qkv(o.seed, n, o.d, 1.0);
   const RowMatrix<float> q = data.q.data.cast<float>(), k = data.k.data.cast<float>(),
                          v = data.v.data.cast<float>();
-  const MaskMean mask(n, draw_hashes(o.seed, 0, o.s, o.sigma), Form::kSymmetric);
+  const MaskMean mask(n, draw_hashes(o.seed, 0, hash), Form::kSymmetric);
   const AttentionOptions opts{.threads = threads};
   Row row;
   row.n = n;
@@ -230,16 +234,16 @@ void print_summary(const AttentionBenchOptions& o, const std::vector<Row>& rows,
 }
 
 int run_attention_bench(const AttentionBenchOptions& o) {
-  validate_attention_bench(o);
+  const std::vector<HashParameters> hashes = validate_attention_bench(o);
   const int threads = resolve_threads(o.threads);
   AtomicFile file(o.out, "--out");
   CsvWriter table({"n", "method", "seconds", "max_error", "error_rows", "keys_per_query",
                    "half_width", "gflops", "threads", "certificate", "error_over_certificate"});
   std::vector<Row> rows;
-  for (std::int64_t n : o.n) {
-    rows.push_back(measure(o, n, threads));
+  for (const HashParameters& hash : hashes) {
+    rows.push_back(measure(o, hash, threads));
     write_rows(table, rows.back(), o.d, threads);
-    std::fprintf(stderr, "bench attention: n=%lld done\n", static_cast<long long>(n));
+    std::fprintf(stderr, "bench attention: n=%lld done\n", static_cast<long long>(hash.n()));
   }
   file.write(table.take());
   file.commit();

@@ -27,7 +27,7 @@ const std::vector<std::string>& blocksize_columns() {
 }
 
 std::int64_t SampleCount::s_at(std::int64_t n) const {
-  if (fixed > 0) return fixed;
+  if (!(log_c > 0)) return fixed;  // unchecked: HashParameters checks what this returns
   const double s = std::max(1.0, std::ceil(log_c * std::log(static_cast<double>(n))));
   // Checked before the cast (a cast of an out-of-range double is UB).
   if (!(s <= 2147483647.0))
@@ -36,6 +36,14 @@ std::int64_t SampleCount::s_at(std::int64_t n) const {
                     "at most 2^31 - 1 are accepted",
                     log_c, s, n));
   return static_cast<std::int64_t>(s);
+}
+
+std::vector<HashParameters> blocksize_hash_parameters(std::int64_t n, double sigma,
+                                                      const std::vector<SampleCount>& counts) {
+  std::vector<HashParameters> hashes;
+  hashes.reserve(counts.size());
+  for (const auto& c : counts) hashes.emplace_back(n, sigma, c.s_at(n));
+  return hashes;
 }
 
 std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double sigma,
@@ -49,36 +57,60 @@ std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double
                                                           const std::vector<SampleCount>& counts,
                                                           std::int64_t trials,
                                                           const HashDrawer& draw, double p) {
-  std::int64_t s_max = 1;
-  for (const auto& c : counts) s_max = std::max(s_max, c.s_at(n));
-  const std::string n_text = std::to_string(n), sigma_text = format_value(sigma),
-                    p_text = format_value(p);
-  // Prefix maxima of block size and pitch per trial, over hashes k < s_max.
-  std::vector<std::int64_t> prefix_block(static_cast<std::size_t>(trials * s_max));
-  std::vector<double> prefix_pitch(prefix_block.size());
+  return blocksize_cell_rows(blocksize_hash_parameters(n, sigma, counts), counts, trials, draw, p);
+}
+
+namespace {
+
+// Prefix maxima of block size and pitch per trial, over hashes k < s_max:
+// element t * s_max + k holds the largest of hashes 0..k of trial t.
+struct PrefixMaxima {
+  std::vector<std::int64_t> block;
+  std::vector<double> pitch;
+};
+
+PrefixMaxima prefix_maxima(const HashParameters& cell, std::int64_t s_max, std::int64_t trials,
+                           const HashDrawer& draw) {
+  PrefixMaxima m{std::vector<std::int64_t>(static_cast<std::size_t>(trials * s_max)), {}};
+  m.pitch.resize(m.block.size());
   for (std::int64_t t = 0; t < trials; ++t) {
     std::int64_t block = 0;
     double pitch = 0;
     for (std::int64_t k = 0; k < s_max; ++k) {
       const PositionalHash h =
-          draw(static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(k), sigma);
-      block = std::max(block, largest_block_size(h, n));
+          draw(static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(k), cell.sigma());
+      block = std::max(block, largest_block_size(h, cell.n()));
       pitch = std::max(pitch, h.pitch);
-      prefix_block[static_cast<std::size_t>(t * s_max + k)] = block;
-      prefix_pitch[static_cast<std::size_t>(t * s_max + k)] = pitch;
+      m.block[static_cast<std::size_t>(t * s_max + k)] = block;
+      m.pitch[static_cast<std::size_t>(t * s_max + k)] = pitch;
     }
   }
+  return m;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> blocksize_cell_rows(const std::vector<HashParameters>& hashes,
+                                                          const std::vector<SampleCount>& counts,
+                                                          std::int64_t trials,
+                                                          const HashDrawer& draw, double p) {
+  std::int64_t s_max = 1;
+  for (const auto& h : hashes) s_max = std::max(s_max, h.s());
+  const HashParameters& cell = hashes.front();
+  const std::string n_text = std::to_string(cell.n()), sigma_text = format_value(cell.sigma()),
+                    p_text = format_value(p);
+  const PrefixMaxima prefix = prefix_maxima(cell, s_max, trials, draw);
   std::vector<std::vector<std::string>> rows;
   rows.reserve(counts.size() * static_cast<std::size_t>(trials));
-  for (const auto& c : counts) {
-    const std::int64_t s = c.s_at(n);
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const std::int64_t s = hashes[i].s();
     const std::string s_text = std::to_string(s);
-    const std::string c_text = c.fixed > 0 ? "" : format_value(c.log_c);
-    const std::string bound_text = std::to_string(b_max_bound(n, sigma, s, p));
+    const std::string c_text = !(counts[i].log_c > 0) ? "" : format_value(counts[i].log_c);
+    const std::string bound_text = std::to_string(b_max_bound(hashes[i], p));
     for (std::int64_t t = 0; t < trials; ++t) {
       const auto at = static_cast<std::size_t>(t * s_max + s - 1);
       rows.push_back({n_text, sigma_text, s_text, c_text, std::to_string(t),
-                      format_value(prefix_pitch[at]), std::to_string(prefix_block[at]), bound_text,
+                      format_value(prefix.pitch[at]), std::to_string(prefix.block[at]), bound_text,
                       p_text});
     }
   }
@@ -92,6 +124,7 @@ struct BlocksizeCell {
   std::int64_t n;
   double sigma;
   std::size_t head;  // index into the scales (keys the head's seed)
+  std::vector<HashParameters> hashes;  // (n, sigma, s) per sample count, checked once
 };
 
 // Sweep cells are (n, sigma); the s values of a cell share their hashes.
@@ -120,7 +153,6 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
     for (const auto n : n_) check_block_size_length(n);
     scales_ = resolve_alibi_scales(cmd, sigma_, alibi_heads_, independent_heads_, false);
     if (s_.empty() && s_log_.empty()) throw UsageError("--s or --s-log needs at least one value");
-    require_hash_count("--s", s_);
     require_positive_finite("--s-log", s_log_);
     require_at_least("--trials", trials_, 1);
     require_open_unit("--p", p_);
@@ -128,22 +160,26 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
     counts_.clear();
     for (const auto s : s_) counts_.push_back({s, 0});
     for (const auto c : s_log_) counts_.push_back({0, c});
+    cells_ = make_cells();  // every (n, sigma, s) checked here, once (HashParameters)
   }
 
   std::vector<std::string> columns() const override { return blocksize_columns(); }
 
-  std::vector<BlocksizeCell> cells() const override {
+  std::vector<BlocksizeCell> cells() const override { return cells_; }
+
+  std::vector<BlocksizeCell> make_cells() const {
     std::vector<BlocksizeCell> cells;
     for (const auto n : n_)
       for (std::size_t h = 0; h < scales_.sigmas.size(); ++h)
-        cells.push_back({n, scales_.sigmas[h], h});
+        cells.push_back({n, scales_.sigmas[h], h,
+                         blocksize_hash_parameters(n, scales_.sigmas[h], counts_)});
     return cells;
   }
 
   std::vector<CsvRow> rows(const BlocksizeCell& cell) const override {
     const std::uint64_t seed = head_seed(seed_, cell.head, independent_heads_);
-    return blocksize_cell_rows(cell.n, cell.sigma, counts_, trials_,
-                               hash_drawer(seed, plant_.defect()), p_);
+    return blocksize_cell_rows(cell.hashes, counts_, trials_, hash_drawer(seed, plant_.defect()),
+                               p_);
   }
 
   std::string label(const BlocksizeCell& cell) const override {
@@ -171,6 +207,7 @@ class Blocksize : public SweptExperiment<BlocksizeCell> {
   double p_ = 0.01;
   AlibiScales scales_;
   std::vector<SampleCount> counts_;  // --s, then --s-log
+  std::vector<BlocksizeCell> cells_;
   PlantDefectOption plant_;
 };
 

@@ -14,6 +14,8 @@
 #pragma once
 
 
+#include <poslsh/hash_parameters.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,13 +32,21 @@ const std::vector<std::string>& blocksize_columns();
 
 // How a cell's s is chosen: fixed, or ceil(c ln n).
 struct SampleCount {
-  std::int64_t fixed = 0;  // > 0: this s
+  std::int64_t fixed = 0;  // this s, unless log_c > 0
   double log_c = 0;        // > 0: s = ceil(log_c · ln n)
   std::int64_t s_at(std::int64_t n) const;
 };
 
+// (n, sigma, s) for each sample count at one cell, checked once: the
+// parameters the cell's rows trust. Throws ArgumentError (n, sigma, s) or
+// UsageError (an --s-log count over 2^31 - 1).
+std::vector<HashParameters> blocksize_hash_parameters(std::int64_t n, double sigma,
+                                                      const std::vector<SampleCount>& counts);
+
 // The rows of sweep cell (n, sigma): for each sample count in order, `trials`
-// rows in trial order.
+// rows in trial order. The plain-number forms check (n, sigma, s) once by
+// building blocksize_hash_parameters; the last form trusts them (hashes[i]
+// is counts[i] at the cell).
 std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double sigma,
                                                           const std::vector<SampleCount>& counts,
                                                           std::int64_t trials, std::uint64_t seed,
@@ -45,6 +55,10 @@ std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double
 // power measurements and tests plant sampler defects through it. The seed
 // overload is this one with hash_drawer(seed), i.e. draw_hash(seed, t, k, sigma).
 std::vector<std::vector<std::string>> blocksize_cell_rows(std::int64_t n, double sigma,
+                                                          const std::vector<SampleCount>& counts,
+                                                          std::int64_t trials,
+                                                          const HashDrawer& draw, double p);
+std::vector<std::vector<std::string>> blocksize_cell_rows(const std::vector<HashParameters>& hashes,
                                                           const std::vector<SampleCount>& counts,
                                                           std::int64_t trials,
                                                           const HashDrawer& draw, double p);

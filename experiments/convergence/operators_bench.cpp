@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <poslsh/alibi_kernel.h>
 #include <poslsh/error_operator.h>
+#include <poslsh/hash_parameters.h>
 #include <poslsh/mask_mean.h>
 #include <poslsh/rng.h>
 
@@ -54,11 +55,9 @@ Action add_operators_bench(CLI::App& bench) {
   cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
   cmd->add_option("--repeats", o->repeats, "Timed repetitions (best kept)")->capture_default_str();
   return [o] {
-    require_at_least("--n", o->n, 1);
-    require_positive_finite("--sigma", o->sigma);
-    require_hash_count("--s", {o->s});
+    const HashParameters hash(o->n, o->sigma, o->s);  // the one check of n, sigma, s
     require_at_least("--repeats", o->repeats, 1);
-    const auto hashes = draw_hashes(o->seed, 0, o->s, o->sigma);
+    const auto hashes = draw_hashes(o->seed, 0, hash);
     const MaskMean m(o->n, hashes);
     const AlibiKernel l(o->n, o->sigma);
     Eigen::VectorXd x(o->n), fast(o->n), slow(o->n), lx(o->n);
