@@ -159,7 +159,10 @@ std::string Kernel::spec() const {
       return family_name() + ":" + format_value(shape_);
     case KernelFamily::kTabulated: {
       std::string text = "values:";
-      for (std::size_t t = 0; t < table_.size(); ++t) text += (t ? ";" : "") + format_value(table_[t]);
+      for (std::size_t t = 0; t < table_.size(); ++t) {
+        if (t > 0) text += ';';
+        text += format_value(table_[t]);
+      }
       return text;
     }
     default:
