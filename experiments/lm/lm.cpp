@@ -9,7 +9,9 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "internal/printable.h"
 #include "runner/atomic_file.h"
@@ -18,6 +20,7 @@
 #include "runner/external_experiment.h"
 #include "runner/sweep.h"
 #include "runner/text_format.h"
+#include "runner/worker_process.h"
 
 namespace poslsh {
 
@@ -81,14 +84,29 @@ void require_torch(const std::string& python) {
                     detail::printable(python)));
 }
 
-// Runs `python3 -m poslsh.lm MODE ARG RESULT` and returns RESULT's text. Exit
+// The calling thread's `python3 -m poslsh.lm serve`, started at its first
+// cell: cells of one thread share an interpreter, so torch is imported once
+// per thread and run, not once per cell (python/poslsh/lm/__main__.py). Its
+// child exits when the thread does.
+WorkerProcess& cell_worker(const std::string& python) {
+  thread_local std::map<std::string, std::unique_ptr<WorkerProcess>> workers;
+  auto& worker = workers[python];
+  if (!worker)
+    worker = std::make_unique<WorkerProcess>(std::vector<std::string>{python, "-m", "poslsh.lm", "serve"});
+  return *worker;
+}
+
+// Runs `python3 -m poslsh.lm MODE ARG RESULT` (a cell: in the thread's
+// worker) and returns RESULT's text. Exit
 // 2: unusable input, RESULT holds the one-line reason; 3: a bug in the
 // package (its traceback on stderr), reported as ours; 130/143: interrupted.
 // `quiet`: the child's stderr is dropped (the options table, whose failure
 // is reported as one line of what to build).
 std::string run_python(const std::string& python, const std::string& mode, const std::string& arg,
                        const fs::path& result, bool quiet = false) {
-  const int rc = run_child({python, "-m", "poslsh.lm", mode, arg, result.string()}, quiet);
+  const int rc = mode == "cell"
+                     ? cell_worker(python).call(nlohmann::json::array({mode, arg, result.string()}).dump())
+                     : run_child({python, "-m", "poslsh.lm", mode, arg, result.string()}, quiet);
   if (rc == 130 || rc == 143) throw CellInterrupted(rc - 128);
   std::string text = fs::exists(result) ? read_file("lm", result.string()) : std::string();
   fs::remove(result);

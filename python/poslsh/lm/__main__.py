@@ -8,6 +8,14 @@
                                                    (REQUEST: given, cell, table, work, progress)
     python3 -m poslsh.lm bench GIVEN RESULT        RESULT: `poslsh bench lm`'s table (CSV);
                                                    progress on stderr
+    python3 -m poslsh.lm serve                     the modes above, one request after another:
+                                                   a line [MODE, ARG, RESULT] (JSON) on file
+                                                   descriptor 3, the exit code's line back
+
+`serve` is how `poslsh lm` runs its cells: one interpreter per worker
+thread, so that torch is imported once per run, not once per cell (it cost
+more than a small cell's training). Every cell seeds what it draws, so a
+cell's rows do not depend on the cells the process ran before it.
 
 The options are parsed and checked in config.py, once (LmConfig,
 BenchConfig); the cells and rows are experiment.py's. RESULT is written
@@ -73,12 +81,7 @@ MODES = {"options": options_result, "describe": describe_result, "cell": cell_re
          "bench": bench_result}
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 3 or argv[0] not in MODES:
-        print("usage: python3 -m poslsh.lm options|describe|cell|bench ARG RESULT",
-              file=sys.stderr)
-        return 2
-    mode, arg, result = argv
+def run(mode: str, arg: str, result: str) -> int:
     try:
         text = MODES[mode](arg)
     except UsageError as e:  # CorpusError included
@@ -94,6 +97,35 @@ def main(argv: list[str]) -> int:
         return 130
     write(result, text)
     return 0
+
+
+def serve() -> int:
+    """Requests on file descriptor 3 until its end; an interruption ends the
+    process (exit 130) after its reply. The channel is left to the process's
+    exit to close: a buffered writer would flush again into a closed socket."""
+    import socket
+    channel = socket.socket(fileno=3)
+    try:
+        for line in channel.makefile("r", encoding="utf-8"):
+            code = run(*json.loads(line))
+            channel.sendall(f"{code}\n".encode())
+            if code == 130:
+                return code
+    except KeyboardInterrupt:  # between requests
+        return 130
+    except OSError:  # the parent is gone (killed): nobody to reply to
+        return 1
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["serve"]:
+        return serve()
+    if len(argv) != 3 or argv[0] not in MODES:
+        print("usage: python3 -m poslsh.lm options|describe|cell|bench ARG RESULT, or serve",
+              file=sys.stderr)
+        return 2
+    return run(*argv)
 
 
 if __name__ == "__main__":
