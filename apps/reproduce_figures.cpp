@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 #include <poslsh/input_error.h>
 
+#include <atomic>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
 
 #include "experiments/experiment.h"
-#include "runner/child_process.h"
+#include "runner/worker_process.h"
 #include "runner/data_files.h"
 
 namespace poslsh::reproduce_steps {
@@ -55,22 +58,42 @@ Figure drawn_figure(const FigureSpec& figure, const std::string& out, int rc) {
   return {figure.script, figure.file_name(), figure.title, caption, rc};
 }
 
+// Each request drawn by one of a few plots/serve.py processes, one per core,
+// taking the next figure as they finish one: importing numpy and matplotlib
+// costs more than most figures, so a process per figure spent most of its
+// time starting (docs/benchmarks.md).
+std::vector<int> draw_in_servers(const fs::path& plots, const std::vector<std::string>& requests,
+                                 bool quiet) {
+  std::vector<int> codes(requests.size(), 0);
+  std::atomic<std::size_t> next{0};
+  const auto serve = [&] {
+    WorkerProcess server({"/usr/bin/python3", (plots / "serve.py").string()}, quiet);
+    for (std::size_t i; (i = next.fetch_add(1)) < requests.size();)
+      codes[i] = server.call(requests[i]);
+  };
+  const std::size_t servers = std::min<std::size_t>(
+      requests.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < servers; ++t) threads.emplace_back(serve);
+  for (auto& t : threads) t.join();
+  return codes;
+}
+
 }  // namespace
 
 std::vector<Figure> draw_figures(const std::vector<Ran>& ran, const fs::path& plots,
                                  const std::string& out, bool quiet) {
   std::vector<FigureSpec> specs;
-  std::vector<std::vector<std::string>> commands;
+  std::vector<std::string> requests;
   for (const auto& r : ran) {
     if (r.exit_code != 0) continue;
     for (const auto& figure : figures_of(r)) {
       specs.push_back(figure);
-      commands.push_back({"/usr/bin/python3", (plots / (figure.script + ".py")).string(), r.csv,
-                          "-o", figure_png(figure, out).string()});
+      requests.push_back(
+          nlohmann::json::array({figure.script, r.csv, figure_png(figure, out).string()}).dump());
     }
   }
-  // Side by side: each script's time is mostly the interpreter's start-up.
-  const std::vector<int> codes = run_children(commands, quiet);
+  const std::vector<int> codes = draw_in_servers(plots, requests, quiet);
   std::vector<Figure> figures;
   for (std::size_t i = 0; i < specs.size(); ++i)
     figures.push_back(drawn_figure(specs[i], out, codes[i]));

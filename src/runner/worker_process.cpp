@@ -1,5 +1,6 @@
 #include "runner/worker_process.h"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -39,7 +40,8 @@ bool send_all(int fd, const std::string& text) {
 
 }  // namespace
 
-WorkerProcess::WorkerProcess(std::vector<std::string> args) : args_(std::move(args)) {}
+WorkerProcess::WorkerProcess(std::vector<std::string> args, bool quiet)
+    : args_(std::move(args)), quiet_(quiet) {}
 
 WorkerProcess::~WorkerProcess() { stop(); }
 
@@ -54,6 +56,10 @@ bool WorkerProcess::start() {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, ends[1], kChildSocket);  // dup2 clears close-on-exec
+  if (quiet_) {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  }
   pid_t pid = 0;
   const int started = args_.empty() ? ENOENT
                                     : posix_spawnp(&pid, argv[0], &actions, nullptr,

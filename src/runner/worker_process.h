@@ -14,8 +14,9 @@ namespace poslsh {
 
 class WorkerProcess {
  public:
-  // args: the command (PATH lookup), started at the first call.
-  explicit WorkerProcess(std::vector<std::string> args);
+  // args: the command (PATH lookup), started at the first call. With
+  // `quiet`, its stdout and stderr go to /dev/null.
+  explicit WorkerProcess(std::vector<std::string> args, bool quiet = false);
   // Closes the socket (the child's cue to exit) and waits for the child.
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
@@ -32,6 +33,7 @@ class WorkerProcess {
   int stop();
 
   std::vector<std::string> args_;
+  bool quiet_;
   pid_t pid_ = 0;
   int socket_ = -1;
   std::string pending_;  // bytes read past the last reply
