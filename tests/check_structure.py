@@ -102,6 +102,7 @@ EXPERIMENT_USES = {
     "attention": {".", "checks", "oracles", "defects"},
     "blocksize": {".", "checks", "defects"},
     "convergence": {".", "checks", "defects"},
+    "frontier": {".", "checks", "attention"},
     "hash_law": {".", "checks", "oracles", "defects", "unbiasedness"},
     "lm": {".", "checks"},
     "unbiasedness": {".", "checks", "oracles", "defects"},

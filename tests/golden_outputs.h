@@ -42,7 +42,8 @@ inline std::string blank_columns(const std::string& csv, const std::set<std::str
     std::string field;
     for (std::size_t k = 0; std::getline(fields, field, ','); ++k) {
       if (header && names.count(field)) blank.insert(k);
-      out += (k ? "," : "") + (!header && blank.count(k) ? std::string() : field);
+      if (k > 0) out += ',';
+      if (header || !blank.count(k)) out += field;
     }
     if (!line.empty() && line.back() == ',') out += ',';
     out += '\n';

@@ -28,8 +28,9 @@ TEST(Statistics, UpperCriticalIsTheSmallestCountTheLevelAllows) {
       for (double alpha : {0.05, 1e-3, 1e-6}) {
         const std::int64_t k = binomial_upper_critical(n, p, alpha);
         EXPECT_LE(upper_tail_by_sum(n, p, k), alpha * (1 + 1e-9)) << n << " " << p << " " << alpha;
-        if (k > 0)
+        if (k > 0) {
           EXPECT_GT(upper_tail_by_sum(n, p, k - 1), alpha * (1 - 1e-9)) << n << " " << p;
+        }
       }
   EXPECT_EQ(binomial_upper_critical(0, 0.3, 0.05), 0);
   EXPECT_EQ(binomial_upper_critical(50, 0.0, 0.05), 0);
