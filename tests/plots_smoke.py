@@ -136,6 +136,26 @@ def bench(d, name, ns, methods=(("exact", 1e-9, 2), ("lsh", 1e-6, 1), ("window",
                  "n,method,seconds,max_error,error_rows,keys_per_query,half_width,gflops,threads".split(","), rows)
 
 
+FRONTIER_COLUMNS = "kernel,sigma,n,d,rows,trial,method,s,half_width,keys_per_query,rel_error,max_error"
+
+
+def frontier(d, name, kernels, sigmas, ns, s_values, trials=3, window_zero=True):
+    """A frontier table: LSH's error falling like 1/sqrt(s), the window's faster (exactly 0
+    at the largest s when window_zero)."""
+    rows = []
+    for kernel in kernels:
+        for sigma in sigmas:
+            for n in ns:
+                for t in range(trials):
+                    for s in s_values:
+                        keys = 1.5 * sigma * s
+                        w = int((keys - 1) // 2)
+                        win = 0.0 if window_zero and s == max(s_values) else 0.5 ** s * (1 + 0.01 * t)
+                        rows.append([kernel, sigma, n, 16, 64, t, "lsh", s, "", keys, (1 + 0.01 * t) / s ** 0.5, 1])
+                        rows.append([kernel, sigma, n, 16, 64, t, "window", s, w, 2 * w + 1, win, 1])
+    return write(os.path.join(d, name + ".csv"), FRONTIER_COLUMNS.split(","), rows)
+
+
 LM_COLUMNS = ("variant,train_s,seed,phase,steps,eval,eval_s,step,pos_lo,pos_hi,trial,layer,head,sigma,context,metric,"
               "value,stderr,count,margin,seconds,step_cpu_seconds")
 LM_SUMMARY = ("variant,train_s,phase,eval,eval_s,step,pos_lo,pos_hi,head,context,metric,seeds,mean,seed_ci_low,"
@@ -237,6 +257,13 @@ def cases(d):
         ("attention_time_vs_n", "one_n", bench(d, "bench_one_n", [4096]), [says_no_slope]),
         ("attention_time_vs_n", "extra_method",
          bench(d, "bench_extra", [4096, 8192], (("exact", 1e-9, 2), ("lsh", 1e-6, 1), ("fixed", 1e-6, 1))), []),
+    ]
+    kernels = ["laplace", "power-law:1", "stretched-exponential:0.5", "triangle", "power-law:4"]
+    out += [
+        ("frontier", "normal", frontier(d, "front_normal", kernels, [2.0, 32.0], [1024, 65536], [1, 4, 16, 64]),
+         [has_zero_key]),
+        ("frontier", "one_kernel_one_s",
+         frontier(d, "front_one", ["laplace"], [8.0], [4096], [4], window_zero=False), []),
     ]
     lm_normal, lm_one = lm(d, "lm_normal", [1, 4, 16], 3), lm(d, "lm_one_seed", [4], 1, ("exact", "lsh"))
     for script in ("lm_loss_vs_s", "lm_loss_vs_length", "lm_swapin_error_vs_s", "lm_frontier",

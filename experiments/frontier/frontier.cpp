@@ -296,6 +296,7 @@ const bool registered_frontier = register_experiment({
     .add_bench = {},
     .checker = {.required_columns = frontier_columns(),
                 .run = [](const CsvTable& t, double alpha) { return check_frontier_table(t, alpha); }},
+    .figures = {{.script = "frontier", .title = "Where positional LSH could pay: LSH and the window at equal keys, per kernel"}},
 });
 
 }  // namespace frontier_experiment
