@@ -48,6 +48,12 @@ each of its phrases
 must hold, the numbers to the decimals quoted; a decimal number there that
 no phrase covers fails, as in the table.
 
+The claims row on kernels beyond ALiBi ("| kernels beyond ALiBi ...")
+quotes the frontier run (configs/kernels.toml, docs/results/kernels/):
+"window more accurate in W of M (kernel, σ, n, s), LSH in L, undecided
+in U" must be the counts of the committed check lines (checks.csv) of its
+frontier table.
+
 The results tables of every run's page (docs/results/NAME/README.md) are
 checked the same way: in a section headed "## Measured: ... (`configs/NAME.toml`)" whose run is
 committed (docs/results/NAME/lm.summary.csv), every table whose first
@@ -1245,8 +1251,75 @@ def self_test():
                   f"docs page {doc!r}: expected "
                   f"{expected or 'no problem'}, got {found}")
     failures += table_self_test() + doc_folder_self_test() + shard_self_test() + bench_self_test()
+    failures += unification_self_test()
     print("self-test:", "FAIL" if failures else "every planted mismatch was reported")
     return 1 if failures else 0
+
+
+# The README's row on kernels beyond ALiBi quotes the frontier's decisions
+# (docs/results/kernels/, configs/kernels.toml) as the committed check lines
+# count them: each (kernel, sigma, n, s) is decided for the window, for LSH,
+# or undecided, as `poslsh check` printed it in checks.csv.
+UNIFICATION_ROW = "| kernels beyond ALiBi"
+UNIFICATION_QUOTE = re.compile(
+    r"window more accurate in (\d+) of (\d+) \(kernel, σ, n, s\), LSH in (\d+), undecided in (\d+)")
+FRONTIER_DETAIL = re.compile(r"window wins at s = ([^;]*); LSH wins at s = ([^;]*); undecided at s = ([^(]*) \(")
+
+
+def frontier_decisions(path):
+    """(window, LSH, undecided) counts of (kernel, sigma, n, s) in a reproduction's checks.csv."""
+    counts = [0, 0, 0]
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            m = FRONTIER_DETAIL.search(row["detail"]) if row["table"] == "frontier" else None
+            for k in range(3 if m else 0):
+                values = m.group(k + 1).strip()
+                counts[k] += 0 if values == "none" else len(values.split(","))
+    return tuple(counts)
+
+
+def unification_problems(source):
+    readme = (source / "README.md").read_text()
+    rows = [line for line in readme.splitlines() if line.startswith(UNIFICATION_ROW)]
+    if not rows:
+        return [f"README.md has no claims row '{UNIFICATION_ROW} ...' (the paper's unification claim)"]
+    m = UNIFICATION_QUOTE.search(rows[0])
+    if not m:
+        return ["README.md's kernels row quotes no 'window more accurate in W of M (kernel, σ, n, s), "
+                "LSH in L, undecided in U'"]
+    checks = source / "docs" / "results" / "kernels" / "checks.csv"
+    if not checks.is_file():
+        return [f"{checks.relative_to(source)} is missing: README.md's kernels row quotes it"]
+    window, lsh, undecided = frontier_decisions(checks)
+    quoted = tuple(int(x) for x in m.groups())
+    actual = (window, window + lsh + undecided, lsh, undecided)
+    if quoted != actual:
+        return [f"README.md's kernels row quotes window {quoted[0]} of {quoted[1]}, LSH {quoted[2]}, "
+                f"undecided {quoted[3]}; docs/results/kernels/checks.csv has {actual[0]} of {actual[1]}, "
+                f"{actual[2]}, {actual[3]}"]
+    return []
+
+
+def unification_self_test():
+    detail = ("window wins at s = 4,8; LSH wins at s = 1; undecided at s = 2 (one-sided sign tests); "
+              "at s=8: 12 keys")
+    checks = "table,verdict,check,detail\nfrontier,info,\"frontier[kernel=laplace]\",\"" + detail + "\"\n"
+    good = "| kernels beyond ALiBi | in | window more accurate in 2 of 4 (kernel, σ, n, s), LSH in 1, undecided in 1 | x |"
+    plants = {good: [], good.replace("in 2 of 4", "in 3 of 4"): ["quotes window 3 of 4"],
+              good.replace("LSH in 1", "LSH in 0"): ["LSH 0"], "| other row |": ["has no claims row"],
+              good.replace("window more", "LSH less"): ["quotes no"]}
+    failures = 0
+    for row, expected in plants.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            (root / "docs" / "results" / "kernels").mkdir(parents=True)
+            (root / "docs" / "results" / "kernels" / "checks.csv").write_text(checks)
+            (root / "README.md").write_text(row + "\n")
+            found = unification_problems(root)
+        if not reported(found, expected):
+            failures += 1
+            print(f"self-test: kernels row {row!r}: expected {expected or 'no problem'}, got {found}")
+    return failures
 
 
 def main(argv):
@@ -1254,7 +1327,7 @@ def main(argv):
         return self_test()
     source = pathlib.Path(argv[1]) if len(argv) > 1 else pathlib.Path(__file__).resolve().parents[1]
     notes = []
-    found = problems(source, notes)
+    found = problems(source, notes) + unification_problems(source)
     for n in notes:
         print("README claims table: note:", n)
     for p in found:
