@@ -136,7 +136,7 @@ def bench(d, name, ns, methods=(("exact", 1e-9, 2), ("lsh", 1e-6, 1), ("window",
                  "n,method,seconds,max_error,error_rows,keys_per_query,half_width,gflops,threads".split(","), rows)
 
 
-FRONTIER_COLUMNS = "kernel,sigma,n,d,rows,trial,method,s,half_width,keys_per_query,rel_error,max_error"
+FRONTIER_COLUMNS = "kernel,sigma,n,d,head,rows,trial,method,s,half_width,keys_per_query,rel_error,max_error"
 
 
 def frontier(d, name, kernels, sigmas, ns, s_values, trials=3, window_zero=True):
@@ -151,8 +151,8 @@ def frontier(d, name, kernels, sigmas, ns, s_values, trials=3, window_zero=True)
                         keys = 1.5 * sigma * s
                         w = int((keys - 1) // 2)
                         win = 0.0 if window_zero and s == max(s_values) else 0.5 ** s * (1 + 0.01 * t)
-                        rows.append([kernel, sigma, n, 16, 64, t, "lsh", s, "", keys, (1 + 0.01 * t) / s ** 0.5, 1])
-                        rows.append([kernel, sigma, n, 16, 64, t, "window", s, w, 2 * w + 1, win, 1])
+                        rows.append([kernel, sigma, n, 16, 0, 64, t, "lsh", s, "", keys, (1 + 0.01 * t) / s ** 0.5, 1])
+                        rows.append([kernel, sigma, n, 16, 0, 64, t, "window", s, w, 2 * w + 1, win, 1])
     return write(os.path.join(d, name + ".csv"), FRONTIER_COLUMNS.split(","), rows)
 
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli_harness.h"
+#include <poslsh/npy.h>
 #include "experiments/attention/attention.h"
 #include "experiments/frontier/frontier.h"
 #include "experiments/frontier/frontier_checks.h"
@@ -81,14 +82,14 @@ void expect_rows_match_the_dense_oracle(const Kernel& kernel, double sigma) {
           if (std::abs(i - j) > w) band(i, j) = 0;
       const auto& lsh = rows[r++];
       const auto& window = rows[r++];
-      ASSERT_EQ(lsh[6], "lsh");
-      ASSERT_EQ(window[6], "window");
-      EXPECT_EQ(std::stoll(lsh[7]), s);
-      EXPECT_NEAR(std::stod(lsh[9]), kpq, 1e-9 * kpq);
-      EXPECT_EQ(std::stoll(window[8]), w);
-      EXPECT_NEAR(std::stod(lsh[10]), rel_error(dense_attention(q, k, v, m), exact, queries),
+      ASSERT_EQ(lsh[7], "lsh");
+      ASSERT_EQ(window[7], "window");
+      EXPECT_EQ(std::stoll(lsh[8]), s);
+      EXPECT_NEAR(std::stod(lsh[10]), kpq, 1e-9 * kpq);
+      EXPECT_EQ(std::stoll(window[9]), w);
+      EXPECT_NEAR(std::stod(lsh[11]), rel_error(dense_attention(q, k, v, m), exact, queries),
                   1e-10);
-      EXPECT_NEAR(std::stod(window[10]), rel_error(dense_attention(q, k, v, band), exact, queries),
+      EXPECT_NEAR(std::stod(window[11]), rel_error(dense_attention(q, k, v, band), exact, queries),
                   1e-10);
     }
   }
@@ -106,14 +107,14 @@ TEST(Frontier, RowsMatchADenseOracleForEveryFamily) {
 CsvTable panel_table(const std::string& kernel, std::int64_t trials, double lsh_err,
                      double window_err) {
   std::string text =
-      "kernel,sigma,n,d,rows,trial,method,s,half_width,keys_per_query,rel_error,max_error\n";
+      "kernel,sigma,n,d,head,rows,trial,method,s,half_width,keys_per_query,rel_error,max_error\n";
   for (std::int64_t t = 0; t < trials; ++t)
     for (const int s : {1, 4}) {
       // The trial shifts both errors alike: the sign of each pair is the same.
       const double shift = 1e-3 * static_cast<double>(t);
-      text += fmt::format("{},8,4096,16,128,{},lsh,{},,{},{},1\n", kernel, t, s, 12 * s,
+      text += fmt::format("{},8,4096,16,0,128,{},lsh,{},,{},{},1\n", kernel, t, s, 12 * s,
                           lsh_err / s + shift);
-      text += fmt::format("{},8,4096,16,128,{},window,{},{},{},{},1\n", kernel, t, s, 6 * s - 1,
+      text += fmt::format("{},8,4096,16,0,128,{},window,{},{},{},{},1\n", kernel, t, s, 6 * s - 1,
                           12 * s - 1, window_err / s + shift);
     }
   return CsvTable::parse(text);
@@ -146,12 +147,14 @@ TEST(FrontierChecks, OtherKernelsReportTheMeasuredAnswer) {
 }
 
 TEST(FrontierChecks, AMalformedTableIsRefused) {
-  EXPECT_THROW(check_frontier_table(CsvTable::parse("kernel,sigma,n,d,rows,trial,method,s,"
+  EXPECT_THROW(check_frontier_table(CsvTable::parse("kernel,sigma,n,d,head,rows,trial,method,s,"
                                                     "half_width,keys_per_query,rel_error,max_error\n"
-                                                    "laplace,8,64,4,4,0,band,1,,3,0.1,1\n"),
+                                                    "laplace,8,64,4,0,4,0,band,1,,3,0.1,1\n"),
                                     1e-3),
                InputError);
 }
+
+namespace fs = std::filesystem;
 
 class FrontierCli : public testing::CliTest {};
 
@@ -164,6 +167,25 @@ TEST_F(FrontierCli, AlibiRunPassesItsCheckAndIsTheSameForAnyThreadCount) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("PASS  frontier[kernel=laplace,sigma=4,n=256]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("frontier[kernel=power-law:1.5,sigma=4,n=256]"), std::string::npos) << r.out;
+}
+
+// Q, K, V from files measure what the synthetic run measures on the same
+// data: a file holding trial 0's synthetic Q, K, V gives trial 0's rows.
+TEST_F(FrontierCli, QkvFilesAreMeasuredAsTheSyntheticDataTheyHold) {
+  const QkvData data = synthetic_qkv(frontier_qkv_seed(3, 0), 96, 4, 1.0);
+  fs::create_directories(path("qkv"));
+  write_npy(path("qkv/q.npy"), {96, 4}, data.q.data.data(), NpyDtype::kFloat64);
+  write_npy(path("qkv/k.npy"), {96, 4}, data.k.data.data(), NpyDtype::kFloat64);
+  write_npy(path("qkv/v.npy"), {96, 4}, data.v.data.data(), NpyDtype::kFloat64);
+  const std::string common = "frontier --kernel laplace,triangle --sigma 4 --s 2,8 --rows 16 --trials 1 "
+                             "--seed 3 --no-timing --quiet ";
+  ASSERT_EQ(cli(common + "--n 96 --d 4 --out " + path("synthetic.csv")).exit_code, 0);
+  const auto r = cli(common + "--qkv " + path("qkv") + " --out " + path("files.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto body = [](const std::string& text) { return text.substr(text.find('\n')); };
+  EXPECT_EQ(body(testing::slurp(path("files.csv"))), body(testing::slurp(path("synthetic.csv"))));
+  expect_usage_error(common + "--qkv " + path("qkv") + " --n 96 --out " + path("x.csv"), "--n");
+  expect_usage_error(common + "--qkv " + path("none") + " --out " + path("x.csv"), "none");
 }
 
 TEST_F(FrontierCli, BadInputIsOneLineAndNoFile) {

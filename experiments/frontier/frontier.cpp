@@ -21,7 +21,7 @@ namespace poslsh {
 
 const std::vector<std::string>& frontier_columns() {
   static const std::vector<std::string> columns = {
-      "kernel", "sigma", "n", "d", "rows", "trial", "method", "s", "half_width",
+      "kernel", "sigma", "n", "d", "head", "rows", "trial", "method", "s", "half_width",
       "keys_per_query", "rel_error", "max_error"};
   return columns;
 }
@@ -147,7 +147,8 @@ struct TrialErrors {
 
 TrialErrors trial_errors(const std::vector<double>& kernel, const FrontierSettings& o,
                          const QkvData& data, const std::vector<std::vector<std::int64_t>>& blocks) {
-  const ConstRowMatrixRef<double> q = data.q.head(0), k = data.k.head(0), v = data.v.head(0);
+  const ConstRowMatrixRef<double> q = data.q.head(o.head), k = data.k.head(o.head),
+                                  v = data.v.head(o.head);
   TrialErrors t{std::vector<ErrorSums>(o.s.size()), std::vector<ErrorSums>(o.s.size()), {}, {}};
   const std::vector<double> kpq = keys_per_query(blocks, o.n);
   for (const auto s : o.s) {
@@ -184,16 +185,17 @@ std::vector<CsvRow> frontier_cell_rows(const Kernel& kernel, double sigma,
   const std::string spec = kernel.spec();
   std::vector<CsvRow> rows;
   for (std::int64_t trial = 0; trial < o.trials; ++trial) {
-    const QkvData data = synthetic_qkv(frontier_qkv_seed(o.seed, trial), o.n, o.d, o.qk_scale);
+    const QkvData data = o.data ? QkvData{}
+                                : synthetic_qkv(frontier_qkv_seed(o.seed, trial), o.n, o.d, o.qk_scale);
     std::vector<std::vector<std::int64_t>> blocks;
     for (const auto& h :
          draw_kernel_hashes(kernel, o.seed, static_cast<std::uint64_t>(trial), s_max))
       blocks.push_back(block_starts(h, o.n));
-    const TrialErrors e = trial_errors(values, o, data, blocks);
+    const TrialErrors e = trial_errors(values, o, o.data ? *o.data : data, blocks);
     for (std::size_t i = 0; i < o.s.size(); ++i) {
       const auto row = [&](const char* method, std::int64_t half_width, const ErrorSums& err) {
         rows.push_back({spec, format_value(sigma), std::to_string(o.n), std::to_string(o.d),
-                        std::to_string(std::min(o.rows, o.n)), std::to_string(trial), method,
+                        std::to_string(o.head), std::to_string(std::min(o.rows, o.n)), std::to_string(trial), method,
                         std::to_string(o.s[i]),
                         half_width < 0 ? std::string() : std::to_string(half_width),
                         format_value(half_width < 0 ? e.kpq[i] : 2.0 * half_width + 1),
@@ -213,6 +215,7 @@ struct FrontierCell {
   Kernel kernel;
   double sigma;
   std::int64_t n;
+  std::int64_t head;  // of the --qkv files (0: synthetic)
 };
 
 class Frontier : public SweptExperiment<FrontierCell> {
@@ -237,9 +240,14 @@ class Frontier : public SweptExperiment<FrontierCell> {
                    "Standard deviation of the logits q·k/sqrt(d) of the synthetic Q, K (> 0)")
         ->capture_default_str();
     cmd.add_option("--seed", o_.seed, "Random seed")->capture_default_str();
+    cmd.add_option("--qkv", qkv_,
+                   "'synthetic', or a directory of q.npy, k.npy, v.npy ((n, d) or (H, n, d), "
+                   "e.g. a trained model's, as `poslsh lm` exports them): every head measured, "
+                   "n and d the files'; each trial draws its own hashes")
+        ->capture_default_str();
   }
 
-  void validate(CLI::App&, const SweepOptions&) override {
+  void validate(CLI::App& cmd, const SweepOptions&) override {
     require_nonempty("--kernel", kernels_.size());
     require_nonempty("--sigma", sigma_.size());
     require_nonempty("--n", n_.size());
@@ -252,11 +260,22 @@ class Frontier : public SweptExperiment<FrontierCell> {
     require_at_least("--rows", o_.rows, 1);
     require_at_least("--trials", o_.trials, 1);
     require_positive_finite("--qk-scale", o_.qk_scale);
+    std::vector<std::pair<std::int64_t, std::int64_t>> problems;  // (n, head)
+    if (qkv_ == "synthetic") {
+      for (const auto n : n_) problems.push_back({n, 0});
+    } else {
+      if (cmd.count("--n") || cmd.count("--d"))
+        throw UsageError("--n and --d come from the .npy files with --qkv DIR; drop them");
+      data_ = std::make_shared<QkvData>(load_qkv_dir(qkv_));
+      if (data_->q.n() < 2) throw UsageError("--qkv: the files need n >= 2 positions");
+      for (std::int64_t h = 0; h < std::max({data_->q.heads, data_->k.heads, data_->v.heads}); ++h)
+        problems.push_back({data_->q.n(), h});
+    }
     cells_.clear();
     for (const auto& spec : kernels_)
       for (const double sigma : sigma_) {
         const Kernel kernel = parse_kernel(spec, sigma);  // checks sigma and the spec, once
-        for (const auto n : n_) cells_.push_back({kernel, sigma, n});
+        for (const auto& [n, head] : problems) cells_.push_back({kernel, sigma, n, head});
       }
   }
 
@@ -266,11 +285,15 @@ class Frontier : public SweptExperiment<FrontierCell> {
   std::vector<CsvRow> rows(const FrontierCell& cell) const override {
     FrontierSettings o = o_;
     o.n = cell.n;
+    o.head = cell.head;
+    o.data = data_.get();
+    if (data_) o.d = data_->q.d();
     return frontier_cell_rows(cell.kernel, cell.sigma, o);
   }
 
   std::string label(const FrontierCell& cell) const override {
-    return fmt::format("{} sigma={} n={}", cell.kernel.spec(), format_value(cell.sigma), cell.n);
+    return fmt::format("{} sigma={} n={} head={}", cell.kernel.spec(), format_value(cell.sigma),
+                       cell.n, cell.head);
   }
 
   double cost(const FrontierCell& cell) const override { return static_cast<double>(cell.n); }
@@ -281,6 +304,8 @@ class Frontier : public SweptExperiment<FrontierCell> {
   std::vector<double> sigma_ = {8};
   std::vector<std::int64_t> n_ = {4096};
   FrontierSettings o_;
+  std::string qkv_ = "synthetic";
+  std::shared_ptr<const QkvData> data_;
   std::vector<FrontierCell> cells_;
 };
 

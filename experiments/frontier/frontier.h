@@ -10,7 +10,9 @@
 //   window  the exact weights of the keys within half-width w of the query,
 //           w the largest with 2w + 1 at most the lsh row's keys per query
 //           (equal cost or less).
-// One row per (trial, method, s); a trial draws its own Q, K, V and hashes.
+// One row per (trial, method, s); a trial draws its own Q, K, V and hashes,
+// or, with Q, K, V from files (a trained model's, `--qkv DIR`), its own
+// hashes on the head's Q, K, V.
 // The check (frontier_checks.h) says per (kernel, sigma, n) which wins at
 // equal cost.
 #pragma once
@@ -26,11 +28,17 @@ namespace poslsh {
 
 const std::vector<std::string>& frontier_columns();
 
+struct QkvData;
+
 struct FrontierSettings {
   std::int64_t n = 4096, d = 16, rows = 128, trials = 12;
   std::vector<std::int64_t> s = {1, 4, 16, 64};
   double qk_scale = 1.0;
   std::uint64_t seed = 0;
+  // Q, K, V from files (n and d are theirs) and the head measured; null:
+  // synthetic, drawn per trial.
+  const QkvData* data = nullptr;
+  std::int64_t head = 0;
 };
 
 // The rows of one (kernel, n) cell in table order: trial, then s, then lsh

@@ -20,7 +20,7 @@ struct Pairs {
   double lsh_keys = 0, window_keys = 0;        // summed over trials
 };
 
-using Panel = std::tuple<std::string, std::string, std::int64_t>;  // kernel, sigma text, n
+using Panel = std::tuple<std::string, std::string, std::int64_t, std::int64_t>;  // kernel, sigma, n, head
 
 std::map<Panel, std::map<std::int64_t, Pairs>> read_pairs(const CsvTable& t) {
   std::map<Panel, std::map<std::int64_t, Pairs>> panels;
@@ -33,8 +33,8 @@ std::map<Panel, std::map<std::int64_t, Pairs>> read_pairs(const CsvTable& t) {
     if (!std::isfinite(err) || !std::isfinite(keys))
       unusable(fmt::format("row {}: rel_error and keys_per_query must be finite numbers",
                            CsvTable::line_of(r)));
-    Pairs& p = panels[{t.text(r, "kernel"), t.text(r, "sigma"),
-                       t.integer(r, "n", 1, std::int64_t{1} << 50)}][t.integer(r, "s", 1, 1 << 30)];
+    Pairs& p = panels[{t.text(r, "kernel"), t.text(r, "sigma"), t.integer(r, "n", 1, std::int64_t{1} << 50),
+                       t.integer(r, "head", 0, 1 << 20)}][t.integer(r, "s", 1, 1 << 30)];
     const std::int64_t trial = t.integer(r, "trial", 0, std::int64_t{1} << 40);
     (method == "lsh" ? p.lsh : p.window)[trial] = err;
     (method == "lsh" ? p.lsh_keys : p.window_keys) += keys;
@@ -78,7 +78,7 @@ std::string s_list(const std::vector<std::int64_t>& s) {
 }
 
 CheckOutcome panel_line(const Panel& panel, const std::map<std::int64_t, Pairs>& by_s,
-                        double level) {
+                        double level, bool name_head) {
   std::vector<std::int64_t> window, lsh, undecided;
   std::string at_largest;
   std::size_t fewest_trials = SIZE_MAX;
@@ -90,8 +90,9 @@ CheckOutcome panel_line(const Panel& panel, const std::map<std::int64_t, Pairs>&
                              pairs.lsh_keys / static_cast<double>(std::max<std::size_t>(1, d.trials)),
                              d.lsh_mean, d.window_mean);
   }
-  const auto& [kernel, sigma, n] = panel;
-  CheckOutcome out{fmt::format("frontier[kernel={},sigma={},n={}]", kernel, sigma, n),
+  const auto& [kernel, sigma, n, head] = panel;
+  CheckOutcome out{fmt::format("frontier[kernel={},sigma={},n={}{}]", kernel, sigma, n,
+                               name_head ? fmt::format(",head={}", head) : std::string()),
                    Verdict::kInfo,
                    fmt::format("window wins at s = {}; LSH wins at s = {}; undecided at s = {} "
                                "(one-sided sign tests over paired trials, each at {:.2g}); {}",
@@ -117,8 +118,10 @@ std::vector<CheckOutcome> check_frontier_table(const CsvTable& table, double alp
   std::size_t tests = 0;
   for (const auto& [panel, by_s] : panels) tests += 2 * by_s.size();
   const double level = alpha / static_cast<double>(std::max<std::size_t>(1, tests));
+  bool heads = false;  // a table of several heads (--qkv files) names each line's
+  for (const auto& [panel, by_s] : panels) heads = heads || std::get<3>(panel) > 0;
   std::vector<CheckOutcome> out;
-  for (const auto& [panel, by_s] : panels) out.push_back(panel_line(panel, by_s, level));
+  for (const auto& [panel, by_s] : panels) out.push_back(panel_line(panel, by_s, level, heads));
   return out;
 }
 
