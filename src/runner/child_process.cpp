@@ -34,6 +34,8 @@ pid_t spawn_child(const std::vector<std::string>& args, bool quiet) {
   return started == 0 ? pid : 0;
 }
 
+}  // namespace
+
 int wait_child(pid_t pid) {
   if (pid == 0) return 127;
   int status = 0;
@@ -42,8 +44,6 @@ int wait_child(pid_t pid) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
-
-}  // namespace
 
 int run_child(const std::vector<std::string>& args, bool quiet) {
   return wait_child(spawn_child(args, quiet));

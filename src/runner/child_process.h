@@ -3,6 +3,8 @@
 // unchanged, and a crash in one section cannot take the parent's report down.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -17,6 +19,10 @@ int run_child(const std::vector<std::string>& args, bool quiet = false);
 // codes in order, each as run_child would.
 std::vector<int> run_children(const std::vector<std::vector<std::string>>& jobs,
                               bool quiet = false);
+
+// Waits for child `pid` (0: one that did not start): its exit code, 128 +
+// signal when it was killed, 127 when it did not start.
+int wait_child(pid_t pid);
 
 // Whether `program` names an executable file, directly (with a '/') or on PATH.
 bool on_path(const std::string& program);

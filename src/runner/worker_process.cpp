@@ -3,11 +3,12 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
+
+#include "runner/child_process.h"
 
 extern char** environ;
 
@@ -16,14 +17,6 @@ namespace poslsh {
 namespace {
 
 constexpr int kChildSocket = 3;  // the child's end, as its file descriptor 3
-
-int wait_exit_code(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return 127;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
 
 // Writes all of `text`; false when the child is gone. MSG_NOSIGNAL: a child
 // that died is an exit code to report, not a SIGPIPE that ends poslsh.
@@ -79,7 +72,7 @@ bool WorkerProcess::start() {
 int WorkerProcess::stop() {
   if (socket_ >= 0) ::close(socket_);
   socket_ = -1;
-  const int code = pid_ > 0 ? wait_exit_code(pid_) : 127;
+  const int code = wait_child(pid_);
   pid_ = 0;
   return code;
 }
