@@ -78,3 +78,17 @@ def test_the_kernels_page_recipe_runs_as_written(tmp_path):
         assert r.returncode == 0, (c, r.stderr, r.stdout)
         out[c[1]] = r.stdout
     assert "PASS  cobin-scale[n=65536,sigma=8,middle,kernel=stretched-exponential]" in out["check"]
+
+
+@pytest.mark.skipif(not CLI, reason="POSLSH_CLI is set by ctest (python.pytest)")
+def test_the_frontier_recipe_runs_as_written(tmp_path):
+    """docs/kernels.md's frontier commands, as written: the table is made and checked, and
+    ALiBi's lines PASS (the window more accurate at every s, MATH 8's prediction)."""
+    block = re.search(r"## Where LSH could pay: the frontier\n.*?```sh\n(.*?)```", PAGE.read_text(), re.S).group(1)
+    commands = [line.split("#")[0].split() for line in block.splitlines() if line.strip()]
+    assert [c[:2] for c in commands] == [["poslsh", "frontier"], ["poslsh", "check"]]
+    for c in commands:
+        r = subprocess.run([CLI, *c[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, (c, r.stderr, r.stdout)
+    for n in (4096, 16384):
+        assert f"PASS  frontier[kernel=laplace,sigma=8,n={n}]" in r.stdout, r.stdout
