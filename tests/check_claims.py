@@ -52,7 +52,10 @@ The claims row on kernels beyond ALiBi ("| kernels beyond ALiBi ...")
 quotes the frontier run (configs/kernels.toml, docs/results/kernels/):
 "window more accurate in W of M (kernel, σ, n, s), LSH in L, undecided
 in U" must be the counts of the committed check lines (checks.csv) of its
-frontier table.
+frontier table; the run's page (docs/results/kernels/README.md) quotes
+LSH's and the window's mean error per kernel and sigma at the largest n and
+s, "LSH vs WINDOW (K keys)", each to its significant digits as frontier.csv
+gives them.
 
 The results tables of every run's page (docs/results/NAME/README.md) are
 checked the same way: in a section headed "## Measured: ... (`configs/NAME.toml`)" whose run is
@@ -1251,7 +1254,7 @@ def self_test():
                   f"docs page {doc!r}: expected "
                   f"{expected or 'no problem'}, got {found}")
     failures += table_self_test() + doc_folder_self_test() + shard_self_test() + bench_self_test()
-    failures += unification_self_test()
+    failures += unification_self_test() + frontier_page_self_test()
     print("self-test:", "FAIL" if failures else "every planted mismatch was reported")
     return 1 if failures else 0
 
@@ -1300,6 +1303,97 @@ def unification_problems(source):
     return []
 
 
+# The frontier run's page (docs/results/kernels/README.md) quotes, per kernel
+# and sigma, LSH's and the window's mean relative error at the table's
+# largest n and s ("0.064 vs 0 (1058 keys)"): each to the significant digits
+# quoted, against frontier.csv.
+FRONTIER_CELL = re.compile(r"^([0-9.e+-]+) vs ([0-9.e+-]+)(?: \((\d+) keys\))?$")
+
+
+def kernel_spec(label):
+    """'power law, α = 0.5' -> 'power-law:0.5'; 'laplace (ALiBi)' -> 'laplace'."""
+    m = re.match(r"(power law|stretched exponential), [αβ] = ([0-9.]+)$", label)
+    return f"{m.group(1).replace(' ', '-')}:{m.group(2)}" if m else label.split(" (")[0]
+
+
+def same_significant(quoted, value):
+    if float(quoted) == 0:
+        return value == 0
+    digits = len(re.sub(r"e.*$", "", quoted).replace(".", "").lstrip("0"))
+    return float(f"{value:.{max(digits, 1) - 1}e}") == float(quoted)
+
+
+def frontier_page_problems(source):
+    folder = source / "docs" / "results" / "kernels"
+    if not (folder / "README.md").is_file():
+        return []
+    with open(folder / "frontier.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    n, s = max(int(r["n"]) for r in rows), max(int(r["s"]) for r in rows)
+    means = {}
+    for r in rows:
+        if int(r["n"]) == n and int(r["s"]) == s:
+            means.setdefault((r["kernel"], r["sigma"], r["method"]), []).append(
+                (float(r["rel_error"]), float(r["keys_per_query"])))
+    out, quoted = [], 0
+    lines = (folder / "README.md").read_text().splitlines()
+    header = next((line for line in lines if line.startswith("| kernel | σ = ")), None)
+    if header is None:
+        return ["docs/results/kernels/README.md: no table '| kernel | σ = ... |'"]
+    sigmas = [h.strip().removeprefix("σ = ") for h in header.strip("|").split("|")[1:]]
+    for line in lines[lines.index(header) + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        for sigma, cell in zip(sigmas, cells[1:]):
+            m = FRONTIER_CELL.match(cell)
+            key = (kernel_spec(cells[0]), sigma)
+            lsh, window = means.get(key + ("lsh",)), means.get(key + ("window",))
+            if not m or not lsh or not window:
+                out.append(f"docs/results/kernels/README.md: '{cells[0]}', σ = {sigma}: "
+                           f"'{cell}' is not 'LSH vs WINDOW [(K keys)]' of a cell of frontier.csv")
+                continue
+            quoted += 1
+            mean = lambda v, i: sum(x[i] for x in v) / len(v)  # noqa: E731
+            for text, value, what in ((m.group(1), mean(lsh, 0), "LSH's error"),
+                                      (m.group(2), mean(window, 0), "the window's error")):
+                if not same_significant(text, value):
+                    out.append(f"docs/results/kernels/README.md: '{cells[0]}', σ = {sigma}: {what} "
+                               f"{text}, frontier.csv has {value:.3g}")
+            if m.group(3) and round(mean(lsh, 1)) != int(m.group(3)):
+                out.append(f"docs/results/kernels/README.md: '{cells[0]}', σ = {sigma}: "
+                           f"{m.group(3)} keys, frontier.csv has {mean(lsh, 1):.0f}")
+    return out if quoted else out + ["docs/results/kernels/README.md: its table quotes nothing"]
+
+
+def frontier_page_self_test():
+    table = FRONTIER_COLUMNS_SELF_TEST + "".join(
+        f"laplace,2,{n},16,0,128,{t},{m},{s},,{k},{e},1\n"
+        for n in (1024, 4096) for t in (0, 1) for s in (1, 4)
+        for m, k, e in (("lsh", 3 * s + 2 * t, 0.0641 + 0.0001 * t), ("window", 2 * s + 1, 0.0)))
+    good = "| kernel | σ = 2 |\n|---|---|\n| laplace (ALiBi) | 0.064 vs 0 (13 keys) |\n"
+    plants = {good: [], good.replace("0.064 vs", "0.065 vs"): ["LSH's error 0.065"],
+              good.replace("vs 0 (", "vs 1e-9 ("): ["the window's error 1e-9"],
+              good.replace("13 keys", "12 keys"): ["12 keys, frontier.csv has 13"],
+              good.replace("laplace (ALiBi)", "triangle"): ["is not 'LSH vs WINDOW", "quotes nothing"],
+              good.replace("| kernel | σ = 2 |", "| model | s |"): ["no table"]}
+    failures = 0
+    for page, expected in plants.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = pathlib.Path(tmp) / "docs" / "results" / "kernels"
+            folder.mkdir(parents=True)
+            (folder / "frontier.csv").write_text(table)
+            (folder / "README.md").write_text(page)
+            found = frontier_page_problems(pathlib.Path(tmp))
+        if not reported(found, expected):
+            failures += 1
+            print(f"self-test: frontier page {page!r}: expected {expected or 'no problem'}, got {found}")
+    return failures
+
+
+FRONTIER_COLUMNS_SELF_TEST = "kernel,sigma,n,d,head,rows,trial,method,s,half_width,keys_per_query,rel_error,max_error\n"
+
+
 def unification_self_test():
     detail = ("window wins at s = 4,8; LSH wins at s = 1; undecided at s = 2 (one-sided sign tests); "
               "at s=8: 12 keys")
@@ -1327,7 +1421,7 @@ def main(argv):
         return self_test()
     source = pathlib.Path(argv[1]) if len(argv) > 1 else pathlib.Path(__file__).resolve().parents[1]
     notes = []
-    found = problems(source, notes) + unification_problems(source)
+    found = problems(source, notes) + unification_problems(source) + frontier_page_problems(source)
     for n in notes:
         print("README claims table: note:", n)
     for p in found:
