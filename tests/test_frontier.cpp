@@ -186,6 +186,7 @@ TEST_F(FrontierCli, QkvFilesAreMeasuredAsTheSyntheticDataTheyHold) {
   EXPECT_EQ(body(testing::slurp(path("files.csv"))), body(testing::slurp(path("synthetic.csv"))));
   expect_usage_error(common + "--qkv " + path("qkv") + " --n 96 --out " + path("x.csv"), "--n");
   expect_usage_error(common + "--qkv " + path("none") + " --out " + path("x.csv"), "none");
+  EXPECT_FALSE(fs::exists(path("x.csv")));
 }
 
 TEST_F(FrontierCli, BadInputIsOneLineAndNoFile) {

@@ -53,19 +53,20 @@ struct QueryWeights {
   }
 };
 
-QueryWeights query_weights(const ConstRowMatrixRef<double>& q, const ConstRowMatrixRef<double>& k,
-                           const ConstRowMatrixRef<double>& v, std::int64_t i) {
-  const Eigen::VectorXd logits =
-      k * q.row(i).transpose() / std::sqrt(static_cast<double>(q.cols()));
-  QueryWeights w{(logits.array() - logits.maxCoeff()).exp().matrix(),
-                 RowMatrix<double>(k.rows() + 1, v.cols()), Eigen::VectorXd(k.rows() + 1)};
+// Fills w for query i, reusing its buffers (a prefix table is n x d: one
+// allocation per trial, not per query).
+void fill_query_weights(const ConstRowMatrixRef<double>& q, const ConstRowMatrixRef<double>& k,
+                        const ConstRowMatrixRef<double>& v, std::int64_t i, QueryWeights& w) {
+  w.e.noalias() = k * q.row(i).transpose() / std::sqrt(static_cast<double>(q.cols()));
+  w.e = (w.e.array() - w.e.maxCoeff()).exp().matrix();
+  w.pv.resize(k.rows() + 1, v.cols());
+  w.pe.resize(k.rows() + 1);
   w.pv.row(0).setZero();
   w.pe[0] = 0;
   for (Eigen::Index j = 0; j < k.rows(); ++j) {
     w.pv.row(j + 1) = w.pv.row(j) + w.e[j] * v.row(j);
     w.pe[j + 1] = w.pe[j] + w.e[j];
   }
-  return w;
 }
 
 // Per (method, s): the squared errors and reference norms summed over the
@@ -88,7 +89,8 @@ std::pair<std::int64_t, std::int64_t> block_of(const std::vector<std::int64_t>& 
 }
 
 // Keys per query of the first h + 1 hashes, h = 0 .. s_max - 1: the sum over
-// hashes of the query's block size, averaged over all n queries.
+// hashes of the query's block size, averaged over all n queries (the core's
+// lsh_keys_per_query of the symmetric MaskMean, for every prefix in one pass).
 std::vector<double> keys_per_query(const std::vector<std::vector<std::int64_t>>& blocks,
                                    std::int64_t n) {
   std::vector<double> out;
@@ -103,8 +105,10 @@ std::vector<double> keys_per_query(const std::vector<std::vector<std::int64_t>>&
   return out;
 }
 
-// The largest half-width whose 2w + 1 keys are at most `keys` (and < n).
-std::int64_t equal_cost_half_width(double keys, std::int64_t n) {
+// The largest half-width whose 2w + 1 keys are at most `keys` (and < n). Not
+// the core's equal_cost_half_width, which rounds to the nearest and may give
+// the window one key more than LSH: here the window never costs more.
+std::int64_t half_width_within(double keys, std::int64_t n) {
   const auto w = static_cast<std::int64_t>(std::floor((keys - 1) / 2));
   return std::clamp<std::int64_t>(w, 0, n - 1);
 }
@@ -153,10 +157,11 @@ TrialErrors trial_errors(const std::vector<double>& kernel, const FrontierSettin
   const std::vector<double> kpq = keys_per_query(blocks, o.n);
   for (const auto s : o.s) {
     t.kpq.push_back(kpq[static_cast<std::size_t>(s - 1)]);
-    t.half_width.push_back(equal_cost_half_width(t.kpq.back(), o.n));
+    t.half_width.push_back(half_width_within(t.kpq.back(), o.n));
   }
+  QueryWeights w;
   for (const std::int64_t i : frontier_queries(o.n, o.rows)) {
-    const QueryWeights w = query_weights(q, k, v, i);
+    fill_query_weights(q, k, v, i, w);
     const std::vector<Eigen::RowVectorXd> windows = window_outputs(kernel, w.e, v, i, t.half_width);
     const Eigen::RowVectorXd& exact = windows.back();
     Eigen::RowVectorXd lsh_num = Eigen::RowVectorXd::Zero(o.d);
